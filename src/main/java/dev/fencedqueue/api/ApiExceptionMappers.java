@@ -1,0 +1,87 @@
+package dev.fencedqueue.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+
+import dev.fencedqueue.queue.JobFinishedException;
+import dev.fencedqueue.queue.JobNotFoundException;
+import dev.fencedqueue.queue.RedisUnavailableException;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.RestResponse;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/** Maps exceptions to the JSON errors of DESIGN.md: 400, 404, 409, 413, 503; never a stack trace. */
+public class ApiExceptionMappers {
+
+    private static final Logger LOG = Logger.getLogger(ApiExceptionMappers.class);
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> notFound(JobNotFoundException e) {
+        return error(Response.Status.NOT_FOUND, ApiError.of("not_found", e.getMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> finished(JobFinishedException e) {
+        return error(Response.Status.CONFLICT, ApiError.of("conflict", e.getMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> unavailable(RedisUnavailableException e) {
+        LOG.debugf("Redis unavailable: %s", e.getMessage());
+        return error(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("unavailable",
+                "the job store (Redis) is unavailable, retry later"));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> invalid(ConstraintViolationException e) {
+        ConstraintViolation<?> first = e.getConstraintViolations().stream()
+                .min(java.util.Comparator.comparing(v -> v.getPropertyPath().toString())).orElse(null);
+        if (first == null) {
+            return error(Response.Status.BAD_REQUEST, ApiError.of("bad_request", "invalid request"));
+        }
+        String path = first.getPropertyPath().toString();
+        String field = path.substring(path.lastIndexOf('.') + 1);
+        String message = first.getMessage();
+        if (message.startsWith("must")) {
+            message = "`" + field + "` " + message;
+        }
+        return error(Response.Status.BAD_REQUEST, new ApiError("bad_request", message, field));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> malformedJson(JsonProcessingException e) {
+        return error(Response.Status.BAD_REQUEST, ApiError.of("bad_request",
+                "the request body is not valid JSON: " + e.getOriginalMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> badArgument(IllegalArgumentException e) {
+        return error(Response.Status.BAD_REQUEST, ApiError.of("bad_request", e.getMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> web(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        Response.StatusType type = Response.Status.fromStatusCode(status);
+        String code = type == null ? "error" : type.getReasonPhrase().toLowerCase(java.util.Locale.ROOT).replace(' ', '_');
+        return RestResponse.ResponseBuilder.<ApiError>create(status)
+                .entity(ApiError.of(code, e.getMessage())).type(MediaType.APPLICATION_JSON_TYPE).build();
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> unexpected(RuntimeException e) {
+        if (dev.fencedqueue.queue.SharedConnection.isConnectionFailure(e)) {
+            return unavailable(new RedisUnavailableException(e.getMessage(), e));
+        }
+        LOG.error("unexpected error", e);
+        return error(Response.Status.INTERNAL_SERVER_ERROR, ApiError.of("internal", "unexpected error"));
+    }
+
+    static RestResponse<ApiError> error(Response.Status status, ApiError body) {
+        return RestResponse.ResponseBuilder.create(status, body).type(MediaType.APPLICATION_JSON_TYPE).build();
+    }
+}

@@ -1,0 +1,52 @@
+package dev.fencedqueue.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.queue.Job;
+
+/**
+ * The body of {@code GET /research/status/{jobId}}. Times are ms since the epoch (Redis clock).
+ *
+ * @param jobId the job id
+ * @param name the job name
+ * @param state {@code waiting}, {@code delayed}, {@code prioritized}, {@code active}, {@code completed},
+ *        {@code failed} or {@code aborted}
+ * @param data the job's data
+ * @param fencingToken the current fencing token (0 before the first run)
+ * @param attempts attempts allowed
+ * @param attemptsMade attempts that ended
+ * @param attemptsStarted attempts that started
+ * @param stalledCounter times the job stalled
+ * @param workerId the worker of the latest attempt, or absent
+ * @param progress the latest progress ({@code percent}, {@code message}) of the current attempt, or absent
+ * @param result the result once completed, or absent
+ * @param failedReason why it failed or was aborted (or why its last attempt failed), or absent
+ * @param timestamp when it was added
+ * @param processedOn when its latest attempt started, or absent
+ * @param finishedOn when it ended, or absent
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
+        int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
+        JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn) {
+
+    static JobStatusView of(Job job, ObjectMapper json) {
+        return new JobStatusView(job.id(), job.name(), job.state().value(), parse(json, job.data()), job.fencingToken(),
+                job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
+                parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
+                job.processedOn(), job.finishedOn());
+    }
+
+    static JsonNode parse(ObjectMapper json, String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return json.readTree(text);
+        } catch (java.io.IOException e) {
+            return json.getNodeFactory().textNode(text);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.fencedqueue.api;
+
+import java.util.List;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventFollower;
+import dev.fencedqueue.events.JobHistory;
+import dev.fencedqueue.events.StreamMessage;
+import dev.fencedqueue.queue.Backoff;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.research.ResearchRequest;
+import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestHeader;
+import org.jboss.resteasy.reactive.RestMulti;
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/** The deep-research API, with the paths of seed 000 so that its curl examples work as written. */
+@Path("/research")
+@Tag(name = "research", description = "Deep-research jobs and their event streams")
+public class ResearchResource {
+
+    private final JobQueue queue;
+    private final ResearchConfig config;
+    private final JobEventFollower follower;
+    private final JobHistory history;
+    private final ObjectMapper json;
+
+    public ResearchResource(Queues queues, ResearchConfig config, JobEventFollower follower, JobHistory history,
+            ObjectMapper json) {
+        this.queue = queues.queue(config.queue());
+        this.config = config;
+        this.follower = follower;
+        this.history = history;
+        this.json = json;
+    }
+
+    @POST
+    @Path("/start")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Queue a research job", description = "202 with the job id and its URLs. With an "
+            + "Idempotency-Key header, the same key within its TTL returns the same job.")
+    public Uni<RestResponse<StartResponse>> start(
+            @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,
+            @RestHeader("Idempotency-Key") String idempotencyKey) {
+        JobOptions options = JobOptions.defaults().withJobId("research-" + UUID.randomUUID())
+                .withAttempts(config.attempts()).withBackoff(Backoff.exponential(config.backoffDelay()));
+        if (idempotencyKey != null) {
+            options = options.withIdempotencyKey(idempotencyKey, config.idempotencyTtl());
+        }
+        return queue.add("research", request, options).map(added -> {
+            StartResponse body = StartResponse.of(added.jobId(), added.created());
+            return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
+                    .location(java.net.URI.create(body.statusUrl())).build();
+        });
+    }
+
+    @GET
+    @Path("/stream/{jobId}")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "Follow a job over SSE", description = "Replays the job's events (after Last-Event-ID "
+            + "when given), then follows them live; a `reset` event announces a newer run; ends after the "
+            + "terminal event. 404 before the stream starts when the job does not exist.")
+    public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
+            @Context Sse sse) {
+        return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),
+                messages -> messages.map(message -> toSse(sse, message)));
+    }
+
+    @GET
+    @Path("/history/{jobId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Every stored event of a job, those of stale runs included")
+    public Uni<List<ObjectNode>> history(@RestPath String jobId) {
+        return history.all(queue, jobId).map(this::views);
+    }
+
+    @GET
+    @Path("/valid-history/{jobId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "The events of the job's latest run only")
+    public Uni<List<ObjectNode>> validHistory(@RestPath String jobId) {
+        return history.latestEpoch(queue, jobId).map(this::views);
+    }
+
+    @GET
+    @Path("/status/{jobId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "A job's state, fencing token, attempts, progress, result or failure")
+    public Uni<JobStatusView> status(@RestPath String jobId) {
+        return queue.requireJob(jobId).map(job -> JobStatusView.of(job, json));
+    }
+
+    @POST
+    @Path("/abort/{jobId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Abort a job", description = "A running job's LLM call is closed; a waiting job leaves "
+            + "the queue. The job ends `aborted` and is never retried. 409 when it already ended.")
+    public Uni<AbortResponse> abort(@RestPath String jobId) {
+        return queue.abort(jobId, "aborted by user")
+                .map(result -> new AbortResponse(jobId, "aborted", result.previousState().value(), result.wasRunning()));
+    }
+
+    private static OutboundSseEvent toSse(Sse sse, StreamMessage message) {
+        if (message.isKeepAlive()) {
+            return sse.newEventBuilder().comment(message.comment()).build();
+        }
+        OutboundSseEvent.Builder builder = sse.newEventBuilder().name(message.event())
+                .mediaType(MediaType.TEXT_PLAIN_TYPE).data(String.class, message.data());
+        if (message.id() != null) {
+            builder.id(message.id());
+        }
+        return builder.build();
+    }
+
+    private List<ObjectNode> views(List<JobEvent> events) {
+        return events.stream().map(this::view).toList();
+    }
+
+    private ObjectNode view(JobEvent event) {
+        ObjectNode view = json.createObjectNode().put("id", event.id()).put("event", event.type());
+        if (JobStatusView.parse(json, event.data()) instanceof ObjectNode data) {
+            view.setAll(data);
+        }
+        view.put("timestamp", event.timestamp());
+        return view;
+    }
+}

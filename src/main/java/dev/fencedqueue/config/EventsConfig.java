@@ -1,0 +1,26 @@
+package dev.fencedqueue.config;
+
+import java.time.Duration;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
+
+/** Job event streams and their SSE delivery ({@code fq.events.*}). */
+@ConfigMapping(prefix = "fq.events")
+public interface EventsConfig {
+
+    /** Interval of the SSE keep-alive comment sent while a stream is idle. */
+    @WithDefault("15s")
+    Duration keepAlive();
+
+    /** Upper bound of a job's event stream, in entries (approximate trimming by Redis). */
+    @WithDefault("10000")
+    @Min(100)
+    int maxStreamLength();
+
+    /** Events buffered per SSE subscriber before a slow subscriber is disconnected (it can resume with Last-Event-ID). */
+    @WithDefault("10000")
+    @Min(16)
+    int subscriberBuffer();
+}

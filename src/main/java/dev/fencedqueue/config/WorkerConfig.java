@@ -1,0 +1,53 @@
+package dev.fencedqueue.config;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
+
+/**
+ * Worker runtime settings ({@code fq.worker.*}), shared by every worker this instance runs. The defaults
+ * are BullMQ's advice for ~10-minute jobs (seed 000): a short lock kept alive by renewal rather than a
+ * lock as long as the job. {@link ConfigChecks} rejects inconsistent combinations at startup.
+ */
+@ConfigMapping(prefix = "fq.worker")
+public interface WorkerConfig {
+
+    /** Whether this instance runs workers at all; {@code false} makes it an API-only instance. */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** Worker id shown in job status and events; defaults to the host name plus a random suffix. */
+    Optional<String> id();
+
+    /** How many jobs one worker runs at the same time (slots). */
+    @WithDefault("4")
+    @Min(1)
+    int concurrency();
+
+    /** How long a job's lock lives without renewal; a job whose lock expired is stalled. */
+    @WithDefault("30s")
+    Duration lockDuration();
+
+    /** How often a worker renews its jobs' locks and checks their fencing tokens; must be shorter than the lock duration. */
+    @WithDefault("10s")
+    Duration lockRenewInterval();
+
+    /** How often the fleet-wide stalled-job check runs. */
+    @WithDefault("15s")
+    Duration stalledInterval();
+
+    /** How many times a job may stall before it fails instead of going back to wait. */
+    @WithDefault("1")
+    @Min(0)
+    int maxStalledCount();
+
+    /**
+     * Longest a worker blocks on the queue's marker before it looks at the queue again (a safety net for
+     * lost wake-ups; workers are normally woken by the marker and by timers at delayed jobs' due times).
+     */
+    @WithDefault("5s")
+    Duration drainDelay();
+}

@@ -1,0 +1,41 @@
+package dev.fencedqueue.events;
+
+import java.util.Map;
+import java.util.Set;
+
+import dev.fencedqueue.queue.Replies;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * One entry of a job's event stream.
+ *
+ * @param id the Redis stream entry id, {@code <ms>-<seq>}; also the SSE {@code id:}
+ * @param type the event type: {@code started}, {@code progress}, {@code completed}, {@code failed},
+ *        {@code aborted}, or a processor-defined type
+ * @param fencingToken the fencing token of the epoch that wrote it (0 for an abort before any run)
+ * @param data the event's JSON data, as written (it carries {@code status} and {@code fencingToken})
+ */
+public record JobEvent(String id, String type, long fencingToken, String data) {
+
+    private static final Set<String> TERMINAL = Set.of("completed", "failed", "aborted");
+
+    /** @return whether this event ends the job's stream: {@code completed}, {@code failed} or {@code aborted} */
+    public boolean isTerminal() {
+        return TERMINAL.contains(type);
+    }
+
+    /** @return when Redis appended the entry, ms since the epoch (the time part of the entry id) */
+    public long timestamp() {
+        return StreamIds.millis(id);
+    }
+
+    /**
+     * @param entry one element of an {@code XRANGE}/{@code XREAD} reply: {@code [id, [field, value, ...]]}
+     * @return the event
+     */
+    static JobEvent fromEntry(Response entry) {
+        Map<String, String> fields = Replies.toStringMap(entry.get(1));
+        return new JobEvent(entry.get(0).toString(), fields.getOrDefault("type", "unknown"),
+                Long.parseLong(fields.getOrDefault("token", "0")), fields.getOrDefault("data", "{}"));
+    }
+}

@@ -1,0 +1,94 @@
+package dev.fencedqueue.events;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Replies;
+import dev.fencedqueue.queue.SharedConnection;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Reads job event streams ({@code XRANGE}). Writes go through the fenced Lua scripts, never through here.
+ */
+@ApplicationScoped
+public class JobEventStore {
+
+    /** Entries read per {@code XRANGE} page. */
+    static final int PAGE = 1000;
+
+    private final SharedConnection redis;
+
+    public JobEventStore(SharedConnection redis) {
+        this.redis = redis;
+    }
+
+    /**
+     * Reads one page of a job's events.
+     *
+     * @param keys the queue's key layout
+     * @param jobId the job id
+     * @param afterId read entries strictly after this entry id; {@code null} reads from the start
+     * @param count the most entries to read
+     * @return the events in stream order; empty when there are none (or no stream)
+     */
+    public Uni<List<JobEvent>> read(QueueKeys keys, String jobId, String afterId, int count) {
+        Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(afterId == null ? "-" : "(" + afterId)
+                .arg("+").arg("COUNT").arg(count);
+        return redis.send(request).map(reply -> Replies.elements(reply).stream().map(JobEvent::fromEntry).toList());
+    }
+
+    /**
+     * Reads all of a job's events (its history), page by page.
+     *
+     * @param keys the queue's key layout
+     * @param jobId the job id
+     * @param afterId read entries strictly after this id; {@code null} reads from the start
+     * @return the events in stream order
+     */
+    public Uni<List<JobEvent>> readAll(QueueKeys keys, String jobId, String afterId) {
+        return readFrom(keys, jobId, afterId, new ArrayList<>());
+    }
+
+    private Uni<List<JobEvent>> readFrom(QueueKeys keys, String jobId, String afterId, List<JobEvent> into) {
+        return read(keys, jobId, afterId, PAGE).chain(page -> {
+            into.addAll(page);
+            if (page.size() < PAGE) {
+                return Uni.createFrom().item(into);
+            }
+            return readFrom(keys, jobId, page.get(page.size() - 1).id(), into);
+        });
+    }
+
+    /**
+     * Reads one entry.
+     *
+     * @param keys the queue's key layout
+     * @param jobId the job id
+     * @param id a valid entry id
+     * @return the event, or {@code null} when the stream has no such entry (never written, or trimmed)
+     */
+    public Uni<JobEvent> entry(QueueKeys keys, String jobId, String id) {
+        Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(id).arg(id);
+        return redis.send(request).map(reply -> {
+            List<JobEvent> events = Replies.elements(reply).stream().map(JobEvent::fromEntry).toList();
+            return events.isEmpty() ? null : events.get(0);
+        });
+    }
+
+    /**
+     * @param keys the queue's key layout
+     * @param jobId the job id
+     * @return the id of the stream's last entry, or {@code 0-0} when the stream is empty or absent
+     */
+    public Uni<String> lastId(QueueKeys keys, String jobId) {
+        Request request = Request.cmd(Command.XREVRANGE).arg(keys.events(jobId)).arg("+").arg("-").arg("COUNT").arg(1);
+        return redis.send(request).map(reply -> {
+            List<JobEvent> events = Replies.elements(reply).stream().map(JobEvent::fromEntry).toList();
+            return events.isEmpty() ? "0-0" : events.get(0).id();
+        });
+    }
+}

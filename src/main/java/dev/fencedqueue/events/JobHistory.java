@@ -1,0 +1,39 @@
+package dev.fencedqueue.events;
+
+import java.util.List;
+
+import dev.fencedqueue.queue.JobQueue;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** Reads a job's history: all its events, or only those of its latest epoch. */
+@ApplicationScoped
+public class JobHistory {
+
+    private final JobEventStore store;
+
+    public JobHistory(JobEventStore store) {
+        this.store = store;
+    }
+
+    /**
+     * @param queue the job's queue
+     * @param jobId the job id
+     * @return every stored event, those of stale epochs (zombies) included, in stream order; fails with
+     *         {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job
+     */
+    public Uni<List<JobEvent>> all(JobQueue queue, String jobId) {
+        return queue.requireJob(jobId).chain(job -> store.readAll(queue.keys(), jobId, null));
+    }
+
+    /**
+     * @param queue the job's queue
+     * @param jobId the job id
+     * @return the events of the job's latest epoch (fencing token equal to its current token), in
+     *         stream order; fails with {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job
+     */
+    public Uni<List<JobEvent>> latestEpoch(JobQueue queue, String jobId) {
+        return queue.requireJob(jobId).chain(job -> store.readAll(queue.keys(), jobId, null)
+                .map(events -> events.stream().filter(e -> e.fencingToken() == job.fencingToken()).toList()));
+    }
+}

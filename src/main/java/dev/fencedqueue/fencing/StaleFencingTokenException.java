@@ -1,0 +1,14 @@
+package dev.fencedqueue.fencing;
+
+import dev.fencedqueue.queue.OwnershipLostException;
+
+/**
+ * Thrown when a fenced write carries a fencing token that is no longer the job's current token: a newer
+ * epoch (run) of the job owns it. The write was not applied (Kleppmann, "How to do distributed locking").
+ */
+public class StaleFencingTokenException extends OwnershipLostException {
+
+    public StaleFencingTokenException(String message) {
+        super(message, -7);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.fencedqueue.queue;
+
+import java.util.Map;
+
+/**
+ * A snapshot of a job as stored in its Redis hash. JSON fields ({@code data}, {@code progress},
+ * {@code returnValue}, {@code options}) are kept as JSON text; {@code null} means absent.
+ *
+ * @param queue the queue name
+ * @param id the job id
+ * @param name the job name
+ * @param data the job's data (JSON)
+ * @param options the options it was added with (JSON)
+ * @param state its state
+ * @param fencingToken its current fencing token: the number of times it was activated, 0 before the first run
+ * @param attempts how many attempts it may make
+ * @param attemptsMade attempts that ended (failed or completed)
+ * @param attemptsStarted attempts that started (activations)
+ * @param stalledCounter how many times it stalled
+ * @param workerId the worker that ran it last, or {@code null}
+ * @param progress its last progress (JSON), or {@code null}
+ * @param returnValue its result (JSON) once completed, or {@code null}
+ * @param failedReason why it failed or was aborted, or {@code null}
+ * @param timestamp when it was added, ms since the epoch (Redis clock)
+ * @param processedOn when its latest attempt started, ms since the epoch, or {@code null}
+ * @param finishedOn when it ended, ms since the epoch, or {@code null}
+ * @param eventStream whether it keeps an event stream
+ */
+public record Job(String queue, String id, String name, String data, String options, JobState state,
+        long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
+        String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
+        boolean eventStream) {
+
+    /**
+     * Reads a job from its hash fields.
+     *
+     * @param queue the queue name
+     * @param id the job id
+     * @param hash the fields of the job hash, must not be empty
+     * @param fencingToken the value of the job's fencing token counter (0 when it has none yet)
+     * @return the job
+     */
+    public static Job fromHash(String queue, String id, Map<String, String> hash, long fencingToken) {
+        return new Job(queue, id, hash.get("name"), hash.get("data"), hash.get("opts"),
+                JobState.of(hash.getOrDefault("state", "waiting")), fencingToken,
+                intField(hash, "attempts", 1), intField(hash, "attemptsMade", 0), intField(hash, "attemptsStarted", 0),
+                intField(hash, "stalledCounter", 0), hash.get("workerId"), hash.get("progress"),
+                hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),
+                longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
+                "1".equals(hash.get("events")));
+    }
+
+    private static int intField(Map<String, String> hash, String field, int absent) {
+        String value = hash.get(field);
+        return value == null ? absent : Integer.parseInt(value);
+    }
+
+    private static Long longField(Map<String, String> hash, String field, Long absent) {
+        String value = hash.get(field);
+        return value == null ? absent : Long.valueOf(value);
+    }
+}

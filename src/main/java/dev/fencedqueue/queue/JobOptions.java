@@ -1,0 +1,86 @@
+package dev.fencedqueue.queue;
+
+import java.time.Duration;
+
+/**
+ * Options of a job, in BullMQ's terms. Build with {@link #defaults()} and the {@code with...} methods.
+ *
+ * @param jobId caller-chosen job id, or {@code null} to let the queue number the job; adding a job whose
+ *        id exists returns the existing job
+ * @param attempts how many times the job may run, the first run included (at least 1)
+ * @param backoff wait between a failed attempt and the next one
+ * @param delay how long the job waits before it becomes ready (zero = at once)
+ * @param priority 0 for none, otherwise 1 (highest) to 2,097,152; ready jobs without priority run first
+ * @param lifo whether the job goes to the front of the wait list instead of the back
+ * @param eventStream whether the job keeps a per-job event stream (started, progress, terminal events)
+ * @param idempotencyKey a key that, within {@code idempotencyTtl}, makes adds return the same job even
+ *        after the job was removed; {@code null} for none
+ * @param idempotencyTtl how long the idempotency key lives
+ */
+public record JobOptions(String jobId, int attempts, Backoff backoff, Duration delay, int priority, boolean lifo,
+        boolean eventStream, String idempotencyKey, Duration idempotencyTtl) {
+
+    /** Largest allowed priority (BullMQ's limit). */
+    public static final int MAX_PRIORITY = 2_097_152;
+
+    public JobOptions {
+        if (jobId != null && !QueueKeys.isValidJobId(jobId)) {
+            throw new IllegalArgumentException("`jobId` must be 1 to 128 characters of A-Z a-z 0-9 . _ ~ -");
+        }
+        if (attempts < 1) {
+            throw new IllegalArgumentException("`attempts` must be at least 1, was " + attempts);
+        }
+        if (backoff == null) {
+            throw new IllegalArgumentException("`backoff` must not be null");
+        }
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("`delay` must not be negative");
+        }
+        if (priority < 0 || priority > MAX_PRIORITY) {
+            throw new IllegalArgumentException("`priority` must be between 0 and " + MAX_PRIORITY + ", was " + priority);
+        }
+        if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 255)) {
+            throw new IllegalArgumentException("`idempotencyKey` must be 1 to 255 characters");
+        }
+        if (idempotencyTtl == null || idempotencyTtl.isNegative() || idempotencyTtl.isZero()) {
+            throw new IllegalArgumentException("`idempotencyTtl` must be positive");
+        }
+    }
+
+    /** @return one attempt, no backoff, no delay, no priority, FIFO, with an event stream, no idempotency key */
+    public static JobOptions defaults() {
+        return new JobOptions(null, 1, Backoff.NONE, Duration.ZERO, 0, false, true, null, Duration.ofHours(24));
+    }
+
+    public JobOptions withJobId(String id) {
+        return new JobOptions(id, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withAttempts(int count) {
+        return new JobOptions(jobId, count, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withBackoff(Backoff value) {
+        return new JobOptions(jobId, attempts, value, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withDelay(Duration value) {
+        return new JobOptions(jobId, attempts, backoff, value, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withPriority(int value) {
+        return new JobOptions(jobId, attempts, backoff, delay, value, lifo, eventStream, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withLifo(boolean value) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, value, eventStream, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withEventStream(boolean value) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, value, idempotencyKey, idempotencyTtl);
+    }
+
+    public JobOptions withIdempotencyKey(String key, Duration ttl) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, key, ttl);
+    }
+}

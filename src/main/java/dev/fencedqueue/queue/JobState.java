@@ -1,0 +1,34 @@
+package dev.fencedqueue.queue;
+
+import java.util.Locale;
+
+/** A job's state, in BullMQ's terms, plus {@code aborted} for an intended stop. */
+public enum JobState {
+    WAITING,
+    DELAYED,
+    PRIORITIZED,
+    ACTIVE,
+    COMPLETED,
+    FAILED,
+    ABORTED,
+    PAUSED;
+
+    /** @return the lower-case name used in Redis and in the API */
+    public String value() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** @return whether the job has ended: completed, failed or aborted */
+    public boolean isTerminal() {
+        return this == COMPLETED || this == FAILED || this == ABORTED;
+    }
+
+    /**
+     * @param value a lower-case state name as stored in Redis
+     * @return the state
+     * @throws IllegalArgumentException when the name is unknown
+     */
+    public static JobState of(String value) {
+        return valueOf(value.toUpperCase(Locale.ROOT));
+    }
+}

@@ -1,0 +1,112 @@
+package dev.fencedqueue.queue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Registry of the queue's Lua scripts: reads each file once (resolving {@code --- @include "name"} lines
+ * from {@code lua/includes/}), computes its SHA1 and runs it with {@code EVALSHA}, falling back to
+ * {@code EVAL} (which also caches the script in Redis) when Redis answers {@code NOSCRIPT}, for example
+ * after a restart.
+ */
+@ApplicationScoped
+public class LuaScripts {
+
+    private static final Pattern INCLUDE = Pattern.compile("(?m)^--- @include \"([A-Za-z]+)\"$");
+
+    private final SharedConnection connection;
+    private final Map<LuaScript, Source> sources = new EnumMap<>(LuaScript.class);
+
+    public LuaScripts(SharedConnection connection) {
+        this.connection = connection;
+        for (LuaScript script : LuaScript.values()) {
+            String text = resolveIncludes(read(script.resource()));
+            sources.put(script, new Source(text, sha1(text)));
+        }
+    }
+
+    /**
+     * Runs a script.
+     *
+     * @param script the script, must not be {@code null}
+     * @param keys its KEYS, exactly {@link LuaScript#keyCount()} of them
+     * @param args its ARGV
+     * @return the script's reply; fails with {@link RedisUnavailableException} when Redis is unreachable
+     * @throws IllegalArgumentException when the number of keys does not match the script
+     */
+    public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
+        if (keys.size() != script.keyCount()) {
+            throw new IllegalArgumentException("`" + script.scriptName() + "` takes " + script.keyCount()
+                    + " keys, got " + keys.size());
+        }
+        Source source = sources.get(script);
+        return connection.send(request(Command.EVALSHA, source.sha, keys, args))
+                .onFailure(LuaScripts::isNoScript)
+                .recoverWithUni(() -> connection.send(request(Command.EVAL, source.text, keys, args)));
+    }
+
+    /** @return the resolved text of a script (includes expanded), for tests and diagnostics */
+    public String text(LuaScript script) {
+        return sources.get(script).text;
+    }
+
+    private static Request request(Command command, String script, List<String> keys, List<String> args) {
+        Request request = Request.cmd(command).arg(script).arg(keys.size());
+        keys.forEach(request::arg);
+        args.forEach(request::arg);
+        return request;
+    }
+
+    private static boolean isNoScript(Throwable failure) {
+        return String.valueOf(failure.getMessage()).startsWith("NOSCRIPT");
+    }
+
+    private static String resolveIncludes(String text) {
+        Matcher matcher = INCLUDE.matcher(text);
+        StringBuilder resolved = new StringBuilder();
+        while (matcher.find()) {
+            String include = read("lua/includes/" + matcher.group(1) + ".lua");
+            matcher.appendReplacement(resolved, Matcher.quoteReplacement(include));
+        }
+        matcher.appendTail(resolved);
+        return resolved.toString();
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = LuaScripts.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing Lua script resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + resource, e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private record Source(String text, String sha) {
+    }
+}

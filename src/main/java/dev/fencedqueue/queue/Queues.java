@@ -1,0 +1,63 @@
+package dev.fencedqueue.queue;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.config.RedisKeysConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** Hands out the {@link JobQueue} of a queue name; queues are cheap views over Redis keys. */
+@ApplicationScoped
+public class Queues {
+
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
+    private final ObjectMapper json;
+    private final String keyPrefix;
+    private final int maxStreamLength;
+    private final Map<String, JobQueue> queues = new ConcurrentHashMap<>();
+
+    public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
+            EventsConfig events) {
+        this.scripts = scripts;
+        this.redis = redis;
+        this.json = json;
+        this.keyPrefix = redisConfig.keyPrefix();
+        this.maxStreamLength = events.maxStreamLength();
+    }
+
+    /**
+     * @param name the queue name: 1 to 100 of {@code A-Z a-z 0-9 . _ -}
+     * @return the queue
+     * @throws IllegalArgumentException when the name is not valid
+     */
+    public JobQueue queue(String name) {
+        return queues.computeIfAbsent(name, n -> new JobQueue(keys(n), scripts, redis, json, maxStreamLength));
+    }
+
+    /**
+     * @param name the queue name
+     * @return the key layout of that queue
+     */
+    public QueueKeys keys(String name) {
+        return QueueKeys.of(keyPrefix, name);
+    }
+
+    /** @return the maximum length of a job event stream, in entries */
+    public int maxStreamLength() {
+        return maxStreamLength;
+    }
+
+    /** @return the scripts registry */
+    public LuaScripts scripts() {
+        return scripts;
+    }
+
+    /** @return the shared connection */
+    public SharedConnection redis() {
+        return redis;
+    }
+}

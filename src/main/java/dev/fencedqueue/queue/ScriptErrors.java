@@ -1,0 +1,42 @@
+package dev.fencedqueue.queue;
+
+import dev.fencedqueue.fencing.StaleFencingTokenException;
+
+/**
+ * The one place where the negative return codes of the Lua scripts become typed exceptions. Codes:
+ * -1 no such job, -6 lock held by another lock token, -7 stale fencing token, -8 job already finished,
+ * -9 job not active.
+ */
+public final class ScriptErrors {
+
+    public static final int NO_JOB = -1;
+    public static final int LOCK_MISMATCH = -6;
+    public static final int STALE_TOKEN = -7;
+    public static final int FINISHED = -8;
+    public static final int NOT_ACTIVE = -9;
+
+    private ScriptErrors() {
+    }
+
+    /**
+     * Maps a script's return code to the exception that explains it.
+     *
+     * @param script the script that answered, for the message
+     * @param queue the queue name
+     * @param jobId the job the script was about
+     * @param code the negative return code
+     * @param token the fencing token the caller wrote with, or {@code -1} when it wrote without one
+     * @return the exception to fail with; a {@link QueueException} for unknown codes
+     */
+    public static QueueException toException(LuaScript script, String queue, String jobId, long code, long token) {
+        String where = "`" + script.scriptName() + "` refused for job `" + jobId + "` of queue `" + queue + "`";
+        return switch ((int) code) {
+            case NO_JOB -> new JobNotFoundException(queue, jobId);
+            case LOCK_MISMATCH -> new LockMismatchException(where + ": its lock is held by another worker");
+            case STALE_TOKEN -> new StaleFencingTokenException(where + ": fencing token " + token
+                    + " is stale, a newer run owns the job");
+            case NOT_ACTIVE -> new JobNotActiveException(where + ": the job is no longer active");
+            default -> new QueueException(where + ": unexpected return code " + code);
+        };
+    }
+}

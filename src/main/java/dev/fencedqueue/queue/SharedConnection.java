@@ -1,0 +1,139 @@
+package dev.fencedqueue.queue;
+
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.fencedqueue.config.RedisKeysConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.RedisConnection;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * The one long-lived Redis connection this instance sends its non-blocking commands on. Commands from
+ * all callers are pipelined on it (Redis answers in order), so throughput does not depend on the client
+ * pool size and the commands of one caller stay in order. After a failure or a timeout the connection is
+ * dropped and the next command opens a new one. Blocking commands ({@code BZPOPMIN}, {@code XREAD BLOCK},
+ * {@code SUBSCRIBE}) never go here: they hold their own connections.
+ */
+@ApplicationScoped
+public class SharedConnection {
+
+    private static final Logger LOG = Logger.getLogger(SharedConnection.class);
+
+    private final Redis redis;
+    private final Duration timeout;
+    private final AtomicReference<Slot> current = new AtomicReference<>();
+
+    public SharedConnection(Redis redis, RedisKeysConfig config) {
+        this.redis = redis;
+        this.timeout = config.commandTimeout();
+    }
+
+    /** @return the Quarkus-configured Redis client, for callers that need a dedicated (blocking) connection */
+    public Redis client() {
+        return redis;
+    }
+
+    /** @return the command timeout ({@code fq.redis.command-timeout}) */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /**
+     * Sends one command.
+     *
+     * @param request the command, must not be {@code null}
+     * @return the reply ({@code null} for a Redis nil); fails with {@link RedisUnavailableException} when
+     *         Redis cannot be reached or does not answer within the command timeout, or with the Redis
+     *         error otherwise
+     */
+    public Uni<Response> send(Request request) {
+        return connection()
+                .onItem().transformToUni(connection -> connection.send(request)
+                        .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout))
+                        .onFailure(SharedConnection::isConnectionFailure).invoke(() -> drop(connection)))
+                .onFailure(SharedConnection::isConnectionFailure)
+                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));
+    }
+
+    private Uni<RedisConnection> connection() {
+        Slot existing = current.get();
+        if (existing != null) {
+            return existing.connection;
+        }
+        Slot fresh = new Slot();
+        fresh.connection = Uni.createFrom().deferred(redis::connect)
+                .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no connection within " + timeout))
+                .onItem().invoke(connection -> watch(fresh, connection))
+                .onFailure().invoke(() -> current.compareAndSet(fresh, null))
+                .memoize().indefinitely();
+        if (current.compareAndSet(null, fresh)) {
+            return fresh.connection;
+        }
+        return connection();
+    }
+
+    private void watch(Slot slot, RedisConnection connection) {
+        slot.open = connection;
+        connection.exceptionHandler(failure -> {
+            LOG.debugf("shared Redis connection failed: %s", failure.getMessage());
+            drop(connection);
+        });
+        connection.endHandler(() -> drop(connection));
+    }
+
+    private void drop(RedisConnection connection) {
+        Slot slot = current.get();
+        if (slot != null && slot.open == connection && current.compareAndSet(slot, null)) {
+            connection.close().subscribe().with(ignored -> {
+            }, ignored -> {
+            });
+        }
+    }
+
+    /** One connection attempt and, once it succeeded, the open connection. */
+    private static final class Slot {
+        Uni<RedisConnection> connection;
+        volatile RedisConnection open;
+    }
+
+    /**
+     * Tells whether a failure means Redis is unreachable (as opposed to Redis answering with an error).
+     *
+     * @param failure any failure, must not be {@code null}
+     * @return {@code true} for connection refusals, closed connections and timeouts
+     */
+    public static boolean isConnectionFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof TimeoutException
+                    || t instanceof java.nio.channels.ClosedChannelException
+                    || t instanceof io.netty.channel.ConnectTimeoutException
+                    || t instanceof RedisUnavailableException
+                    || t instanceof java.io.IOException) {
+                return true;
+            }
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof io.vertx.core.VertxException && (message.contains("onnection") || message.contains("closed"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @PreDestroy
+    void close() {
+        Slot slot = current.getAndSet(null);
+        if (slot != null && slot.open != null) {
+            slot.open.close().subscribe().with(ignored -> {
+            }, ignored -> {
+            });
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.fencedqueue.research;
+
+import java.net.ConnectException;
+import java.net.URI;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.fencedqueue.config.LlmConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.Retry;
+
+/**
+ * Opens the streaming HTTP call to the research LLM. Opening is guarded by SmallRye Fault Tolerance: a
+ * refused connection is retried twice before the attempt fails. The response is returned paused, with
+ * an idle timeout (Vert.x's, reset by every chunk received) already armed.
+ */
+@ApplicationScoped
+public class LlmConnector {
+
+    private final HttpClient client;
+    private final LlmConfig config;
+
+    public LlmConnector(Vertx vertx, LlmConfig config) {
+        this.config = config;
+        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+                new PoolOptions().setHttp1MaxSize(config.maxConnections()));
+    }
+
+    /**
+     * Sends {@code POST url} with a JSON body and waits for the response headers.
+     *
+     * @param url the LLM endpoint, absolute
+     * @param body the JSON request body
+     * @return the open exchange; cancelling the {@code Uni} before it emits resets the request (the
+     *         connection closes). Fails with {@link LlmException} for a non-2xx status (the connection is
+     *         closed) and with the transport's exception when the server cannot be reached.
+     */
+    @Retry(maxRetries = 2, delay = 250, retryOn = ConnectException.class)
+    public Uni<LlmExchange> open(URI url, String body) {
+        return Uni.createFrom().emitter(emitter -> {
+            AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+            AtomicBoolean settled = new AtomicBoolean();
+            emitter.onTermination(() -> {
+                HttpClientRequest request = sent.get();
+                if (settled.compareAndSet(false, true) && request != null) {
+                    request.reset(); // cancelled before the response arrived
+                }
+            });
+            RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url.toString())
+                    .setConnectTimeout(config.connectTimeout().toMillis())
+                    .setIdleTimeout(config.idleTimeout().toMillis())
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .putHeader(HttpHeaders.ACCEPT, "text/event-stream");
+            client.request(options).compose(request -> {
+                sent.set(request);
+                if (settled.get()) {
+                    request.reset();
+                }
+                return request.send(Buffer.buffer(body));
+            }).onComplete(result -> {
+                if (!settled.compareAndSet(false, true)) {
+                    if (result.succeeded()) {
+                        result.result().request().reset();
+                    }
+                    return;
+                }
+                if (result.failed()) {
+                    emitter.fail(result.cause());
+                    return;
+                }
+                HttpClientResponse response = result.result();
+                if (response.statusCode() / 100 != 2) {
+                    response.request().reset();
+                    emitter.fail(new LlmException("the research LLM at " + url + " answered " + response.statusCode()
+                            + " " + response.statusMessage()));
+                    return;
+                }
+                response.pause();
+                emitter.complete(new LlmExchange(response));
+            });
+        });
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.fencedqueue.research;
+
+import java.util.Map;
+
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.worker.JobContext;
+import dev.fencedqueue.worker.JobProcessor;
+import dev.fencedqueue.worker.UnrecoverableJobException;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The flagship processor: sends the job's query to the research LLM and relays each progress line as a
+ * fenced {@code progress} event; the summary becomes the job's result ({@code {"summary": ...}}). When
+ * the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM stream
+ * is cancelled and its HTTP connection closed.
+ */
+@ApplicationScoped
+public class ResearchProcessor implements JobProcessor {
+
+    private final LlmClient llm;
+    private final ResearchConfig config;
+
+    public ResearchProcessor(LlmClient llm, ResearchConfig config) {
+        this.llm = llm;
+        this.config = config;
+    }
+
+    @Override
+    public String queue() {
+        return config.queue();
+    }
+
+    @Override
+    public Uni<Object> process(JobContext context) {
+        ResearchRequest request = context.data(ResearchRequest.class);
+        if (request.query() == null || request.query().isBlank()) {
+            throw new UnrecoverableJobException("job `" + context.jobId() + "` has no query");
+        }
+        return llm.research(request.query(), context.jobId())
+                .onItem().transformToUniAndConcatenate(message -> message instanceof LlmMessage.Progress progress
+                        ? context.progress(progress.percent(), progress.message()).replaceWith(message)
+                        : Uni.createFrom().item(message))
+                .select().where(message -> message instanceof LlmMessage.Summary)
+                .collect().last()
+                .onItem().ifNull().failWith(() -> new LlmException("the research LLM ended its stream without a summary"))
+                .map(summary -> Map.of("summary", ((LlmMessage.Summary) summary).summary()));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.fencedqueue.worker;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.fencedqueue.queue.Job;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * What a processor gets for one attempt of a job: the job, its fencing token, fenced writes into the
+ * job's event stream, and a signal of cancellation. Every write carries the attempt's fencing token and
+ * is applied inside Redis only while that token is current and the job active; a rejected write fails
+ * with {@link dev.fencedqueue.queue.OwnershipLostException} and cancels the attempt at once.
+ */
+public interface JobContext {
+
+    /** @return the job as it was when this attempt started */
+    Job job();
+
+    /** @return the job id */
+    String jobId();
+
+    /** @return the fencing token of this attempt (its epoch), strictly greater than any earlier attempt's */
+    long fencingToken();
+
+    /** @return the id of the worker running this attempt */
+    String workerId();
+
+    /**
+     * Reads the job's data.
+     *
+     * @param type the class to read the JSON data into, must not be {@code null}
+     * @param <T> the data type
+     * @return the data
+     * @throws UnrecoverableJobException when the data does not fit {@code type} (retrying would not help)
+     */
+    <T> T data(Class<T> type);
+
+    /**
+     * Appends a fenced {@code progress} event and makes it the job's last progress.
+     *
+     * @param percent completion, 0 to 100
+     * @param message what the job is doing, may be {@code null}
+     * @return the stream entry id; fails with {@link dev.fencedqueue.queue.OwnershipLostException} when the
+     *         write was rejected, or {@link JobCancelledException} when the attempt was already cancelled
+     */
+    Uni<String> progress(int percent, String message);
+
+    /**
+     * Appends a fenced event of any non-terminal type. The worker adds {@code status} (= {@code type}),
+     * {@code fencingToken} and {@code workerId} to {@code data}.
+     *
+     * @param type the event type; not {@code started}, {@code reset} or a terminal type
+     * @param data the event's fields, must not be {@code null}
+     * @return the stream entry id; fails as {@link #progress}
+     * @throws IllegalArgumentException when {@code type} is reserved
+     */
+    Uni<String> publish(String type, ObjectNode data);
+
+    /**
+     * @return a {@code Uni} that emits the reason once this attempt is cancelled, and never emits otherwise.
+     *         Processors normally need not use it: the worker cancels their pipeline {@code Uni}.
+     */
+    Uni<CancelReason> cancelled();
+}

@@ -1,0 +1,46 @@
+package dev.fencedqueue.worker;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.LuaScripts;
+import dev.fencedqueue.queue.QueueKeys;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Runs the stalled-job check ({@code moveStalledJobsToWait}). Every worker calls it every stalled
+ * interval; the script itself makes sure it runs once per interval across the fleet.
+ */
+final class StalledJobChecker {
+
+    private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final WorkerOptions options;
+    private final int maxStreamLength;
+
+    StalledJobChecker(QueueKeys keys, LuaScripts scripts, WorkerOptions options, int maxStreamLength) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.options = options;
+        this.maxStreamLength = maxStreamLength;
+    }
+
+    /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
+    Uni<Map<String, String>> check() {
+        return scripts.run(LuaScript.MOVE_STALLED_JOBS_TO_WAIT,
+                List.of(keys.stalled(), keys.waitList(), keys.active(), keys.prioritized(), keys.failed(),
+                        keys.stalledCheck(), keys.marker(), keys.meta()),
+                List.of(keys.prefix(), Integer.toString(options.maxStalledCount()),
+                        Long.toString(options.stalledInterval().toMillis()), Integer.toString(maxStreamLength),
+                        keys.revokedChannel()))
+                .map(reply -> {
+                    Map<String, String> stalled = new LinkedHashMap<>();
+                    for (int i = 0; i + 1 < reply.size(); i += 2) {
+                        stalled.put(reply.get(i).toString(), reply.get(i + 1).toString());
+                    }
+                    return stalled;
+                });
+    }
+}

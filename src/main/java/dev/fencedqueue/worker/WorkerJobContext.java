@@ -1,0 +1,118 @@
+package dev.fencedqueue.worker;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.OwnershipLostException;
+import dev.fencedqueue.queue.QueueException;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.ScriptErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.redis.client.ResponseType;
+
+/** The {@link JobContext} a worker gives to its processor for one attempt. */
+final class WorkerJobContext implements JobContext {
+
+    private static final Set<String> RESERVED = Set.of("started", "reset", "completed", "failed", "aborted");
+
+    private final Worker worker;
+    private final ActiveJob active;
+    private final QueueKeys keys;
+    private final ObjectMapper json;
+
+    WorkerJobContext(Worker worker, ActiveJob active, QueueKeys keys, ObjectMapper json) {
+        this.worker = worker;
+        this.active = active;
+        this.keys = keys;
+        this.json = json;
+    }
+
+    @Override
+    public Job job() {
+        return active.job;
+    }
+
+    @Override
+    public String jobId() {
+        return active.id();
+    }
+
+    @Override
+    public long fencingToken() {
+        return active.fencingToken();
+    }
+
+    @Override
+    public String workerId() {
+        return worker.id();
+    }
+
+    @Override
+    public <T> T data(Class<T> type) {
+        try {
+            return json.readValue(active.job.data(), type);
+        } catch (IOException e) {
+            throw new UnrecoverableJobException("job `" + jobId() + "` has data that is not a " + type.getSimpleName()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Uni<String> progress(int percent, String message) {
+        ObjectNode progress = json.createObjectNode().put("percent", Math.max(0, Math.min(100, percent)));
+        if (message != null) {
+            progress.put("message", message);
+        }
+        return append("progress", progress.deepCopy(), progress.toString());
+    }
+
+    @Override
+    public Uni<String> publish(String type, ObjectNode data) {
+        if (type == null || type.isBlank() || RESERVED.contains(type)) {
+            throw new IllegalArgumentException("`type` must not be blank or one of " + RESERVED + ", was " + type);
+        }
+        if (data == null) {
+            throw new IllegalArgumentException("`data` must not be null");
+        }
+        return append(type, data.deepCopy(), null);
+    }
+
+    @Override
+    public Uni<CancelReason> cancelled() {
+        return Uni.createFrom().completionStage(active.cancelled);
+    }
+
+    private Uni<String> append(String type, ObjectNode data, String progress) {
+        if (active.isCancelled()) {
+            return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled.getNow(null)));
+        }
+        ObjectNode event = json.createObjectNode().put("status", type).put("fencingToken", fencingToken())
+                .put("workerId", worker.id());
+        event.setAll(data);
+        String token = Long.toString(fencingToken());
+        return worker.scripts().run(LuaScript.APPEND_EVENT,
+                List.of(keys.job(jobId()), keys.fence(jobId()), keys.events(jobId())),
+                List.of(token, type, event.toString(), Integer.toString(worker.maxStreamLength()),
+                        progress == null ? "0" : "1", progress == null ? "" : progress))
+                .map(reply -> {
+                    if (reply.type() == ResponseType.NUMBER) {
+                        throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId(), reply.toLong(),
+                                fencingToken());
+                    }
+                    return reply.toString();
+                })
+                .onFailure(WorkerJobContext::meansOwnershipLost)
+                .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
+    }
+
+    static boolean meansOwnershipLost(Throwable failure) {
+        return failure instanceof OwnershipLostException
+                || failure instanceof dev.fencedqueue.queue.JobNotFoundException;
+    }
+}

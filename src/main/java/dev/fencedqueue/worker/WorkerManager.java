@@ -1,0 +1,116 @@
+package dev.fencedqueue.worker;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.config.ConfigChecks;
+import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.queue.Queues;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import org.jboss.logging.Logger;
+
+/**
+ * Creates and stops workers: at startup one worker per {@link JobProcessor} bean (unless
+ * {@code fq.worker.enabled=false}), and on demand through {@link #create}.
+ */
+@ApplicationScoped
+public class WorkerManager {
+
+    private static final Logger LOG = Logger.getLogger(WorkerManager.class);
+
+    private final WorkerConfig config;
+    private final Queues queues;
+    private final ObjectMapper json;
+    private final Vertx vertx;
+    private final RevocationListener revocations;
+    private final Instance<JobProcessor> processors;
+    private final String instanceId;
+    private final List<Worker> workers = new CopyOnWriteArrayList<>();
+
+    public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
+            RevocationListener revocations, Instance<JobProcessor> processors) {
+        this.config = config;
+        this.queues = queues;
+        this.json = json;
+        this.vertx = vertx;
+        this.revocations = revocations;
+        this.processors = processors;
+        this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
+    }
+
+    void start(@Observes @Priority(10) StartupEvent event) {
+        ConfigChecks.check(config);
+        if (!config.enabled()) {
+            LOG.info("workers are disabled (fq.worker.enabled=false): this instance only serves the API");
+            return;
+        }
+        for (JobProcessor processor : processors) {
+            create(processor, WorkerOptions.from(config, instanceId)).start();
+        }
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        Uni.join().all(workers.stream().map(this::stop).toList()).andCollectFailures()
+                .onFailure().recoverWithNull()
+                .await().atMost(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Creates a worker (not started) for a processor, registered for revoke notices.
+     *
+     * @param processor the processor, must not be {@code null}
+     * @param options the worker options, must not be {@code null}
+     * @return the worker; call {@link Worker#start()} to start it and {@link #stop(Worker)} to stop it
+     */
+    public Worker create(JobProcessor processor, WorkerOptions options) {
+        Worker worker = new Worker(queues.queue(processor.queue()), processor, options, queues, json, vertx);
+        revocations.register(worker);
+        workers.add(worker);
+        return worker;
+    }
+
+    /**
+     * Stops a worker created here.
+     *
+     * @param worker the worker
+     * @return completes when it stopped
+     */
+    public Uni<Void> stop(Worker worker) {
+        workers.remove(worker);
+        revocations.unregister(worker);
+        return worker.close();
+    }
+
+    /** @return the workers currently managed */
+    public List<Worker> workers() {
+        return List.copyOf(workers);
+    }
+
+    /** @return the worker id of this instance ({@code fq.worker.id}, or host name plus a random suffix) */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    private static String defaultId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "worker";
+        }
+        return host + "-" + UUID.randomUUID().toString().substring(0, 6);
+    }
+}

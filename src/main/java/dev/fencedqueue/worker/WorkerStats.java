@@ -1,0 +1,13 @@
+package dev.fencedqueue.worker;
+
+/**
+ * Counters of one worker since it started.
+ *
+ * @param completed attempts that completed their job
+ * @param failed attempts that failed (retried or not)
+ * @param rejectedWrites fenced writes Redis refused because the worker no longer owned the job
+ * @param cancelled pipelines the worker cancelled (ownership lost, lock expired, revoked, shutdown)
+ * @param active jobs running now
+ */
+public record WorkerStats(long completed, long failed, long rejectedWrites, long cancelled, int active) {
+}

@@ -1,0 +1,60 @@
+--[[
+  Aborts a job (an intended stop, never retried): a waiting or delayed job leaves the queue, a running
+  job loses its lock and its worker is told through the revoked channel, so it closes its LLM call.
+  Either way the job ends in state 'aborted' (kept in the failed set for retention) and its stream ends
+  with one 'aborted' event carrying the current fencing token; later writes of any epoch are rejected.
+
+  KEYS[1] wait list
+  KEYS[2] active list
+  KEYS[3] delayed set
+  KEYS[4] prioritized set
+  KEYS[5] failed set (score: finish time, ms)
+  KEYS[6] job hash
+  KEYS[7] job lock
+  KEYS[8] job fencing token counter
+  KEYS[9] job event stream
+
+  ARGV[1] job id
+  ARGV[2] reason (text)
+  ARGV[3] maximum stream length (entries)
+  ARGV[4] revoked channel (message: '<jobId>:<fencingToken>')
+
+  Returns {code, state}: code 1 = aborted a running job, 2 = aborted a job that had not started or was
+  waiting for its next attempt, -1 = no such job, -8 = the job had already finished; state is the
+  job's state before the call ('' when there is no job).
+]]
+--- @include "nowMs"
+--- @include "appendJobEvent"
+--- @include "finishedPayload"
+
+local jobId = ARGV[1]
+local state = redis.call('HGET', KEYS[6], 'state')
+if not state then
+    return {-1, ''}
+end
+if state == 'completed' or state == 'failed' or state == 'aborted' then
+    return {-8, state}
+end
+
+local code = 2
+if state == 'active' then
+    code = 1
+    redis.call('LREM', KEYS[2], 1, jobId)
+    redis.call('DEL', KEYS[7])
+else
+    redis.call('LREM', KEYS[1], 0, jobId)
+    redis.call('ZREM', KEYS[3], jobId)
+    redis.call('ZREM', KEYS[4], jobId)
+end
+
+local now = nowMs()
+redis.call('ZADD', KEYS[5], now, jobId)
+redis.call('HSET', KEYS[6], 'state', 'aborted', 'failedReason', ARGV[2], 'finishedOn', now)
+if redis.call('HGET', KEYS[6], 'events') == '1' then
+    local token = redis.call('GET', KEYS[8]) or '0'
+    appendJobEvent(KEYS[9], ARGV[3], 'aborted', token, finishedPayload('aborted', token, ARGV[2], false))
+end
+if code == 1 then
+    redis.call('PUBLISH', ARGV[4], jobId .. ':' .. (redis.call('GET', KEYS[8]) or '0'))
+end
+return {code, state}

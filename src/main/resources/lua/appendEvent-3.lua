@@ -1,0 +1,37 @@
+--[[
+  Fenced append: adds an event to a job's event stream only if the writer's fencing token is the job's
+  current token and the job is still active (Kleppmann's fencing token, checked where the write lands).
+  A progress event also becomes the job's last progress.
+
+  KEYS[1] job hash
+  KEYS[2] job fencing token counter
+  KEYS[3] job event stream
+
+  ARGV[1] fencing token of the writer (integer)
+  ARGV[2] event type ('progress', or any non-terminal type)
+  ARGV[3] event data (JSON)
+  ARGV[4] maximum stream length (entries, approximate trimming)
+  ARGV[5] '1' to store ARGV[6] as the job's last progress, '0' otherwise
+  ARGV[6] progress (JSON)
+
+  Returns the stream entry id, or
+    -1  the job does not exist
+    -7  stale fencing token: a newer epoch owns the job
+    -9  the job is not active (finished, aborted, or handed back to the queue)
+]]
+--- @include "appendJobEvent"
+
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then
+    return -1
+end
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+    return -7
+end
+if state ~= 'active' then
+    return -9
+end
+if ARGV[5] == '1' then
+    redis.call('HSET', KEYS[1], 'progress', ARGV[6])
+end
+return appendJobEvent(KEYS[3], ARGV[4], ARGV[2], ARGV[1], ARGV[3])

@@ -1,0 +1,38 @@
+--[[
+  Renews the locks of all of one worker's active jobs and checks their fencing tokens, in one round trip.
+  A job whose lock expired but whose token is still current and which is still active gets its lock
+  back (nobody else can have taken it: taking it would have incremented the token). A renewed job
+  leaves the stalled set, so the stalled-job check never takes a job that is being renewed.
+
+  KEYS[1] stalled set
+
+  ARGV[1] key prefix of the queue, 'fq:{name}:'
+  ARGV[2] lock duration (ms)
+  ARGV[3], ARGV[4], ARGV[5], ...  one triple per job: jobId, lock token, fencing token
+
+  Returns a flat list {jobId, code, ...} of the jobs the worker no longer owns, empty when it owns all:
+    -1  the job does not exist
+    -6  the lock is held by another lock token
+    -7  stale fencing token: a newer epoch owns the job
+    -9  the job is not active (finished, aborted, or handed back to the queue)
+]]
+--- @include "checkOwnership"
+
+local prefix = ARGV[1]
+local lost = {}
+for i = 3, #ARGV, 3 do
+    local jobId, lockToken, token = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+    local jobRef = prefix .. 'job:' .. jobId
+    local lockKey = jobRef .. ':lock'
+    local code = checkOwnership(jobRef, lockKey, jobRef .. ':fence', lockToken, token)
+    if code == 0 then
+        if redis.call('PEXPIRE', lockKey, ARGV[2]) == 0 then
+            redis.call('SET', lockKey, lockToken, 'PX', ARGV[2])
+        end
+        redis.call('SREM', KEYS[1], jobId)
+    else
+        lost[#lost + 1] = jobId
+        lost[#lost + 1] = code
+    end
+end
+return lost

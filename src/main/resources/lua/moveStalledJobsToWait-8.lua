@@ -1,0 +1,71 @@
+--[[
+  The stalled-job check, run at most once per stalled interval across the whole fleet (the check key
+  is set with PX), two-phase as in BullMQ: a job is stalled when it was active at the previous check,
+  has not renewed its lock since (renewal removes it from the stalled set) and its lock has expired.
+  A stalled job goes back to the front of the wait list, or fails once it stalled more than
+  maxStalledCount times. Its old worker is told through the revoked channel ('<jobId>:<fencingToken>'). Then every active job is
+  put in the stalled set for the next check.
+
+  KEYS[1] stalled set
+  KEYS[2] wait list
+  KEYS[3] active list
+  KEYS[4] prioritized set
+  KEYS[5] failed set (score: finish time, ms)
+  KEYS[6] stalled-check key
+  KEYS[7] marker set
+  KEYS[8] meta hash
+
+  ARGV[1] key prefix of the queue, 'fq:{name}:'
+  ARGV[2] maximum stalled count (a job stalled more often than this fails)
+  ARGV[3] stalled interval (ms)
+  ARGV[4] maximum length of a job event stream (entries)
+  ARGV[5] revoked channel
+
+  Returns a flat list {jobId, outcome, ...}, outcome 'waiting' or 'failed'; empty when no job stalled
+  or when another process already ran the check within the interval.
+]]
+--- @include "nowMs"
+--- @include "pushReady"
+--- @include "appendJobEvent"
+--- @include "finishedPayload"
+
+if redis.call('SET', KEYS[6], '1', 'NX', 'PX', ARGV[3]) == false then
+    return {}
+end
+
+local prefix = ARGV[1]
+local maxStalledCount = tonumber(ARGV[2])
+local now = nowMs()
+local result = {}
+for _, jobId in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+    local jobRef = prefix .. 'job:' .. jobId
+    if redis.call('EXISTS', jobRef .. ':lock') == 0 and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
+        local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
+        if stalls > maxStalledCount then
+            local reason = 'job stalled more than allowable limit'
+            redis.call('ZADD', KEYS[5], now, jobId)
+            redis.call('HSET', jobRef, 'state', 'failed', 'failedReason', reason, 'finishedOn', now)
+            if redis.call('HGET', jobRef, 'events') == '1' then
+                local token = redis.call('GET', jobRef .. ':fence') or '0'
+                appendJobEvent(jobRef .. ':events', ARGV[4], 'failed', token,
+                    finishedPayload('failed', token, reason, false))
+            end
+            result[#result + 1] = jobId
+            result[#result + 1] = 'failed'
+        else
+            local priority = tonumber(redis.call('HGET', jobRef, 'priority')) or 0
+            redis.call('HSET', jobRef, 'state', priority > 0 and 'prioritized' or 'waiting')
+            pushReady(KEYS[2], KEYS[4], KEYS[7], KEYS[8], jobId, priority, true)
+            result[#result + 1] = jobId
+            result[#result + 1] = 'waiting'
+        end
+        redis.call('PUBLISH', ARGV[5], jobId .. ':' .. (redis.call('GET', jobRef .. ':fence') or '0'))
+    end
+end
+
+redis.call('DEL', KEYS[1])
+local active = redis.call('LRANGE', KEYS[3], 0, -1)
+for i = 1, #active, 5000 do
+    redis.call('SADD', KEYS[1], unpack(active, i, math.min(i + 4999, #active)))
+end
+return result

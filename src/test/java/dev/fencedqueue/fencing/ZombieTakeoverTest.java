@@ -1,0 +1,151 @@
+package dev.fencedqueue.fencing;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.research.ResearchProcessor;
+import dev.fencedqueue.testing.GatedProcessor;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.SseClient;
+import dev.fencedqueue.testing.WorkersOffProfile;
+import dev.fencedqueue.worker.Worker;
+import dev.fencedqueue.worker.WorkerManager;
+import dev.fencedqueue.worker.WorkerOptions;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Seed 000's race in one JVM: worker A stops renewing (frozen, as if paused by GC) until worker B takes
+ * the job over, then A tries to write. Every invariant of DESIGN.md that the race touches is asserted.
+ */
+@QuarkusTest
+@TestProfile(WorkersOffProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class ZombieTakeoverTest {
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    WorkerManager workers;
+
+    @Inject
+    WorkerConfig config;
+
+    @Inject
+    ResearchProcessor research;
+
+    private Worker workerA;
+    private Worker workerB;
+
+    @AfterEach
+    void stopWorkers() {
+        for (Worker worker : new Worker[] {workerA, workerB}) {
+            if (worker != null) {
+                workers.stop(worker).await().atMost(Duration.ofSeconds(10));
+            }
+        }
+    }
+
+    @Test
+    void staleWorkerIsFencedOffAndReadersSeeOnlyTheNewRun() {
+        GatedProcessor processorA = new GatedProcessor(research);
+        GatedProcessor processorB = new GatedProcessor(research);
+        workerA = workers.create(processorA, WorkerOptions.from(config, "worker-A"));
+        workerB = workers.create(processorB, WorkerOptions.from(config, "worker-B"));
+        workerA.start();
+
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "zombie race"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event())));
+
+            // A is paused: no renewal, no revoke notice, and its writes are held back.
+            processorA.close();
+            workerA.freeze(true);
+            workerB.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                JsonPath status = status(jobId);
+                return status.getInt("fencingToken") == 2 && "worker-B".equals(status.getString("workerId"));
+            });
+
+            // A wakes up and tries to write: rejected inside Redis, so it cancels and closes its LLM call.
+            processorA.open();
+            await().atMost(Duration.ofSeconds(5)).until(() -> processorA.rejectedWrites() >= 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> simulatorCounts(jobId).getInt("closedEarly") == 1);
+            assertThat(workerA.activeJobIds()).doesNotContain(jobId);
+            assertThat(workerA.stats().rejectedWrites()).isGreaterThanOrEqualTo(1);
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> sse.ended().isDone());
+            assertSseShowsResetThenOnlyNewEpoch(sse.events());
+        }
+
+        List<Map<String, Object>> history = given().get("/research/history/" + jobId).jsonPath().getList("$");
+        int firstOfB = indexOfFirst(history, 2);
+        assertThat(firstOfB).isPositive();
+        assertThat(history.subList(firstOfB, history.size()))
+                .as("no write of epoch 1 lands after epoch 2 started")
+                .allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
+        assertThat(history).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event"))).hasSize(1);
+
+        List<Map<String, Object>> valid = given().get("/research/valid-history/" + jobId).jsonPath().getList("$");
+        assertThat(valid).isNotEmpty().allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
+        assertThat(valid.get(0).get("event")).isEqualTo("started");
+        assertThat(valid.get(valid.size() - 1).get("event")).isEqualTo("completed");
+        assertThat(valid).extracting(e -> e.get("workerId")).containsOnly("worker-B");
+
+        JsonPath status = status(jobId);
+        assertThat(status.getString("state")).isEqualTo("completed");
+        assertThat(status.getInt("fencingToken")).isEqualTo(2);
+        JsonPath counts = simulatorCounts(jobId);
+        assertThat(counts.getInt("opened")).isEqualTo(2);
+        assertThat(counts.getInt("completed")).isEqualTo(1);
+        assertThat(counts.getInt("closedEarly")).isEqualTo(1);
+    }
+
+    static void assertSseShowsResetThenOnlyNewEpoch(List<SseClient.Message> events) {
+        List<String> types = events.stream().map(SseClient.Message::event).toList();
+        assertThat(types).containsOnlyOnce("reset");
+        int reset = types.indexOf("reset");
+        assertThat(events.get(reset).data()).contains("\"fencingToken\":2");
+        assertThat(events.subList(0, reset)).allSatisfy(e -> assertThat(e.data()).contains("\"fencingToken\":1"));
+        assertThat(events.subList(reset + 1, events.size())).isNotEmpty()
+                .allSatisfy(e -> assertThat(e.data()).contains("\"fencingToken\":2"));
+        assertThat(events.get(reset + 1).event()).isEqualTo("started");
+        assertThat(types.get(types.size() - 1)).isEqualTo("completed");
+        assertThat(types.stream().filter(t -> List.of("completed", "failed", "aborted").contains(t))).hasSize(1);
+    }
+
+    private static int indexOfFirst(List<Map<String, Object>> history, int token) {
+        for (int i = 0; i < history.size(); i++) {
+            if (Integer.valueOf(token).equals(history.get(i).get("fencingToken"))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static JsonPath status(String jobId) {
+        return given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+    }
+
+    private static JsonPath simulatorCounts(String jobId) {
+        return given().get("/simulator/stats").then().statusCode(200).extract().jsonPath()
+                .setRootPath("jobs.'" + jobId + "'");
+    }
+}

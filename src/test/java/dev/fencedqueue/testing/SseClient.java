@@ -1,0 +1,157 @@
+package dev.fencedqueue.testing;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A minimal SSE client for tests (java.net.http): records every message of one stream, in order, and
+ * completes {@link #ended()} when the server ends the response.
+ */
+public final class SseClient implements AutoCloseable {
+
+    /** One received SSE message; {@code comment} is set for comment lines only. */
+    public record Message(String id, String event, String data, String comment) {
+
+        public boolean isComment() {
+            return comment != null;
+        }
+    }
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final List<Message> messages = new CopyOnWriteArrayList<>();
+    private final CompletableFuture<Integer> status = new CompletableFuture<>();
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    private final AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
+
+    private String id;
+    private String event;
+    private StringBuilder data;
+
+    private SseClient() {
+    }
+
+    /**
+     * Opens a stream.
+     *
+     * @param url the stream URL
+     * @param lastEventId the {@code Last-Event-ID} header, or {@code null}
+     * @return the client, receiving in the background
+     */
+    public static SseClient open(String url, String lastEventId) {
+        SseClient client = new SseClient();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
+        if (lastEventId != null) {
+            request.header("Last-Event-ID", lastEventId);
+        }
+        HTTP.sendAsync(request.build(), info -> {
+            client.status.complete(info.statusCode());
+            return HttpResponse.BodySubscribers.fromLineSubscriber(client.new LineSubscriber());
+        }).whenComplete((response, failure) -> {
+            if (failure != null) {
+                client.status.completeExceptionally(failure);
+                client.ended.completeExceptionally(failure);
+            }
+        });
+        return client;
+    }
+
+    public static SseClient open(String url) {
+        return open(url, null);
+    }
+
+    /** @return every message received so far, comments included */
+    public List<Message> messages() {
+        return List.copyOf(messages);
+    }
+
+    /** @return the messages received so far that are events (not comments) */
+    public List<Message> events() {
+        return messages.stream().filter(m -> !m.isComment()).toList();
+    }
+
+    /** @return the HTTP status, once the headers arrived */
+    public CompletableFuture<Integer> status() {
+        return status;
+    }
+
+    /** @return completes when the server ended the stream */
+    public CompletableFuture<Void> ended() {
+        return ended;
+    }
+
+    @Override
+    public void close() {
+        Flow.Subscription s = subscription.get();
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
+    private void line(String line) {
+        if (line.isEmpty()) {
+            if (data != null || event != null) {
+                messages.add(new Message(id, event, data == null ? null : data.toString(), null));
+            }
+            id = null;
+            event = null;
+            data = null;
+            return;
+        }
+        if (line.startsWith(":")) {
+            messages.add(new Message(null, null, null, line.substring(1).trim()));
+            return;
+        }
+        int colon = line.indexOf(':');
+        String field = colon < 0 ? line : line.substring(0, colon);
+        String value = colon < 0 ? "" : line.substring(colon + 1);
+        if (value.startsWith(" ")) {
+            value = value.substring(1);
+        }
+        switch (field) {
+            case "id" -> id = value;
+            case "event" -> event = value;
+            case "data" -> {
+                if (data == null) {
+                    data = new StringBuilder(value);
+                } else {
+                    data.append('\n').append(value);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private final class LineSubscriber implements Flow.Subscriber<String> {
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription.set(s);
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(String item) {
+            line(item);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+            ended.completeExceptionally(throwable);
+        }
+
+        @Override
+        public void onComplete() {
+            line("");
+            ended.complete(null);
+        }
+    }
+}
