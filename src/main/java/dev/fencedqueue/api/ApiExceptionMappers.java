@@ -1,6 +1,7 @@
 package dev.fencedqueue.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
@@ -59,12 +60,20 @@ public class ApiExceptionMappers {
     }
 
     @ServerExceptionMapper
+    public RestResponse<ApiError> mismatchedJson(MismatchedInputException e) {
+        return malformedJson(e);
+    }
+
+    @ServerExceptionMapper
     public RestResponse<ApiError> badArgument(IllegalArgumentException e) {
         return error(Response.Status.BAD_REQUEST, ApiError.of("bad_request", e.getMessage()));
     }
 
     @ServerExceptionMapper
     public RestResponse<ApiError> web(WebApplicationException e) {
+        if (e.getCause() instanceof JsonProcessingException json) {
+            return malformedJson(json);
+        }
         int status = e.getResponse().getStatus();
         Response.StatusType type = Response.Status.fromStatusCode(status);
         String code = type == null ? "error" : type.getReasonPhrase().toLowerCase(java.util.Locale.ROOT).replace(' ', '_');

@@ -79,6 +79,7 @@ public class ResearchResource {
     @GET
     @Path("/stream/{jobId}")
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RequiresJob
     @Operation(summary = "Follow a job over SSE", description = "Replays the job's events (after Last-Event-ID "
             + "when given), then follows them live; a `reset` event announces a newer run; ends after the "
             + "terminal event. 404 before the stream starts when the job does not exist.")

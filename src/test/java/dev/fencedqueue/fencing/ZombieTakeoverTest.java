@@ -118,6 +118,48 @@ class ZombieTakeoverTest {
         assertThat(counts.getInt("closedEarly")).isEqualTo(1);
     }
 
+    @Test
+    void clientResumingWithLastEventIdGetsResetWhenANewerRunTookOverMeanwhile() {
+        workerA = workers.create(research, WorkerOptions.from(config, "worker-A"));
+        workerB = workers.create(research, WorkerOptions.from(config, "worker-B"));
+        workerA.start();
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "resume across runs"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+
+        String lastSeen;
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().filter(e -> "progress".equals(e.event())).count() >= 2);
+            List<SseClient.Message> seen = sse.events();
+            lastSeen = seen.get(seen.size() - 1).id();
+        }
+        workerA.freeze(true);
+        workerB.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(jobId).getInt("fencingToken") == 2);
+
+        try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId, lastSeen)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> resumed.ended().isDone());
+            List<SseClient.Message> events = resumed.events();
+            assertThat(events.get(0).event()).isEqualTo("reset");
+            assertThat(events.get(0).id()).as("a reset carries no id, so a later resume goes on after the last real event").isNull();
+            assertThat(events.get(0).data()).contains("\"fencingToken\":2");
+            assertThat(events.get(1).event()).isEqualTo("started");
+            assertThat(events.subList(1, events.size())).allSatisfy(e -> assertThat(e.data()).contains("\"fencingToken\":2"));
+            assertThat(events.get(events.size() - 1).event()).isEqualTo("completed");
+        }
+    }
+
+    @Test
+    void idleStreamSendsKeepAliveComments() {
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "nobody runs me"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> sse.messages().stream().filter(SseClient.Message::isComment).count() >= 2);
+            assertThat(sse.events()).isEmpty();
+            assertThat(sse.ended()).isNotDone();
+        }
+        given().post("/research/abort/" + jobId).then().statusCode(200);
+    }
+
     static void assertSseShowsResetThenOnlyNewEpoch(List<SseClient.Message> events) {
         List<String> types = events.stream().map(SseClient.Message::event).toList();
         assertThat(types).containsOnlyOnce("reset");
