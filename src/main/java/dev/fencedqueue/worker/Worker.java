@@ -3,7 +3,6 @@ package dev.fencedqueue.worker;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.LuaScripts;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
@@ -20,7 +18,6 @@ import dev.fencedqueue.queue.Queues;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.mutiny.redis.client.Response;
 import org.jboss.logging.Logger;
 
 /**
@@ -48,6 +45,7 @@ public final class Worker {
     private final LockRenewer lockRenewer;
     private final StalledJobChecker stalledJobChecker;
     private final JobFinisher finisher;
+    private final JobFetcher fetcher;
 
     private final Map<String, ActiveJob> active = new ConcurrentHashMap<>();
     private final AtomicLong completed = new AtomicLong();
@@ -58,12 +56,6 @@ public final class Worker {
 
     // Confined to the context.
     private boolean running;
-    private boolean activating;
-    private boolean fetchWanted;
-    private int failureStreak;
-    private long clockOffsetMillis;
-    private long delayedTimer = -1;
-    private long delayedDue = Long.MAX_VALUE;
     private long renewTimer = -1;
     private long stalledTimer = -1;
 
@@ -82,6 +74,8 @@ public final class Worker {
         this.lockRenewer = new LockRenewer(keys, scripts, options.lockDuration().toMillis());
         this.stalledJobChecker = new StalledJobChecker(keys, scripts, options, maxStreamLength);
         this.finisher = new JobFinisher(keys, scripts, json, options.workerId(), maxStreamLength, options.lockDuration());
+        this.fetcher = new JobFetcher(keys, scripts, options, maxStreamLength, vertx, onContext, markerWaiter,
+                () -> running && !frozen && active.size() < options.concurrency(), this::run);
     }
 
     /** @return this worker's id */
@@ -119,7 +113,7 @@ public final class Worker {
     public void freeze(boolean frozen) {
         this.frozen = frozen;
         if (!frozen) {
-            context.runOnContext(ignored -> requestFetch());
+            context.runOnContext(ignored -> fetcher.requestFetch());
         }
     }
 
@@ -133,7 +127,7 @@ public final class Worker {
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
             stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> checkStalled());
             checkStalled();
-            requestFetch();
+            fetcher.requestFetch();
             LOG.infof("worker %s started on queue %s (concurrency %d, lock %s, renew every %s)", id(), queue(),
                     options.concurrency(), options.lockDuration(), options.lockRenewInterval());
         });
@@ -151,7 +145,7 @@ public final class Worker {
             running = false;
             cancelTimer(renewTimer);
             cancelTimer(stalledTimer);
-            cancelTimer(delayedTimer);
+            fetcher.stop();
             List.copyOf(active.values()).forEach(job -> cancel(job, CancelReason.SHUTDOWN));
             markerWaiter.close().subscribe().with(v -> emitter.complete(null), emitter::fail);
         }));
@@ -183,105 +177,13 @@ public final class Worker {
         return maxStreamLength;
     }
 
-    // ---- fetching -------------------------------------------------------------------------------------
-
-    private void requestFetch() {
-        fetchWanted = true;
-        pump();
-    }
-
-    private void pump() {
-        if (!running || frozen || activating || active.size() >= options.concurrency()) {
-            return;
-        }
-        if (fetchWanted) {
-            fetchWanted = false;
-            activate();
-        } else if (!markerWaiter.isWaiting()) {
-            markerWaiter.next().emitOn(onContext).subscribe().with(this::onMarker, this::onFetchFailure);
-        }
-    }
-
-    private void onMarker(MarkerWaiter.Marker marker) {
-        if (frozen) {
-            markerWaiter.putBack(marker).subscribe().with(ignored -> {
-            }, ignored -> {
-            });
-            return;
-        }
-        if (marker != null && "delayed".equals(marker.member())) {
-            scheduleDelayed(marker.score());
-            pump();
-        } else {
-            requestFetch();
-        }
-    }
-
-    private void activate() {
-        activating = true;
-        String lockToken = UUID.randomUUID().toString();
-        long sentAt = System.nanoTime();
-        scripts.run(LuaScript.MOVE_TO_ACTIVE,
-                List.of(keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta()),
-                List.of(keys.prefix(), lockToken, Long.toString(options.lockDuration().toMillis()), id(),
-                        Integer.toString(maxStreamLength)))
-                .emitOn(onContext)
-                .subscribe().with(reply -> onActivated(reply, lockToken, sentAt), this::onFetchFailure);
-    }
-
-    private void onActivated(Response reply, String lockToken, long sentAt) {
-        activating = false;
-        failureStreak = 0;
-        int code = reply.get(0).toInteger();
-        if (code == 1) {
-            clockOffsetMillis = reply.get(3).toLong() - System.currentTimeMillis();
-            Job job = toJob(reply);
-            if (running) {
-                run(job, lockToken, sentAt);
-            } else {
-                LOG.infof("worker %s closed while activating job %s; the stalled-job check will hand it on", id(), job.id());
-            }
-            fetchWanted = true;
-        } else {
-            clockOffsetMillis = reply.get(2).toLong() - System.currentTimeMillis();
-            long nextDue = reply.get(1).toLong();
-            if (nextDue >= 0) {
-                scheduleDelayed(nextDue);
-            }
-        }
-        pump();
-    }
-
-    private void onFetchFailure(Throwable failure) {
-        activating = false;
-        if (!running) {
-            return;
-        }
-        long backoff = Math.min(5_000, 100L << Math.min(failureStreak++, 6));
-        if (failureStreak == 1 || failureStreak % 20 == 0) {
-            LOG.warnf("worker %s cannot fetch from queue %s (retrying in %d ms): %s", id(), queue(), backoff,
-                    failure.getMessage());
-        }
-        vertx.setTimer(backoff, id -> requestFetch());
-    }
-
-    private void scheduleDelayed(long dueMillis) {
-        if (!running || dueMillis >= delayedDue) {
-            return;
-        }
-        cancelTimer(delayedTimer);
-        delayedDue = dueMillis;
-        long wait = Math.max(1, dueMillis - (System.currentTimeMillis() + clockOffsetMillis));
-        delayedTimer = vertx.setTimer(wait, id -> {
-            delayedTimer = -1;
-            delayedDue = Long.MAX_VALUE;
-            requestFetch();
-        });
-    }
-
     // ---- running jobs ---------------------------------------------------------------------------------
 
     private void run(Job job, String lockToken, long sentAt) {
+        if (!this.running) {
+            LOG.infof("worker %s closed while activating job %s; the stalled-job check will hand it on", id(), job.id());
+            return;
+        }
         ActiveJob running = new ActiveJob(job, lockToken, sentAt + options.lockDuration().toNanos());
         active.put(job.id(), running);
         WorkerJobContext jobContext = new WorkerJobContext(this, running, keys, json);
@@ -334,7 +236,7 @@ public final class Worker {
 
     private void release(ActiveJob job) {
         if (active.remove(job.id(), job)) {
-            requestFetch();
+            fetcher.requestFetch();
         }
     }
 
@@ -379,13 +281,5 @@ public final class Worker {
         if (timer >= 0) {
             vertx.cancelTimer(timer);
         }
-    }
-
-    private Job toJob(Response reply) {
-        Map<String, String> hash = new java.util.HashMap<>();
-        for (int i = 4; i + 1 < reply.size(); i += 2) {
-            hash.put(reply.get(i).toString(), reply.get(i + 1).toString());
-        }
-        return Job.fromHash(queue(), reply.get(1).toString(), hash, reply.get(2).toLong());
     }
 }
