@@ -253,7 +253,7 @@ public final class Worker {
                 Long code = lost.get(job.id());
                 if (code == null) {
                     job.lockValidUntil = sentAt + options.lockDuration().toNanos();
-                } else if (!job.finishing) {
+                } else if (!job.finishing && !job.isCancelled()) {
                     LOG.warnf("worker %s: lost job %s (code %d); cancelling its pipeline", id(), job.id(), code);
                     cancel(job, CancelReason.OWNERSHIP_LOST);
                 }

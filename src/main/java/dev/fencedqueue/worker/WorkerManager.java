@@ -36,17 +36,19 @@ public class WorkerManager {
     private final ObjectMapper json;
     private final Vertx vertx;
     private final RevocationListener revocations;
+    private final WorkerMetrics metrics;
     private final Instance<JobProcessor> processors;
     private final String instanceId;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
     public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
-            RevocationListener revocations, Instance<JobProcessor> processors) {
+            RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors) {
         this.config = config;
         this.queues = queues;
         this.json = json;
         this.vertx = vertx;
         this.revocations = revocations;
+        this.metrics = metrics;
         this.processors = processors;
         this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
     }
@@ -78,6 +80,7 @@ public class WorkerManager {
     public Worker create(JobProcessor processor, WorkerOptions options) {
         Worker worker = new Worker(queues.queue(processor.queue()), processor, options, queues, json, vertx);
         revocations.register(worker);
+        metrics.bind(worker);
         workers.add(worker);
         return worker;
     }
@@ -91,6 +94,7 @@ public class WorkerManager {
     public Uni<Void> stop(Worker worker) {
         workers.remove(worker);
         revocations.unregister(worker);
+        metrics.unbind(worker);
         return worker.close();
     }
 
@@ -105,11 +109,13 @@ public class WorkerManager {
     }
 
     private static String defaultId() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = "worker";
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException e) {
+                host = "worker";
+            }
         }
         return host + "-" + UUID.randomUUID().toString().substring(0, 6);
     }

@@ -74,7 +74,7 @@ class BadInputTest {
     @Test
     void rejectsOversizedBodyWith413() {
         given().contentType(ContentType.JSON).body(Map.of("query", "x".repeat(100_000))).post("/research/start")
-                .then().statusCode(413);
+                .then().statusCode(413).contentType(ContentType.JSON).body("error", equalTo("payload_too_large"));
     }
 
     @Test
