@@ -1,0 +1,106 @@
+package dev.fencedqueue.it;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.dev.EmbeddedRedis;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A real Redis and the packaged service processes of one test, as a JUnit extension: starts Redis before
+ * each test, launches processes pointing at it on demand, and after each test, pass or fail, ends every
+ * process (waking frozen ones first), prints their logs if the test failed, and stops Redis. A JVM shutdown
+ * hook kills whatever is left if the test JVM itself is ended early.
+ */
+final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
+
+    private static final Path LOGS = Path.of("target", "process-it").toAbsolutePath();
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Map<String, String> config;
+    private final List<ServiceProcess> processes = new ArrayList<>();
+    private final Thread killer = new Thread(this::killAll, "process-fleet-killer");
+    private EmbeddedRedis redis;
+
+    /**
+     * @param config configuration of every process, as {@code -Dkey=value}, must not be {@code null}
+     */
+    ProcessFleet(Map<String, String> config) {
+        this.config = Map.copyOf(config);
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        Runtime.getRuntime().addShutdownHook(killer);
+        redis = EmbeddedRedis.start();
+    }
+
+    /**
+     * Launches a service process with its own worker id on a free port and waits until it is ready.
+     *
+     * @param workerId the process's {@code fq.worker.id}, also the name of its log file, must not be {@code null}
+     * @param extraConfig configuration of this process only, must not be {@code null}
+     * @return the ready process
+     */
+    ServiceProcess launch(String workerId, Map<String, String> extraConfig) {
+        Map<String, String> all = new LinkedHashMap<>(config);
+        all.putAll(extraConfig);
+        all.put("quarkus.redis.hosts", redis.uri());
+        all.put("fq.worker.id", workerId);
+        ServiceProcess process;
+        synchronized (processes) {
+            process = ServiceProcess.start(workerId, EmbeddedRedis.freePort(), all, LOGS.resolve(workerId + ".log"));
+            processes.add(process);
+        }
+        process.awaitReady(READY_TIMEOUT);
+        return process;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        try {
+            reversed().forEach(ServiceProcess::close);
+            if (context.getExecutionException().isPresent()) {
+                for (ServiceProcess process : snapshot()) {
+                    System.out.printf("%n===== log of %s (%s) =====%n%s===== end of log of %s =====%n", process,
+                            process.logFile(), process.log(), process);
+                }
+            }
+        } finally {
+            synchronized (processes) {
+                processes.clear();
+            }
+            if (redis != null) {
+                redis.close();
+                redis = null;
+            }
+            Runtime.getRuntime().removeShutdownHook(killer);
+        }
+    }
+
+    private void killAll() {
+        reversed().forEach(ServiceProcess::kill);
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private List<ServiceProcess> snapshot() {
+        synchronized (processes) {
+            return List.copyOf(processes);
+        }
+    }
+
+    private List<ServiceProcess> reversed() {
+        List<ServiceProcess> copy = new ArrayList<>(snapshot());
+        Collections.reverse(copy);
+        return copy;
+    }
+}
