@@ -127,8 +127,7 @@ public class ResearchResource {
         if (message.isKeepAlive()) {
             return sse.newEventBuilder().comment(message.comment()).build();
         }
-        OutboundSseEvent.Builder builder = sse.newEventBuilder().name(message.event())
-                .mediaType(MediaType.TEXT_PLAIN_TYPE).data(String.class, message.data());
+        OutboundSseEvent.Builder builder = sse.newEventBuilder().name(message.event()).data(message.data());
         if (message.id() != null) {
             builder.id(message.id());
         }

@@ -3,10 +3,11 @@ package dev.fencedqueue.dev;
 import java.net.URI;
 import java.util.Set;
 
+import io.quarkus.arc.Unremovable;
 import io.quarkus.arc.profile.IfBuildProfile;
 import io.quarkus.redis.client.RedisHostsProvider;
+import io.smallrye.common.annotation.Identifier;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
 /**
@@ -16,7 +17,8 @@ import org.jboss.logging.Logger;
  * system property) and stops when the JVM exits. The bean does not exist in production builds.
  */
 @IfBuildProfile("dev")
-@Named("embedded")
+@Identifier("embedded")
+@Unremovable
 @ApplicationScoped
 public class EmbeddedRedisHostsProvider implements RedisHostsProvider {
 

@@ -1,6 +1,5 @@
 package dev.fencedqueue.queue;
 
-import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -108,20 +107,22 @@ public class SharedConnection {
      * Tells whether a failure means Redis is unreachable (as opposed to Redis answering with an error).
      *
      * @param failure any failure, must not be {@code null}
-     * @return {@code true} for connection refusals, closed connections and timeouts
+     * @return {@code true} for refused, reset or closed connections ({@code CONNECTION_CLOSED} from the
+     *         Vert.x client included) and for timeouts
      */
     public static boolean isConnectionFailure(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof TimeoutException
-                    || t instanceof java.nio.channels.ClosedChannelException
-                    || t instanceof io.netty.channel.ConnectTimeoutException
-                    || t instanceof RedisUnavailableException
-                    || t instanceof java.io.IOException) {
+            if (t instanceof RedisUnavailableException || t instanceof TimeoutException
+                    || t instanceof java.io.IOException || t instanceof io.netty.channel.ConnectTimeoutException) {
                 return true;
             }
             String message = String.valueOf(t.getMessage());
-            if (t instanceof io.vertx.core.VertxException && (message.contains("onnection") || message.contains("closed"))) {
+            if (message.startsWith("CONNECTION_CLOSED") || message.startsWith("Connection is closed")
+                    || message.startsWith("Connection reset") || message.startsWith("Connection refused")) {
                 return true;
+            }
+            if (t.getCause() == t) {
+                break;
             }
         }
         return false;
