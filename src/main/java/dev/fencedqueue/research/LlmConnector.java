@@ -2,6 +2,7 @@ package dev.fencedqueue.research;
 
 import java.net.ConnectException;
 import java.net.URI;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -34,7 +35,10 @@ public class LlmConnector {
 
     public LlmConnector(Vertx vertx, LlmConfig config) {
         this.config = config;
-        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+        // The request's idle timeout stops once the response headers arrive; the connection's idle timeout
+        // (reset by every byte read or written) also covers a response body that goes silent.
+        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
+                .setIdleTimeout((int) config.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS),
                 new PoolOptions().setHttp1MaxSize(config.maxConnections()));
     }
 

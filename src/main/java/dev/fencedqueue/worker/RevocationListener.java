@@ -39,20 +39,25 @@ public class RevocationListener {
      *
      * @param worker the worker, must not be {@code null}
      */
-    public void register(Worker worker) {
+    public synchronized void register(Worker worker) {
         workers.computeIfAbsent(worker.queue(), q -> new CopyOnWriteArraySet<>()).add(worker);
         subscriptions.computeIfAbsent(worker.queue(), this::subscribe);
     }
 
     /**
-     * Stops delivering notices to the worker.
+     * Stops delivering notices to the worker. When it was the queue's last worker, the queue's subscription
+     * is cancelled, which releases its Redis connection.
      *
      * @param worker the worker, must not be {@code null}
      */
-    public void unregister(Worker worker) {
+    public synchronized void unregister(Worker worker) {
         Set<Worker> set = workers.get(worker.queue());
-        if (set != null) {
-            set.remove(worker);
+        if (set != null && set.remove(worker) && set.isEmpty()) {
+            workers.remove(worker.queue());
+            Cancellable subscription = subscriptions.remove(worker.queue());
+            if (subscription != null) {
+                subscription.cancel();
+            }
         }
     }
 

@@ -1,0 +1,245 @@
+package dev.fencedqueue.research;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.helpers.test.AssertSubscriber;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The streaming LLM client against a real HTTP server started here (one path per behaviour) and against
+ * the built-in simulator. Clients for the test server are built directly with a short idle timeout.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class LlmClientTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration IDLE_TIMEOUT = Duration.ofMillis(400);
+
+    @Inject
+    Vertx vertx;
+
+    @Inject
+    ObjectMapper json;
+
+    @Inject
+    LlmClient simulatorClient;
+
+    @Inject
+    SimulatorStats simulatorStats;
+
+    private HttpServer server;
+    private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+    private final List<LlmConnector> connectors = new ArrayList<>();
+
+    /** What the test server saw of one request. */
+    record Exchange(String path, CompletableFuture<String> body, CompletableFuture<Void> closed) {
+    }
+
+    /** An {@link LlmConfig} for clients built by the test. */
+    record TestLlmConfig(Optional<String> url, Duration idleTimeout, Duration connectTimeout, int maxConnections)
+            implements LlmConfig {
+    }
+
+    @BeforeEach
+    void startServer() throws Exception {
+        server = vertx.createHttpServer().requestHandler(this::serve);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stopServer() throws Exception {
+        connectors.forEach(LlmConnector::close);
+        server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void wellFormedStreamYieldsProgressThenSummary() {
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/stream").research("AI trends", "job-1"));
+
+        messages.awaitCompletion(TIMEOUT);
+
+        assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(30, "reading"),
+                new LlmMessage.Progress(60, "two\nlines"), new LlmMessage.Summary("all done"));
+        assertThat(exchange("/stream").body()).succeedsWithin(TIMEOUT)
+                .isEqualTo("{\"query\":\"AI trends\",\"jobId\":\"job-1\"}");
+    }
+
+    @Test
+    void nonSuccessStatusFailsWithLlmException() {
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/unavailable").research("q", "job-2"));
+
+        messages.awaitFailure(TIMEOUT);
+
+        assertThat(messages.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("503");
+        assertThat(messages.getItems()).isEmpty();
+    }
+
+    @Test
+    void malformedDataLineFailsTheStreamAndClosesTheConnection() {
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/malformed").research("q", "job-3"));
+
+        messages.awaitFailure(TIMEOUT);
+
+        assertThat(messages.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("malformed");
+        assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(10, "fine so far"));
+        assertThat(exchange("/malformed").closed()).succeedsWithin(TIMEOUT);
+    }
+
+    @Test
+    void messageThatIsNeitherProgressNorSummaryFailsTheStream() {
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/unexpected").research("q", "job-4"));
+
+        messages.awaitFailure(TIMEOUT);
+
+        assertThat(messages.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("malformed LLM message");
+        assertThat(exchange("/unexpected").closed()).succeedsWithin(TIMEOUT);
+    }
+
+    @Test
+    void silenceLongerThanTheIdleTimeoutFailsTheStream() {
+        long subscribedAt = System.nanoTime();
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/silent").research("q", "job-5"));
+
+        messages.awaitFailure(TIMEOUT);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - subscribedAt)).isGreaterThanOrEqualTo(IDLE_TIMEOUT);
+        assertThat(messages.getFailure()).isInstanceOf(LlmException.class);
+        assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(5, "thinking"));
+        assertThat(exchange("/silent").closed()).succeedsWithin(TIMEOUT);
+    }
+
+    @Test
+    void cancellingTheStreamClosesTheHttpConnection() {
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/endless").research("q", "job-6"));
+        messages.awaitItems(2, TIMEOUT);
+        Exchange exchange = exchange("/endless");
+        assertThat(exchange.closed()).isNotDone();
+
+        messages.cancel();
+
+        assertThat(exchange.closed()).succeedsWithin(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void refusedConnectionFails() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        AssertSubscriber<LlmMessage> messages = subscribe(clientFor("http://127.0.0.1:" + closedPort + "/research")
+                .research("q", "job-7"));
+
+        messages.awaitFailure(TIMEOUT);
+
+        assertThat(messages.getFailure()).isInstanceOf(ConnectException.class);
+    }
+
+    @Test
+    void simulatorStreamsProgressThenASummaryOfTheQuery() {
+        String jobId = "llm-" + UUID.randomUUID();
+        AssertSubscriber<LlmMessage> messages = subscribe(simulatorClient.research("quantum sensors", jobId));
+
+        messages.awaitCompletion(TIMEOUT);
+
+        List<LlmMessage> items = messages.getItems();
+        assertThat(items).hasSizeGreaterThan(1);
+        assertThat(items.subList(0, items.size() - 1)).allSatisfy(m -> assertThat(m).isInstanceOf(LlmMessage.Progress.class));
+        assertThat(items.subList(0, items.size() - 1)).extracting(m -> ((LlmMessage.Progress) m).percent()).isSorted();
+        assertThat(items.get(items.size() - 1)).isInstanceOfSatisfying(LlmMessage.Summary.class,
+                summary -> assertThat(summary.summary()).contains("quantum sensors"));
+        await().atMost(TIMEOUT).until(() -> counts(jobId) != null && counts(jobId).completed() == 1);
+        assertThat(counts(jobId).closedEarly()).isZero();
+    }
+
+    @Test
+    void cancellingTheSimulatorStreamClosesItsConnection() {
+        String jobId = "llm-" + UUID.randomUUID();
+        AssertSubscriber<LlmMessage> messages = subscribe(simulatorClient.research("cancel me", jobId));
+        messages.awaitItems(1, TIMEOUT);
+
+        messages.cancel();
+
+        await().atMost(Duration.ofSeconds(2)).until(() -> counts(jobId).closedEarly() == 1);
+        assertThat(counts(jobId).completed()).isZero();
+    }
+
+    private void serve(HttpServerRequest request) {
+        Exchange exchange = new Exchange(request.path(), new CompletableFuture<>(), new CompletableFuture<>());
+        exchanges.add(exchange);
+        request.connection().closeHandler(ignored -> exchange.closed().complete(null));
+        request.body().onSuccess(body -> exchange.body().complete(body.toString()));
+        HttpServerResponse response = request.response();
+        if (request.path().equals("/unavailable")) {
+            response.setStatusCode(503).end("{\"error\":\"overloaded\"}");
+            return;
+        }
+        response.setChunked(true).putHeader("Content-Type", "text/event-stream");
+        switch (request.path()) {
+            case "/stream" -> response.write(": a comment\n\nevent: progress\nid: 1\ndata: {\"percent\":30,\"message\":\"reading\"}\n\n")
+                    .compose(v -> response.write("data: {\"percent\":60,\ndata: \"message\":\"two\\nlines\"}\r\n\r\n"))
+                    .compose(v -> response.end("data: {\"status\":\"completed\",\"summary\":\"all done\"}\n\n"));
+            case "/malformed" -> response.write("data: {\"percent\":10,\"message\":\"fine so far\"}\n\n")
+                    .compose(v -> response.write("data: {not json\n\n"));
+            case "/unexpected" -> response.write("data: {\"status\":\"thinking\"}\n\n");
+            case "/silent" -> response.write("data: {\"percent\":5,\"message\":\"thinking\"}\n\n");
+            case "/endless" -> {
+                long timer = vertx.setPeriodic(50, id -> response.write("data: {\"percent\":1,\"message\":\"more\"}\n\n"));
+                exchange.closed().whenComplete((v, f) -> vertx.cancelTimer(timer));
+            }
+            default -> response.setStatusCode(404).end();
+        }
+    }
+
+    private Exchange exchange(String path) {
+        return await().atMost(TIMEOUT).until(
+                () -> exchanges.stream().filter(e -> e.path().equals(path)).findFirst().orElse(null), e -> e != null);
+    }
+
+    private LlmClient client(String path) {
+        return clientFor("http://127.0.0.1:" + server.actualPort() + path);
+    }
+
+    private LlmClient clientFor(String url) {
+        LlmConfig config = new TestLlmConfig(Optional.of(url), IDLE_TIMEOUT, Duration.ofSeconds(2), 4);
+        LlmConnector connector = new LlmConnector(vertx, config);
+        connectors.add(connector);
+        return new LlmClient(connector, config, json);
+    }
+
+    private SimulatorStats.Counts counts(String jobId) {
+        return simulatorStats.snapshot().jobs().get(jobId);
+    }
+
+    private static AssertSubscriber<LlmMessage> subscribe(Multi<LlmMessage> multi) {
+        return multi.subscribe().withSubscriber(AssertSubscriber.create(Long.MAX_VALUE));
+    }
+}

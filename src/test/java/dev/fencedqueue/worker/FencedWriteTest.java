@@ -1,0 +1,233 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.fencing.StaleFencingTokenException;
+import dev.fencedqueue.queue.Backoff;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobNotActiveException;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Uni;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fenced writes: only the current epoch of a job writes, tokens only grow, and a job ends once. Worker A is
+ * frozen (as if paused by GC) until the stalled-job check hands its job to worker B, then A writes.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class FencedWriteTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @Inject
+    WorkerManager workers;
+
+    @Inject
+    Queues queues;
+
+    @Inject
+    QueueInspector redis;
+
+    private final List<Worker> started = new ArrayList<>();
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void rejectsProgressFromStaleFencingToken() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = start(processorA, "worker-A");
+        String jobId = add(JobOptions.defaults());
+        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
+        zombie.context().progress(10, "epoch 1 at work").await().atMost(TIMEOUT);
+
+        takeOver(workerA, processorB, jobId);
+        ProbeProcessor.Attempt current = processorB.attempt(0);
+        current.context().progress(20, "epoch 2 at work").await().atMost(TIMEOUT);
+        int eventsBefore = redis.events(queue, jobId).size();
+
+        assertThatThrownBy(() -> zombie.context().progress(30, "zombie write").await().atMost(TIMEOUT))
+                .isInstanceOf(StaleFencingTokenException.class).hasMessageContaining(jobId);
+
+        List<JobEvent> events = redis.events(queue, jobId);
+        assertThat(events).hasSize(eventsBefore);
+        assertThat(events).noneMatch(e -> e.data().contains("zombie write"));
+        assertThat(redis.job(queue, jobId).progress()).contains("epoch 2 at work");
+        assertThat(workerA.stats().rejectedWrites()).isEqualTo(1);
+        await().atMost(TIMEOUT).until(zombie::isCancelled);
+        // The refusal comes from the script itself: the same write sent straight to Redis gets -7.
+        assertThat(appendEventDirectly(jobId, zombie.fencingToken())).isEqualTo(-7);
+    }
+
+    @Test
+    void rejectsWriteAfterTheJobWasHandedBackToWait() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Worker worker = start(processor, "worker-A");
+        String jobId = add(JobOptions.defaults());
+        ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
+
+        worker.freeze(true);
+        awaitJob(jobId, job -> job.state() == JobState.WAITING);
+
+        assertThatThrownBy(() -> attempt.context().progress(50, "after hand-back").await().atMost(TIMEOUT))
+                .isInstanceOf(JobNotActiveException.class);
+        Job job = redis.job(queue, jobId);
+        assertThat(job.fencingToken()).as("nobody took the job again").isEqualTo(attempt.fencingToken());
+        assertThat(job.progress()).isNull();
+        assertThat(redis.eventTypes(queue, jobId)).containsExactly("started");
+    }
+
+    @Test
+    void fencingTokenGrowsWithEveryActivation() {
+        // Three workers compete for one job whose first three attempts fail at once.
+        List<ProbeProcessor> processors = new ArrayList<>();
+        for (String id : List.of("worker-A", "worker-B", "worker-C")) {
+            ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> context.job().attemptsStarted() < 4
+                    ? Uni.createFrom().failure(new IllegalStateException("attempt fails"))
+                    : Uni.createFrom().item("done"));
+            processors.add(processor);
+            start(processor, id);
+        }
+        String jobId = add(JobOptions.defaults().withAttempts(4).withBackoff(Backoff.NONE));
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
+
+        List<Long> tokens = processors.stream().flatMap(p -> p.attempts().stream())
+                .map(ProbeProcessor.Attempt::fencingToken).sorted().toList();
+        assertThat(tokens).containsExactly(1L, 2L, 3L, 4L);
+        List<JobEvent> events = redis.events(queue, jobId);
+        assertThat(events).filteredOn(e -> e.type().equals("started")).extracting(JobEvent::fencingToken)
+                .containsExactly(1L, 2L, 3L, 4L);
+        assertThat(events.get(events.size() - 1)).extracting(JobEvent::type, JobEvent::fencingToken)
+                .containsExactly("completed", 4L);
+        assertThat(job.fencingToken()).isEqualTo(4);
+        assertThat(job.attemptsStarted()).isEqualTo(4);
+    }
+
+    @Test
+    void rejectsCompletionFromStaleEpochSoTheJobEndsOnce() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = start(processorA, "worker-A");
+        String jobId = add(JobOptions.defaults());
+        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
+        takeOver(workerA, processorB, jobId);
+
+        zombie.complete("zombie result");
+        await().atMost(TIMEOUT).until(() -> workerA.stats().rejectedWrites() == 1);
+        Job stillRunning = redis.job(queue, jobId);
+        assertThat(stillRunning.state()).isEqualTo(JobState.ACTIVE);
+        assertThat(stillRunning.returnValue()).isNull();
+        assertThat(redis.terminalEvents(queue, jobId)).isEmpty();
+
+        processorB.attempt(0).complete("current result");
+        Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
+
+        assertThat(job.returnValue()).isEqualTo("\"current result\"");
+        assertThat(job.workerId()).isEqualTo("worker-B");
+        assertThat(job.attemptsMade()).isEqualTo(1);
+        assertThat(workerA.stats().completed()).isZero();
+        assertOneTerminalEventLast(jobId, "completed", 2);
+    }
+
+    @Test
+    void rejectsFailureFromStaleEpochSoNoRetryIsScheduled() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = start(processorA, "worker-A");
+        String jobId = add(JobOptions.defaults().withAttempts(3));
+        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
+        takeOver(workerA, processorB, jobId);
+
+        zombie.fail(new IllegalStateException("zombie failure"));
+        await().atMost(TIMEOUT).until(() -> workerA.stats().rejectedWrites() == 1);
+        Job stillRunning = redis.job(queue, jobId);
+        assertThat(stillRunning.state()).isEqualTo(JobState.ACTIVE);
+        assertThat(stillRunning.attemptsMade()).isZero();
+        assertThat(stillRunning.failedReason()).isNull();
+
+        processorB.attempt(0).complete("current result");
+        Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
+
+        assertThat(job.attemptsMade()).isEqualTo(1);
+        assertThat(processorB.started()).isEqualTo(1);
+        assertOneTerminalEventLast(jobId, "completed", 2);
+    }
+
+    /** Freezes A until its job stalls, then lets B take it as epoch 2. */
+    private void takeOver(Worker workerA, ProbeProcessor processorB, String jobId) {
+        workerA.freeze(true);
+        start(processorB, "worker-B");
+        ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
+        assertThat(current.fencingToken()).isEqualTo(2);
+        Job job = redis.job(queue, jobId);
+        assertThat(job.fencingToken()).isEqualTo(2);
+        assertThat(job.workerId()).isEqualTo("worker-B");
+    }
+
+    private void assertOneTerminalEventLast(String jobId, String type, long token) {
+        List<JobEvent> events = redis.events(queue, jobId);
+        assertThat(events).filteredOn(JobEvent::isTerminal).hasSize(1);
+        assertThat(events.get(events.size() - 1)).extracting(JobEvent::type, JobEvent::fencingToken)
+                .containsExactly(type, token);
+    }
+
+    private long appendEventDirectly(String jobId, long token) {
+        return queues.scripts().run(LuaScript.APPEND_EVENT,
+                List.of(queue.keys().job(jobId), queue.keys().fence(jobId), queue.keys().events(jobId)),
+                List.of(Long.toString(token), "progress", "{}", "100", "0", ""))
+                .await().atMost(TIMEOUT).toLong();
+    }
+
+    private Worker start(ProbeProcessor processor, String workerId) {
+        Worker worker = workers.create(processor, new WorkerOptions(workerId, 1, Duration.ofSeconds(1),
+                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        started.add(worker);
+        worker.start();
+        return worker;
+    }
+
+    private String add(JobOptions options) {
+        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
+        await().atMost(TIMEOUT).until(() -> processor.started() > index);
+        return processor.attempt(index);
+    }
+
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
+        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+}

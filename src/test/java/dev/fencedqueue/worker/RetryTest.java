@@ -1,0 +1,169 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.fencing.StaleFencingTokenException;
+import dev.fencedqueue.queue.Backoff;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Failed attempts are retried per {@code attempts} and {@code backoff}, each retry in a new epoch. */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class RetryTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @Inject
+    WorkerManager workers;
+
+    @Inject
+    QueueInspector redis;
+
+    private final List<Worker> started = new ArrayList<>();
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void retriesAfterFixedBackoffInANewEpochUntilAttemptsRunOut() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        start(processor);
+        String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.fixed(Duration.ofMillis(400))));
+
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            ProbeProcessor.Attempt running = awaitAttempt(processor, attempt - 1);
+            assertThat(running.fencingToken()).isEqualTo(attempt);
+            assertThat(redis.terminalEvents(queue, jobId)).as("no terminal event before the last attempt ends").isEmpty();
+            if (attempt > 1) {
+                // The previous epoch can no longer write.
+                ProbeProcessor.Attempt previous = processor.attempt(attempt - 2);
+                assertThatThrownBy(() -> previous.context().progress(1, "old epoch").await().atMost(TIMEOUT))
+                        .isInstanceOf(StaleFencingTokenException.class);
+            }
+            long failedAfter = redis.redisTimeMillis();
+            running.fail(new IllegalStateException("boom " + attempt));
+            if (attempt < 3) {
+                int made = attempt;
+                Job delayed = awaitJob(jobId, job -> job.state() == JobState.DELAYED && job.attemptsMade() == made);
+                Long due = redis.delayedDue(queue, jobId);
+                long failedBefore = redis.redisTimeMillis();
+                assertThat(delayed.failedReason()).isEqualTo("boom " + attempt);
+                assertThat(due).as("due time: failure time on the Redis clock plus the backoff").isNotNull()
+                        .isBetween(failedAfter + 400, failedBefore + 400);
+                ProbeProcessor.Attempt next = awaitAttempt(processor, attempt);
+                assertThat(next.context().job().processedOn()).as("next attempt starts at its due time")
+                        .isGreaterThanOrEqualTo(due);
+            }
+        }
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
+        assertThat(job.failedReason()).isEqualTo("boom 3");
+        assertThat(job.attemptsMade()).isEqualTo(3);
+        assertThat(job.attemptsStarted()).isEqualTo(3);
+        assertThat(job.fencingToken()).isEqualTo(3);
+        assertThat(job.finishedOn()).isNotNull();
+        List<JobEvent> events = redis.events(queue, jobId);
+        assertThat(events).extracting(JobEvent::type).containsExactly("started", "started", "started", "failed");
+        assertThat(events).extracting(JobEvent::fencingToken).containsExactly(1L, 2L, 3L, 3L);
+        assertThat(events.get(3).data()).contains("boom 3");
+        assertThat(redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().failed()).arg(jobId))).isNotNull();
+    }
+
+    @Test
+    void exponentialBackoffDoublesTheWaitAfterEachAttempt() {
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(),
+                context -> Uni.createFrom().failure(new IllegalStateException("attempt " + context.fencingToken())));
+        start(processor);
+        String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.exponential(Duration.ofMillis(300))));
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
+
+        List<Long> startedOn = processor.attempts().stream().map(a -> a.context().job().processedOn()).toList();
+        assertThat(startedOn).hasSize(3);
+        assertThat(startedOn.get(1) - startedOn.get(0)).as("wait after attempt 1").isBetween(300L, 549L);
+        assertThat(startedOn.get(2) - startedOn.get(1)).as("wait after attempt 2").isBetween(600L, 849L);
+        assertThat(job.attemptsMade()).isEqualTo(3);
+        assertThat(job.failedReason()).isEqualTo("attempt 3");
+        assertThat(redis.terminalEvents(queue, jobId)).extracting(JobEvent::type).containsExactly("failed");
+    }
+
+    @Test
+    void unrecoverableFailureFailsAtOnceWithoutFurtherAttempts() {
+        JobProcessor throwing = new JobProcessor() {
+            @Override
+            public String queue() {
+                return queue.name();
+            }
+
+            @Override
+            public Uni<Object> process(JobContext context) {
+                throw new UnrecoverableJobException("bad input, retrying will not help");
+            }
+        };
+        Worker worker = workers.create(throwing, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
+                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        started.add(worker);
+        worker.start();
+        String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.fixed(Duration.ofMillis(100))));
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
+
+        assertThat(job.failedReason()).isEqualTo("bad input, retrying will not help");
+        assertThat(job.attemptsMade()).isEqualTo(1);
+        assertThat(job.attemptsStarted()).isEqualTo(1);
+        assertThat(redis.eventTypes(queue, jobId)).containsExactly("started", "failed");
+        await().atMost(TIMEOUT).until(() -> worker.stats().failed() == 1);
+    }
+
+    private void start(ProbeProcessor processor) {
+        Worker worker = workers.create(processor, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
+                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        started.add(worker);
+        worker.start();
+    }
+
+    private String add(JobOptions options) {
+        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
+        await().atMost(TIMEOUT).until(() -> processor.started() > index);
+        return processor.attempt(index);
+    }
+
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
+        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+}

@@ -1,0 +1,217 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The stalled-job check: a job whose lock expired goes back to wait, or fails once it stalled too often. */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class StalledJobCheckTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final String STALLED_REASON = "job stalled more than allowable limit";
+
+    @Inject
+    WorkerManager workers;
+
+    @Inject
+    Queues queues;
+
+    @Inject
+    QueueInspector redis;
+
+    private final List<Worker> started = new ArrayList<>();
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void reclaimsJobWhenLockExpiresAndTheStaleWorkerStops() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = start(processorA, options("worker-A", 1));
+        String jobId = add(JobOptions.defaults());
+        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
+        CompletableFuture<CancelReason> zombieCancelled = zombie.context().cancelled().subscribeAsCompletionStage();
+
+        workerA.freeze(true);
+        Job handedBack = awaitJob(jobId, job -> job.state() == JobState.WAITING);
+        assertThat(handedBack.stalledCounter()).isEqualTo(1);
+        assertThat(handedBack.fencingToken()).isEqualTo(1);
+        assertThat(redis.activeIds(queue)).isEmpty();
+
+        start(processorB, options("worker-B", 1));
+        ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
+        assertThat(current.fencingToken()).isEqualTo(2);
+        Job taken = redis.job(queue, jobId);
+        assertThat(taken.state()).isEqualTo(JobState.ACTIVE);
+        assertThat(taken.workerId()).isEqualTo("worker-B");
+        assertThat(taken.attemptsStarted()).isEqualTo(2);
+
+        // A wakes up: its next lock renewal finds the newer token and cancels its pipeline.
+        workerA.freeze(false);
+        assertThat(zombieCancelled).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.OWNERSHIP_LOST);
+        await().atMost(TIMEOUT).until(() -> workerA.activeJobIds().isEmpty());
+        assertThat(processorB.attempt(0).isCancelled()).isFalse();
+    }
+
+    @Test
+    void failsJobThatStalledMoreThanMaxStalledCount() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = start(processorA, options("worker-A", 1));
+        String jobId = add(JobOptions.defaults().withAttempts(5));
+        awaitAttempt(processorA, 0);
+
+        workerA.freeze(true);
+        Worker workerB = start(processorB, options("worker-B", 1));
+        awaitAttempt(processorB, 0);
+        assertThat(redis.job(queue, jobId).stalledCounter()).as("one stall is allowed").isEqualTo(1);
+
+        workerB.freeze(true);
+        Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
+
+        assertThat(job.failedReason()).isEqualTo(STALLED_REASON);
+        assertThat(job.stalledCounter()).isEqualTo(2);
+        assertThat(job.finishedOn()).isNotNull();
+        assertThat(redis.activeIds(queue)).isEmpty();
+        assertThat(redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().failed()).arg(jobId))).isNotNull();
+        List<JobEvent> events = redis.events(queue, jobId);
+        assertThat(events).filteredOn(JobEvent::isTerminal).hasSize(1);
+        JobEvent failed = events.get(events.size() - 1);
+        assertThat(failed.type()).isEqualTo("failed");
+        assertThat(failed.fencingToken()).isEqualTo(2);
+        assertThat(failed.data()).contains(STALLED_REASON);
+    }
+
+    @Test
+    void neverReclaimsJobWhoseLockKeepsBeingRenewed() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        start(processorA, options("worker-A", 0));
+        String jobId = add(JobOptions.defaults());
+        ProbeProcessor.Attempt attempt = awaitAttempt(processorA, 0);
+        start(processorB, options("worker-B", 0));
+
+        // Three lock durations, six stalled checks: the renewing worker keeps the job.
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> {
+            Job job = redis.job(queue, jobId);
+            return job.state() == JobState.ACTIVE && job.fencingToken() == 1 && job.stalledCounter() == 0
+                    && processorB.started() == 0 && !attempt.isCancelled();
+        });
+
+        attempt.complete("long job done");
+        Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
+        assertThat(job.fencingToken()).isEqualTo(1);
+        assertThat(job.workerId()).isEqualTo("worker-A");
+    }
+
+    @Test
+    void workersRunTheCheckAtMostOncePerStalledInterval() {
+        start(ProbeProcessor.held(queue.name()), options("worker-A", 1));
+        start(ProbeProcessor.held(queue.name()), options("worker-B", 1));
+        String checkKey = queue.keys().stalledCheck();
+        long ttl = await().atMost(TIMEOUT).until(() -> pttl(checkKey), millis -> millis > 0);
+        assertThat(ttl).as("the check key lives one stalled interval").isLessThanOrEqualTo(500L);
+
+        // Two more checkers (as two more workers would) on a queue without workers.
+        JobQueue other = redis.freshQueue();
+        WorkerOptions everySecond = new WorkerOptions("checker", 1, Duration.ofSeconds(1), Duration.ofMillis(300),
+                Duration.ofSeconds(1), 1, Duration.ofSeconds(2));
+        StalledJobChecker checkerA = new StalledJobChecker(other.keys(), queues.scripts(), everySecond, 100);
+        StalledJobChecker checkerB = new StalledJobChecker(other.keys(), queues.scripts(), everySecond, 100);
+        String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
+        activateWithShortLock(other);
+
+        long firstCheck = System.nanoTime();
+        assertThat(check(checkerA)).as("first check only marks the active job").isEmpty();
+        assertThat(pttl(other.keys().stalledCheck())).isBetween(1L, 1000L);
+        await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
+        assertThat(check(checkerB)).as("the job is stalled, but the check already ran in this interval").isEmpty();
+        assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.ACTIVE);
+
+        Map<String, String> moved = await().atMost(TIMEOUT).until(() -> check(checkerB), m -> !m.isEmpty());
+        assertThat(Duration.ofNanos(System.nanoTime() - firstCheck)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+        assertThat(moved).containsExactly(Map.entry(jobId, "waiting"));
+        assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.WAITING);
+    }
+
+    /** Activates the next job of a queue as a worker would, but with a 50 ms lock that nobody renews. */
+    private void activateWithShortLock(JobQueue other) {
+        queues.scripts().run(LuaScript.MOVE_TO_ACTIVE,
+                List.of(other.keys().waitList(), other.keys().active(), other.keys().prioritized(), other.keys().delayed(),
+                        other.keys().marker(), other.keys().meta()),
+                List.of(other.keys().prefix(), UUID.randomUUID().toString(), "50", "checker", "100"))
+                .await().atMost(TIMEOUT);
+    }
+
+    private static Map<String, String> check(StalledJobChecker checker) {
+        return checker.check().await().atMost(TIMEOUT);
+    }
+
+    private long pttl(String key) {
+        return redis.send(Request.cmd(Command.PTTL).arg(key)).toLong();
+    }
+
+    private Worker start(ProbeProcessor processor, WorkerOptions options) {
+        Worker worker = workers.create(processor, options);
+        started.add(worker);
+        worker.start();
+        return worker;
+    }
+
+    /** Lock 1 s renewed every 300 ms, stalled check every 500 ms. */
+    private static WorkerOptions options(String workerId, int maxStalledCount) {
+        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500),
+                maxStalledCount, Duration.ofSeconds(2));
+    }
+
+    private String add(JobOptions options) {
+        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
+        await().atMost(TIMEOUT).until(() -> processor.started() > index);
+        return processor.attempt(index);
+    }
+
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
+        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+}

@@ -1,0 +1,249 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+
+import dev.fencedqueue.queue.AbortResult;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The worker runtime: slots, wake-up on the marker, and cancellation of a job's pipeline. */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class WorkerTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @Inject
+    WorkerManager workers;
+
+    @Inject
+    QueueInspector redis;
+
+    private final List<Worker> started = new ArrayList<>();
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void runsAtMostConcurrencyJobsAtOnce() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        start(processor, options("w-slots", Duration.ofSeconds(2)).withConcurrency(3));
+        List<String> jobIds = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            jobIds.add(add(JobOptions.defaults()));
+        }
+
+        await().atMost(TIMEOUT).until(() -> processor.started() == 3);
+        await().during(Duration.ofMillis(700)).atMost(TIMEOUT)
+                .until(() -> processor.started() == 3 && redis.activeIds(queue).size() == 3);
+
+        int completed = 0;
+        while (completed < jobIds.size()) {
+            int startedNow = processor.started();
+            for (int i = completed; i < startedNow; i++) {
+                processor.attempt(i).complete("done " + i);
+            }
+            completed = startedNow;
+            int expected = Math.min(jobIds.size(), completed + 3);
+            await().atMost(TIMEOUT).until(() -> processor.started() == expected || processor.started() == jobIds.size());
+            assertThat(redis.activeIds(queue)).hasSizeLessThanOrEqualTo(3);
+        }
+
+        await().atMost(TIMEOUT).until(() -> jobIds.stream().allMatch(id -> redis.job(queue, id).state() == JobState.COMPLETED));
+        assertThat(processor.maxRunning()).isEqualTo(3);
+        assertThat(processor.started()).isEqualTo(7);
+    }
+
+    @Test
+    void idleWorkerIsWokenByTheMarkerNotByPolling() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Set<String> clientsBefore = clientIds();
+        start(processor, options("w-idle", Duration.ofSeconds(30)));
+        await().atMost(TIMEOUT).until(() -> blockedOnMarker(clientsBefore));
+
+        long addedAt = System.nanoTime();
+        String jobId = add(JobOptions.defaults());
+
+        await().atMost(Duration.ofSeconds(1)).until(() -> processor.started() == 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - addedAt)).isLessThan(Duration.ofSeconds(1));
+        assertThat(processor.attempt(0).context().jobId()).isEqualTo(jobId);
+    }
+
+    @Test
+    void abortCancelsTheRunningAttemptThroughTheRevokeNotice() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        // Renewal every 5 s: within the test only the revoke notice can stop the attempt.
+        Worker worker = start(processor, new WorkerOptions("w-abort", 1, Duration.ofSeconds(10), Duration.ofSeconds(5),
+                Duration.ofSeconds(5), 1, Duration.ofSeconds(2)));
+        String jobId = add(JobOptions.defaults());
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        ProbeProcessor.Attempt attempt = processor.attempt(0);
+        CompletableFuture<CancelReason> reason = attempt.context().cancelled().subscribeAsCompletionStage();
+        awaitRevokeSubscription(jobId);
+
+        long abortedAt = System.nanoTime();
+        AbortResult result = queue.abort(jobId, "stop it").await().atMost(TIMEOUT);
+
+        assertThat(result.wasRunning()).isTrue();
+        await().atMost(Duration.ofSeconds(1)).until(attempt::isCancelled);
+        assertThat(Duration.ofNanos(System.nanoTime() - abortedAt)).isLessThan(Duration.ofSeconds(1));
+        assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.REVOKED);
+        await().atMost(TIMEOUT).until(() -> worker.activeJobIds().isEmpty());
+        assertThatThrownBy(() -> attempt.context().progress(90, "after abort").await().atMost(TIMEOUT))
+                .isInstanceOf(JobCancelledException.class);
+        assertThat(redis.job(queue, jobId).state()).isEqualTo(JobState.ABORTED);
+        assertThat(redis.eventTypes(queue, jobId)).containsExactly("started", "aborted");
+    }
+
+    @Test
+    void revokeNoticeStopsTheRunningAttemptOfThatEpochOnly() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Worker worker = start(processor, options("w-revoke", Duration.ofSeconds(2)));
+        String jobId = add(JobOptions.defaults());
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        ProbeProcessor.Attempt attempt = processor.attempt(0);
+        CompletableFuture<CancelReason> reason = attempt.context().cancelled().subscribeAsCompletionStage();
+
+        // A notice about an older epoch (token 0) must not stop the current run (token 1).
+        awaitRevokeSubscription(jobId);
+        await().during(Duration.ofMillis(500)).atMost(TIMEOUT).until(() -> !attempt.isCancelled());
+
+        long revokedAt = System.nanoTime();
+        publishRevoke(jobId + ":" + attempt.fencingToken());
+
+        await().atMost(Duration.ofSeconds(1)).until(attempt::isCancelled);
+        assertThat(Duration.ofNanos(System.nanoTime() - revokedAt)).isLessThan(Duration.ofSeconds(1));
+        assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.REVOKED);
+        await().atMost(TIMEOUT).until(() -> worker.activeJobIds().isEmpty());
+    }
+
+    @Test
+    void lostFencingTokenCancelsTheAttemptAtTheNextRenewal() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Worker worker = start(processor, options("w-token", Duration.ofSeconds(2)));
+        String jobId = add(JobOptions.defaults());
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        ProbeProcessor.Attempt attempt = processor.attempt(0);
+        CompletableFuture<CancelReason> reason = attempt.context().cancelled().subscribeAsCompletionStage();
+
+        // A newer epoch, without any revoke notice: only the renewal's token check can notice it.
+        redis.send(Request.cmd(Command.INCR).arg(queue.keys().fence(jobId)));
+
+        await().atMost(Duration.ofSeconds(1)).until(attempt::isCancelled);
+        assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.OWNERSHIP_LOST);
+        await().atMost(TIMEOUT).until(() -> worker.activeJobIds().isEmpty());
+        attempt.complete("too late");
+        assertThat(worker.stats().completed()).isZero();
+        assertThat(redis.terminalEvents(queue, jobId)).isEmpty();
+    }
+
+    @Test
+    void stoppingTheWorkerCancelsItsAttemptsAndLeavesTheJobActive() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Worker worker = workers.create(processor, options("w-stop", Duration.ofSeconds(2)));
+        worker.start();
+        String jobId = add(JobOptions.defaults());
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        CompletableFuture<CancelReason> reason = processor.attempt(0).context().cancelled().subscribeAsCompletionStage();
+
+        workers.stop(worker).await().atMost(TIMEOUT);
+
+        assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.SHUTDOWN);
+        assertThat(processor.attempt(0).isCancelled()).isTrue();
+        assertThat(redis.job(queue, jobId).state()).isEqualTo(JobState.ACTIVE);
+        assertThat(redis.terminalEvents(queue, jobId)).isEmpty();
+    }
+
+    @Test
+    void stoppingTheLastWorkerOfAQueueReleasesItsRevokeSubscription() {
+        Worker first = workers.create(ProbeProcessor.held(queue.name()), options("w-first", Duration.ofSeconds(1)));
+        Worker second = workers.create(ProbeProcessor.held(queue.name()), options("w-second", Duration.ofSeconds(1)));
+        awaitRevokeSubscription("no-job");
+
+        workers.stop(first).await().atMost(TIMEOUT);
+        assertThat(publishRevoke("no-job:0")).as("subscribers while a worker of the queue is left").isEqualTo(1);
+
+        workers.stop(second).await().atMost(TIMEOUT);
+        await().atMost(TIMEOUT).until(() -> publishRevoke("no-job:0") == 0);
+    }
+
+    private Worker start(ProbeProcessor processor, WorkerOptions options) {
+        Worker worker = workers.create(processor, options);
+        started.add(worker);
+        worker.start();
+        return worker;
+    }
+
+    /** The test defaults (lock 1 s, renewal 300 ms, stalled check 500 ms) with a given drain delay. */
+    private static WorkerOptions options(String workerId, Duration drainDelay) {
+        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1,
+                drainDelay);
+    }
+
+    private String add(JobOptions options) {
+        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
+    }
+
+    /** Publishes harmless notices (token 0) until the instance's revoke subscription of the queue receives them. */
+    private void awaitRevokeSubscription(String jobId) {
+        await().atMost(TIMEOUT).until(() -> publishRevoke(jobId + ":0") > 0);
+    }
+
+    private long publishRevoke(String message) {
+        return redis.send(Request.cmd(Command.PUBLISH).arg(queue.keys().revokedChannel()).arg(message)).toLong();
+    }
+
+    private Set<String> clientIds() {
+        return clients().stream().map(c -> field(c, "id")).collect(Collectors.toSet());
+    }
+
+    /** @return whether a connection opened after {@code before} is blocked in {@code BZPOPMIN} */
+    private boolean blockedOnMarker(Set<String> before) {
+        return clients().stream().anyMatch(c -> !before.contains(field(c, "id"))
+                && "bzpopmin".equals(field(c, "cmd")) && field(c, "flags").contains("b"));
+    }
+
+    private List<String> clients() {
+        return Arrays.asList(redis.send(Request.cmd(Command.CLIENT).arg("LIST")).toString().split("\n"));
+    }
+
+    private static String field(String client, String name) {
+        for (String pair : client.trim().split(" ")) {
+            if (pair.startsWith(name + "=")) {
+                return pair.substring(name.length() + 1);
+            }
+        }
+        return "";
+    }
+}
