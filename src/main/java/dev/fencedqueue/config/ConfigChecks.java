@@ -8,8 +8,26 @@ import jakarta.enterprise.event.Observes;
 @ApplicationScoped
 public class ConfigChecks {
 
-    void check(@Observes StartupEvent event, WorkerConfig worker) {
+    void check(@Observes StartupEvent event, WorkerConfig worker, LlmConfig llm, SimulatorConfig simulator) {
         check(worker);
+        check(llm, simulator);
+    }
+
+    /**
+     * Checks that the built-in simulator, when it is the LLM, speaks often enough for the idle timeout.
+     *
+     * @param llm the LLM settings
+     * @param simulator the simulator settings
+     * @throws IllegalStateException when {@code fq.llm.url} is empty and {@code fq.simulator.step-interval}
+     *         is not shorter than {@code fq.llm.idle-timeout}
+     */
+    public static void check(LlmConfig llm, SimulatorConfig simulator) {
+        boolean simulated = llm.url().filter(url -> !url.isBlank()).isEmpty();
+        if (simulated && simulator.stepInterval().compareTo(llm.idleTimeout()) >= 0) {
+            throw new IllegalStateException("`fq.simulator.step-interval` (" + simulator.stepInterval()
+                    + ") must be shorter than `fq.llm.idle-timeout` (" + llm.idleTimeout()
+                    + "), or every simulated research job fails as silent");
+        }
     }
 
     /**

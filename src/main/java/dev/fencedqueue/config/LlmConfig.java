@@ -17,8 +17,11 @@ public interface LlmConfig {
      */
     Optional<String> url();
 
-    /** Longest silence (no SSE line at all) tolerated from the LLM before the attempt fails. */
-    @WithDefault("60s")
+    /**
+     * Longest silence (not a byte, comments included) tolerated from the LLM before the attempt fails; it
+     * must exceed the longest gap between two of the LLM's messages.
+     */
+    @WithDefault("120s")
     Duration idleTimeout();
 
     /** Timeout to open the TCP connection to the LLM server. */

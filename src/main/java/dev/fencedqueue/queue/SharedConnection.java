@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -15,11 +16,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * The one long-lived Redis connection this instance sends its non-blocking commands on. Commands from
- * all callers are pipelined on it (Redis answers in order), so throughput does not depend on the client
- * pool size and the commands of one caller stay in order. After a failure or a timeout the connection is
- * dropped and the next command opens a new one. Blocking commands ({@code BZPOPMIN}, {@code XREAD BLOCK},
- * {@code SUBSCRIBE}) never go here: they hold their own connections.
+ * The Redis connections of this instance. Its non-blocking commands all go over one long-lived
+ * connection, pipelined (Redis answers in order), so throughput does not depend on a pool size and the
+ * commands of one caller stay in order; after a failure or a timeout that connection is dropped and the
+ * next command opens a new one. Blocking commands ({@code BZPOPMIN}, {@code XREAD BLOCK}) hold
+ * connections of their own for a long time, so they come from {@link #client()}, a client separate from
+ * Quarkus's default one (same options, its own pool): the default pool is never drained by workers or
+ * tailers however many there are.
  */
 @ApplicationScoped
 public class SharedConnection {
@@ -30,12 +33,20 @@ public class SharedConnection {
     private final Duration timeout;
     private final AtomicReference<Slot> current = new AtomicReference<>();
 
-    public SharedConnection(Redis redis, RedisKeysConfig config) {
-        this.redis = redis;
+    /** Most connections the long-lived client opens; each worker and each event tailer holds one. */
+    private static final int MAX_LONG_LIVED_CONNECTIONS = 1024;
+
+    public SharedConnection(Vertx vertx, Redis defaultClient, RedisOptionsCapture options, RedisKeysConfig config) {
+        defaultClient.getDelegate(); // makes sure Quarkus built (and so customized) its default client first
+        this.redis = Redis.createClient(vertx, options.defaultOptions()
+                .setMaxPoolSize(MAX_LONG_LIVED_CONNECTIONS).setMaxPoolWaiting(MAX_LONG_LIVED_CONNECTIONS));
         this.timeout = config.commandTimeout();
     }
 
-    /** @return the Quarkus-configured Redis client, for callers that need a dedicated (blocking) connection */
+    /**
+     * @return the client of long-lived connections (same options as Quarkus's default client, its own
+     *         pool), for callers that hold a connection for blocking commands; close what you connect
+     */
     public Redis client() {
         return redis;
     }
@@ -136,5 +147,6 @@ public class SharedConnection {
             }, ignored -> {
             });
         }
+        redis.close();
     }
 }

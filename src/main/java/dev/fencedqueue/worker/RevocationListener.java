@@ -1,14 +1,17 @@
 package dev.fencedqueue.worker;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
 import dev.fencedqueue.queue.Queues;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.smallrye.mutiny.subscription.Cancellable;
+import dev.fencedqueue.queue.SharedConnection;
+import io.vertx.core.Vertx;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.RedisConnection;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -17,21 +20,25 @@ import org.jboss.logging.Logger;
  * Delivers revoke notices to the workers of this instance: the abort and stalled-job scripts publish
  * {@code <jobId>:<fencingToken>} on the queue's {@code revoked} channel, and the worker running that epoch
  * of the job cancels it at once instead of at its next lock renewal. Pub/Sub is at-most-once, so the lock
- * renewal's token check remains the guarantee; this only makes it fast. One subscription per queue.
+ * renewal's token check remains the guarantee; this only makes it fast. One subscribed connection per
+ * queue (from the long-lived client), resubscribed after a failure, released with the queue's last worker.
  */
 @ApplicationScoped
 public class RevocationListener {
 
     private static final Logger LOG = Logger.getLogger(RevocationListener.class);
+    private static final long RESUBSCRIBE_DELAY_MS = 500;
 
-    private final ReactiveRedisDataSource redis;
+    private final SharedConnection redis;
     private final Queues queues;
+    private final Vertx vertx;
     private final Map<String, Set<Worker>> workers = new ConcurrentHashMap<>();
-    private final Map<String, Cancellable> subscriptions = new ConcurrentHashMap<>();
+    private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
 
-    public RevocationListener(ReactiveRedisDataSource redis, Queues queues) {
+    public RevocationListener(SharedConnection redis, Queues queues, Vertx vertx) {
         this.redis = redis;
         this.queues = queues;
+        this.vertx = vertx;
     }
 
     /**
@@ -41,12 +48,16 @@ public class RevocationListener {
      */
     public synchronized void register(Worker worker) {
         workers.computeIfAbsent(worker.queue(), q -> new CopyOnWriteArraySet<>()).add(worker);
-        subscriptions.computeIfAbsent(worker.queue(), this::subscribe);
+        subscriptions.computeIfAbsent(worker.queue(), queue -> {
+            Subscription subscription = new Subscription(queue);
+            subscription.open();
+            return subscription;
+        });
     }
 
     /**
      * Stops delivering notices to the worker. When it was the queue's last worker, the queue's subscription
-     * is cancelled, which releases its Redis connection.
+     * ends, which releases its Redis connection.
      *
      * @param worker the worker, must not be {@code null}
      */
@@ -54,20 +65,22 @@ public class RevocationListener {
         Set<Worker> set = workers.get(worker.queue());
         if (set != null && set.remove(worker) && set.isEmpty()) {
             workers.remove(worker.queue());
-            Cancellable subscription = subscriptions.remove(worker.queue());
+            Subscription subscription = subscriptions.remove(worker.queue());
             if (subscription != null) {
-                subscription.cancel();
+                subscription.close();
             }
         }
     }
 
-    private Cancellable subscribe(String queue) {
-        String channel = queues.keys(queue).revokedChannel();
-        return redis.pubsub(String.class).subscribe(channel)
-                .onFailure().invoke(failure -> LOG.debugf("revoke channel %s failed, resubscribing: %s", channel,
-                        failure.getMessage()))
-                .onFailure().retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5)).indefinitely()
-                .subscribe().with(message -> deliver(queue, message));
+    /** @return the queues this instance currently listens to */
+    public Set<String> subscribedQueues() {
+        return Set.copyOf(subscriptions.keySet());
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        subscriptions.values().forEach(Subscription::close);
+        subscriptions.clear();
     }
 
     private void deliver(String queue, String message) {
@@ -87,8 +100,61 @@ public class RevocationListener {
         }
     }
 
-    @PreDestroy
-    void close() {
-        subscriptions.values().forEach(Cancellable::cancel);
+    /** The subscribed connection of one queue. */
+    private final class Subscription {
+        private final String queue;
+        private final String channel;
+        private volatile boolean closed;
+        private volatile RedisConnection connection;
+
+        Subscription(String queue) {
+            this.queue = queue;
+            this.channel = queues.keys(queue).revokedChannel();
+        }
+
+        void open() {
+            if (closed) {
+                return;
+            }
+            redis.client().connect().subscribe().with(c -> {
+                connection = c;
+                c.handler(this::onMessage);
+                c.exceptionHandler(failure -> retry(c, failure));
+                c.endHandler(() -> retry(c, null));
+                c.send(Request.cmd(Command.SUBSCRIBE).arg(channel)).subscribe().with(ok -> {
+                    if (closed) {
+                        c.close().subscribe().with(v -> {
+                        }, f -> {
+                        });
+                    }
+                }, failure -> retry(c, failure));
+            }, failure -> retry(null, failure));
+        }
+
+        void close() {
+            closed = true;
+            RedisConnection c = connection;
+            if (c != null) {
+                c.close().subscribe().with(v -> {
+                }, f -> {
+                });
+            }
+        }
+
+        private void onMessage(Response message) {
+            if (message != null && message.size() >= 3 && "message".equals(message.get(0).toString())
+                    && channel.equals(message.get(1).toString())) {
+                deliver(queue, message.get(2).toString());
+            }
+        }
+
+        private void retry(RedisConnection failed, Throwable failure) {
+            if (closed || (failed != null && failed != connection)) {
+                return;
+            }
+            connection = null;
+            LOG.debugf("revoke channel %s lost (%s), resubscribing", channel, failure == null ? "closed" : failure.getMessage());
+            vertx.setTimer(RESUBSCRIBE_DELAY_MS, id -> open());
+        }
     }
 }
