@@ -19,6 +19,11 @@ public interface EventsConfig {
     @Min(100)
     int maxStreamLength();
 
+    /** Upper bound of a queue's event stream ({@code waiting}, {@code active}, {@code completed}, ...), in entries. */
+    @WithDefault("10000")
+    @Min(100)
+    int queueStreamMaxLength();
+
     /** Events buffered per SSE subscriber before a slow subscriber is disconnected (it can resume with Last-Event-ID). */
     @WithDefault("10000")
     @Min(16)

@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import dev.fencedqueue.worker.ShutdownMode;
 import jakarta.validation.constraints.Min;
 
 /**
@@ -50,4 +51,19 @@ public interface WorkerConfig {
      */
     @WithDefault("5s")
     Duration drainDelay();
+
+    /**
+     * What a stopping worker (SIGTERM, Kubernetes pod deletion) does with its running jobs:
+     * {@code hand-back} cancels them and returns them to the queue at once, so another instance resumes
+     * them within about a second; {@code drain} lets them finish for up to {@link #drainTimeout()} first.
+     */
+    @WithDefault("hand-back")
+    ShutdownMode shutdownMode();
+
+    /**
+     * Longest a draining worker waits for its running jobs before it hands back the rest; keep it under
+     * Kubernetes' {@code terminationGracePeriodSeconds} (30s by default).
+     */
+    @WithDefault("25s")
+    Duration drainTimeout();
 }

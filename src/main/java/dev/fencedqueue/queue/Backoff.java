@@ -6,7 +6,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * How long to wait before the next attempt of a failed job (BullMQ's {@code backoff} option).
  *
- * @param type {@code fixed} (always {@code delay}) or {@code exponential} ({@code delay * 2^(attemptsMade - 1)})
+ * @param type {@code fixed} (always {@code delay}), {@code exponential} ({@code delay * 2^(attemptsMade - 1)}),
+ *        or {@code custom} (the processor's {@code backoff} hook decides, see
+ *        {@code dev.fencedqueue.worker.JobProcessor#backoff})
  * @param delay the base delay; zero retries at once
  * @param jitter fraction of the delay, 0 to 1, by which each wait is randomly shortened (0 = none)
  */
@@ -15,7 +17,8 @@ public record Backoff(Type type, Duration delay, double jitter) {
     /** The backoff strategies. */
     public enum Type {
         FIXED,
-        EXPONENTIAL
+        EXPONENTIAL,
+        CUSTOM
     }
 
     /** No wait between attempts. */
@@ -41,6 +44,16 @@ public record Backoff(Type type, Duration delay, double jitter) {
     /** @return an exponential backoff starting at {@code delay} */
     public static Backoff exponential(Duration delay) {
         return new Backoff(Type.EXPONENTIAL, delay, 0);
+    }
+
+    /** @return a backoff decided by the processor's hook; {@code delay} is what the default hook returns */
+    public static Backoff custom(Duration delay) {
+        return new Backoff(Type.CUSTOM, delay, 0);
+    }
+
+    /** @return this backoff with the given jitter (fraction of the delay, 0 to 1) */
+    public Backoff withJitter(double value) {
+        return new Backoff(type, delay, value);
     }
 
     /**

@@ -25,11 +25,14 @@ import java.util.Map;
  * @param processedOn when its latest attempt started, ms since the epoch, or {@code null}
  * @param finishedOn when it ended, ms since the epoch, or {@code null}
  * @param eventStream whether it keeps an event stream
+ * @param priority its priority, 0 for none
+ * @param delay the delay it was added with, ms
+ * @param timeout longest one attempt may run, ms, 0 for no limit
  */
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
-        boolean eventStream) {
+        boolean eventStream, int priority, long delay, long timeout) {
 
     /**
      * Reads a job from its hash fields.
@@ -47,7 +50,8 @@ public record Job(String queue, String id, String name, String data, String opti
                 intField(hash, "stalledCounter", 0), hash.get("workerId"), hash.get("progress"),
                 hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
-                "1".equals(hash.get("events")));
+                "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
+                longField(hash, "timeout", 0L));
     }
 
     private static int intField(Map<String, String> hash, String field, int absent) {

@@ -3,7 +3,8 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 
 /**
- * Options of a job, in BullMQ's terms. Build with {@link #defaults()} and the {@code with...} methods.
+ * Options of a job, in BullMQ's terms. Start from {@link #defaults()} and change what you need with the
+ * {@code with...} methods.
  *
  * @param jobId caller-chosen job id, or {@code null} to let the queue number the job; adding a job whose
  *        id exists returns the existing job
@@ -16,9 +17,15 @@ import java.time.Duration;
  * @param idempotencyKey a key that, within {@code idempotencyTtl}, makes adds return the same job even
  *        after the job was removed; {@code null} for none
  * @param idempotencyTtl how long the idempotency key lives
+ * @param removeOnComplete retention of the job once completed
+ * @param removeOnFail retention of the job once failed or aborted
+ * @param deduplication ignore adds of the same deduplication id while this job is live; {@code null} for none
+ * @param timeout longest one attempt may run before it is cancelled and counted as failed; {@code null}
+ *        for no limit
  */
 public record JobOptions(String jobId, int attempts, Backoff backoff, Duration delay, int priority, boolean lifo,
-        boolean eventStream, String idempotencyKey, Duration idempotencyTtl) {
+        boolean eventStream, String idempotencyKey, Duration idempotencyTtl, KeepJobs removeOnComplete,
+        KeepJobs removeOnFail, Deduplication deduplication, Duration timeout) {
 
     /** Largest allowed priority (BullMQ's limit). */
     public static final int MAX_PRIORITY = 2_097_152;
@@ -45,42 +52,77 @@ public record JobOptions(String jobId, int attempts, Backoff backoff, Duration d
         if (idempotencyTtl == null || idempotencyTtl.isNegative() || idempotencyTtl.isZero()) {
             throw new IllegalArgumentException("`idempotencyTtl` must be positive");
         }
+        if (removeOnComplete == null || removeOnFail == null) {
+            throw new IllegalArgumentException("`removeOnComplete` and `removeOnFail` must not be null (use KeepJobs.ALL)");
+        }
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw new IllegalArgumentException("`timeout` must be positive");
+        }
     }
 
-    /** @return one attempt, no backoff, no delay, no priority, FIFO, with an event stream, no idempotency key */
+    /** @return one attempt, no backoff, delay, priority or timeout, FIFO, with an event stream, keep all jobs */
     public static JobOptions defaults() {
-        return new JobOptions(null, 1, Backoff.NONE, Duration.ZERO, 0, false, true, null, Duration.ofHours(24));
+        return new JobOptions(null, 1, Backoff.NONE, Duration.ZERO, 0, false, true, null, Duration.ofHours(24),
+                KeepJobs.ALL, KeepJobs.ALL, null, null);
     }
 
     public JobOptions withJobId(String id) {
-        return new JobOptions(id, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+        return new JobOptions(id, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withAttempts(int count) {
-        return new JobOptions(jobId, count, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+        return new JobOptions(jobId, count, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withBackoff(Backoff value) {
-        return new JobOptions(jobId, attempts, value, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+        return new JobOptions(jobId, attempts, value, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withDelay(Duration value) {
-        return new JobOptions(jobId, attempts, backoff, value, priority, lifo, eventStream, idempotencyKey, idempotencyTtl);
+        return new JobOptions(jobId, attempts, backoff, value, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withPriority(int value) {
-        return new JobOptions(jobId, attempts, backoff, delay, value, lifo, eventStream, idempotencyKey, idempotencyTtl);
+        return new JobOptions(jobId, attempts, backoff, delay, value, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withLifo(boolean value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, value, eventStream, idempotencyKey, idempotencyTtl);
+        return new JobOptions(jobId, attempts, backoff, delay, priority, value, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withEventStream(boolean value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, value, idempotencyKey, idempotencyTtl);
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, value, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout);
     }
 
     public JobOptions withIdempotencyKey(String key, Duration ttl) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, key, ttl);
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, key, ttl, removeOnComplete,
+                removeOnFail, deduplication, timeout);
+    }
+
+    public JobOptions withRemoveOnComplete(KeepJobs keep) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                keep, removeOnFail, deduplication, timeout);
+    }
+
+    public JobOptions withRemoveOnFail(KeepJobs keep) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, keep, deduplication, timeout);
+    }
+
+    public JobOptions withDeduplication(Deduplication value) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, value, timeout);
+    }
+
+    public JobOptions withTimeout(Duration value) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, value);
     }
 }

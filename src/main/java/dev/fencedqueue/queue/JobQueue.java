@@ -1,36 +1,36 @@
 package dev.fencedqueue.queue;
 
+import java.time.Duration;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
- * The producer side of one queue: add jobs, read them, abort them. Obtain instances from {@link Queues}.
- * Every state change is one Lua script; every method is non-blocking and fails with
- * {@link RedisUnavailableException} when Redis cannot be reached.
+ * The producer side of one queue (BullMQ's {@code Queue}): add jobs, read them, abort them, pause the
+ * queue, set its global limits, count and list its jobs, follow its events; {@link #maintenance()} removes,
+ * retries and cleans. Obtain instances from {@link Queues}. Every state change is one Lua script; every
+ * method is non-blocking and fails with {@link RedisUnavailableException} when Redis cannot be reached.
  */
 public class JobQueue {
 
+    private final QueueContext ctx;
     private final QueueKeys keys;
-    private final LuaScripts scripts;
-    private final SharedConnection redis;
-    private final ObjectMapper json;
-    private final int maxStreamLength;
+    private final QueueMaintenance maintenance;
 
-    JobQueue(QueueKeys keys, LuaScripts scripts, SharedConnection redis, ObjectMapper json, int maxStreamLength) {
-        this.keys = keys;
-        this.scripts = scripts;
-        this.redis = redis;
-        this.json = json;
-        this.maxStreamLength = maxStreamLength;
+    JobQueue(QueueContext ctx) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+        this.maintenance = new QueueMaintenance(ctx);
     }
 
     /** @return the queue name */
@@ -43,10 +43,15 @@ public class JobQueue {
         return keys;
     }
 
+    /** @return removal, retry, clean, drain and obliterate */
+    public QueueMaintenance maintenance() {
+        return maintenance;
+    }
+
     /**
      * Adds a job (BullMQ's {@code Queue.add}). When {@code options.jobId()} names an existing job, or
-     * {@code options.idempotencyKey()} was used within its time to live, nothing is added and the existing
-     * job's id is returned.
+     * {@code options.idempotencyKey()} was used within its time to live, or a job with the same
+     * deduplication id is live, nothing is added and the existing job's id is returned.
      *
      * @param name the job name, must not be blank
      * @param data the job's data, serialized to JSON with Jackson; may be {@code null}
@@ -62,16 +67,20 @@ public class JobQueue {
         if (options == null) {
             throw new IllegalArgumentException("`options` must not be null");
         }
+        Deduplication dedup = options.deduplication();
         List<String> args = List.of(keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
                 toJson(data), toJson(describe(options)), Integer.toString(options.attempts()),
                 Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
                 options.lifo() ? "1" : "0", options.eventStream() ? "1" : "0",
                 options.idempotencyKey() == null ? "" : options.idempotencyKey(),
-                Long.toString(options.idempotencyTtl().toMillis()));
-        return scripts.run(LuaScript.ADD_JOB,
-                List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter()),
-                args)
-                .map(reply -> new AddResult(reply.get(0).toString(), reply.get(1).toInteger() == 1));
+                Long.toString(options.idempotencyTtl().toMillis()), options.removeOnComplete().encode(),
+                options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
+                dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
+                options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg());
+        return ctx.scripts().run(LuaScript.ADD_JOB,
+                List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
+                        keys.events()), args)
+                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
     }
 
     /**
@@ -84,8 +93,8 @@ public class JobQueue {
         if (!QueueKeys.isValidJobId(jobId)) {
             return Uni.createFrom().nullItem();
         }
-        Uni<Response> hash = redis.send(Request.cmd(Command.HGETALL).arg(keys.job(jobId)));
-        Uni<Response> token = redis.send(Request.cmd(Command.GET).arg(keys.fence(jobId)));
+        Uni<Response> hash = ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId)));
+        Uni<Response> token = ctx.redis().send(Request.cmd(Command.GET).arg(keys.fence(jobId)));
         return Uni.combine().all().unis(hash, token).asTuple().map(pair -> {
             Map<String, String> fields = Replies.toStringMap(pair.getItem1());
             if (fields.isEmpty()) {
@@ -120,10 +129,10 @@ public class JobQueue {
         if (!QueueKeys.isValidJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return scripts.run(LuaScript.ABORT_JOB,
+        return ctx.scripts().run(LuaScript.ABORT_JOB,
                 List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.job(jobId), keys.lock(jobId), keys.fence(jobId), keys.events(jobId)),
-                List.of(jobId, reason, Integer.toString(maxStreamLength), keys.revokedChannel()))
+                        keys.job(jobId), keys.lock(jobId), keys.fence(jobId), keys.events(jobId), keys.events()),
+                List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
                 .map(reply -> {
                     int code = reply.get(0).toInteger();
                     String state = reply.get(1).toString();
@@ -136,20 +145,176 @@ public class JobQueue {
                 });
     }
 
+    /**
+     * Pauses the queue for every worker of the fleet: no job is activated until {@link #resume()}; running
+     * jobs go on. Appends a {@code paused} queue event.
+     *
+     * @return {@code true} when the queue was running, {@code false} when it was already paused
+     */
+    public Uni<Boolean> pause() {
+        return setPaused(true);
+    }
+
+    /**
+     * Resumes a paused queue and wakes blocked workers. Appends a {@code resumed} queue event.
+     *
+     * @return {@code true} when the queue was paused, {@code false} when it was already running
+     */
+    public Uni<Boolean> resume() {
+        return setPaused(false);
+    }
+
+    /** @return whether the queue is paused */
+    public Uni<Boolean> isPaused() {
+        return ctx.redis().send(Request.cmd(Command.HEXISTS).arg(keys.meta()).arg("paused")).map(r -> r.toInteger() == 1);
+    }
+
+    /**
+     * Caps the number of jobs active at the same time across all workers of the fleet, enforced inside
+     * Redis at activation.
+     *
+     * @param concurrency the cap, at least 1, or {@code null} to remove it
+     * @return completes when set
+     * @throws IllegalArgumentException when {@code concurrency} is below 1
+     */
+    public Uni<Void> setGlobalConcurrency(Integer concurrency) {
+        if (concurrency == null) {
+            return ctx.redis().send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("concurrency")).replaceWithVoid();
+        }
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("`concurrency` must be at least 1, was " + concurrency);
+        }
+        return ctx.redis().send(Request.cmd(Command.HSET).arg(keys.meta()).arg("concurrency").arg(concurrency))
+                .replaceWithVoid();
+    }
+
+    /**
+     * Limits how many jobs start per time window across all workers of the fleet (for example an LLM's
+     * rate limit), enforced inside Redis at activation; a worker that meets the limit waits until the
+     * window ends.
+     *
+     * @param max jobs per window, at least 1, or {@code null} to remove the limit
+     * @param duration the window, at least 1 ms (ignored when {@code max} is {@code null})
+     * @return completes when set
+     * @throws IllegalArgumentException when {@code max} is below 1 or {@code duration} is not positive
+     */
+    public Uni<Void> setRateLimit(Integer max, Duration duration) {
+        if (max == null) {
+            return ctx.redis().send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("limiterMax").arg("limiterDuration"))
+                    .replaceWithVoid();
+        }
+        if (max < 1 || duration == null || duration.toMillis() < 1) {
+            throw new IllegalArgumentException("`max` must be at least 1 and `duration` at least 1 ms");
+        }
+        return ctx.redis().send(Request.cmd(Command.HSET).arg(keys.meta()).arg("limiterMax").arg(max)
+                .arg("limiterDuration").arg(duration.toMillis())).replaceWithVoid();
+    }
+
+    /**
+     * Counts the jobs in each state. While the queue is paused, ready jobs count as {@code paused}
+     * (BullMQ's convention). {@code failed} includes aborted jobs (they share the failed set).
+     *
+     * @return the count of every state except {@code aborted}
+     */
+    public Uni<Map<JobState, Long>> getJobCounts() {
+        return Uni.combine().all().unis(count(Command.LLEN, keys.waitList()), count(Command.ZCARD, keys.prioritized()),
+                count(Command.ZCARD, keys.delayed()), count(Command.LLEN, keys.active()),
+                count(Command.ZCARD, keys.completed()), count(Command.ZCARD, keys.failed()), isPaused())
+                .with(results -> {
+                    boolean paused = (Boolean) results.get(6);
+                    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+                    counts.put(JobState.WAITING, paused ? 0L : (Long) results.get(0));
+                    counts.put(JobState.PAUSED, paused ? (Long) results.get(0) : 0L);
+                    counts.put(JobState.PRIORITIZED, (Long) results.get(1));
+                    counts.put(JobState.DELAYED, (Long) results.get(2));
+                    counts.put(JobState.ACTIVE, (Long) results.get(3));
+                    counts.put(JobState.COMPLETED, (Long) results.get(4));
+                    counts.put(JobState.FAILED, (Long) results.get(5));
+                    return counts;
+                });
+    }
+
+    /**
+     * Lists jobs of one state, a page at a time: waiting jobs in the order they will run, delayed jobs by
+     * due time, prioritized jobs by priority, completed and failed jobs newest first.
+     *
+     * @param state {@code waiting} (or {@code paused}), {@code prioritized}, {@code delayed}, {@code active},
+     *        {@code completed} or {@code failed}
+     * @param start index of the first job, from 0
+     * @param count most jobs to return, 1 to 1,000
+     * @return the jobs (a job removed meanwhile is skipped)
+     * @throws IllegalArgumentException for {@code aborted}, a negative start or a count outside 1..1,000
+     */
+    public Uni<List<Job>> getJobs(JobState state, int start, int count) {
+        if (start < 0 || count < 1 || count > 1000) {
+            throw new IllegalArgumentException("`start` must not be negative and `count` must be 1 to 1000");
+        }
+        int stop = start + count - 1;
+        Request ids = switch (state) {
+            case WAITING, PAUSED -> Request.cmd(Command.LRANGE).arg(keys.waitList()).arg(-1 - stop).arg(-1 - start);
+            case ACTIVE -> Request.cmd(Command.LRANGE).arg(keys.active()).arg(start).arg(stop);
+            case PRIORITIZED -> Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(start).arg(stop);
+            case DELAYED -> Request.cmd(Command.ZRANGE).arg(keys.delayed()).arg(start).arg(stop);
+            case COMPLETED -> Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(start).arg(stop).arg("REV");
+            case FAILED -> Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(start).arg(stop).arg("REV");
+            case ABORTED -> throw new IllegalArgumentException("aborted jobs are listed with the failed ones");
+        };
+        boolean reverse = state == JobState.WAITING || state == JobState.PAUSED;
+        return ctx.redis().send(ids).chain(reply -> {
+            List<String> jobIds = new java.util.ArrayList<>(Replies.elements(reply).stream().map(Response::toString).toList());
+            if (reverse) {
+                java.util.Collections.reverse(jobIds);
+            }
+            if (jobIds.isEmpty()) {
+                return Uni.createFrom().item(List.<Job>of());
+            }
+            return Uni.join().all(jobIds.stream().map(this::getJob).toList()).andFailFast()
+                    .map(jobs -> jobs.stream().filter(java.util.Objects::nonNull).toList());
+        });
+    }
+
+    /**
+     * Follows the queue's event stream ({@code waiting}, {@code delayed}, {@code active}, {@code progress},
+     * {@code completed}, {@code failed}, {@code aborted}, {@code stalled}, {@code removed}, {@code paused},
+     * {@code resumed}, {@code cleaned}, {@code drained}) on a connection of its own, which cancelling the
+     * {@code Multi} closes.
+     *
+     * @param afterId emit events after this stream entry id; {@code "$"} for events from now on,
+     *        {@code "0"} for the whole (bounded) stream
+     * @return the events, in order, until cancelled
+     */
+    public Multi<QueueEvent> events(String afterId) {
+        return QueueEvents.follow(ctx, afterId);
+    }
+
+    private Uni<Boolean> setPaused(boolean paused) {
+        return ctx.scripts().run(LuaScript.SET_PAUSED,
+                List.of(keys.meta(), keys.marker(), keys.waitList(), keys.prioritized(), keys.events()),
+                List.of(paused ? "1" : "0", ctx.queueEventsArg()))
+                .map(reply -> reply.toInteger() == 1);
+    }
+
+    private Uni<Long> count(Command command, String key) {
+        return ctx.redis().send(Request.cmd(command).arg(key)).map(Response::toLong);
+    }
+
     private Map<String, Object> describe(JobOptions options) {
         Map<String, Object> described = new LinkedHashMap<>();
         described.put("attempts", options.attempts());
-        described.put("backoff", Map.of("type", options.backoff().type().name().toLowerCase(java.util.Locale.ROOT),
+        described.put("backoff", Map.of("type", options.backoff().type().name().toLowerCase(Locale.ROOT),
                 "delay", options.backoff().delay().toMillis(), "jitter", options.backoff().jitter()));
         described.put("delay", options.delay().toMillis());
         described.put("priority", options.priority());
         described.put("lifo", options.lifo());
+        if (options.timeout() != null) {
+            described.put("timeout", options.timeout().toMillis());
+        }
         return described;
     }
 
     private String toJson(Object value) {
         try {
-            return json.writeValueAsString(value);
+            return ctx.json().writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("`data` cannot be serialized to JSON: " + e.getOriginalMessage(), e);
         }

@@ -6,14 +6,21 @@ package dev.fencedqueue.queue;
  * ARGV (with units) and return codes.
  */
 public enum LuaScript {
-    ADD_JOB("addJob", 6),
-    MOVE_TO_ACTIVE("moveToActive", 6),
-    APPEND_EVENT("appendEvent", 3),
+    ADD_JOB("addJob", 7),
+    MOVE_TO_ACTIVE("moveToActive", 7),
+    APPEND_EVENT("appendEvent", 4),
     EXTEND_LOCKS("extendLocks", 1),
-    MOVE_TO_COMPLETED("moveToCompleted", 6),
-    MOVE_TO_FAILED("moveToFailed", 11),
-    MOVE_STALLED_JOBS_TO_WAIT("moveStalledJobsToWait", 8),
-    ABORT_JOB("abortJob", 9);
+    MOVE_TO_COMPLETED("moveToCompleted", 12),
+    MOVE_TO_FAILED("moveToFailed", 12),
+    MOVE_STALLED_JOBS_TO_WAIT("moveStalledJobsToWait", 9),
+    ABORT_JOB("abortJob", 10),
+    HAND_BACK_JOB("handBackJob", 9),
+    SET_PAUSED("setPaused", 5),
+    REMOVE_JOB("removeJob", 10),
+    RETRY_JOB("retryJob", 7),
+    CLEAN_JOBS("cleanJobs", 2),
+    DRAIN_QUEUE("drainQueue", 5),
+    OBLITERATE_QUEUE("obliterateQueue", 2);
 
     private final String scriptName;
     private final int keyCount;

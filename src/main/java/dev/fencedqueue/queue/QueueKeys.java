@@ -18,12 +18,15 @@ import java.util.regex.Pattern;
  * fq:{q}:stalled-check string  set PX stalled-interval by whoever ran the check
  * fq:{q}:meta         hash   queue settings (paused, counters)
  * fq:{q}:id           string job id counter
+ * fq:{q}:events       stream queue events (waiting, active, progress, completed, failed, ...)
+ * fq:{q}:limiter      string jobs started in the current rate-limit window, PX window
  * fq:{q}:revoked      channel job ids whose running worker must stop
  * fq:{q}:job:ID       hash   the job
  * fq:{q}:job:ID:lock  string lock token, PX lock duration
  * fq:{q}:job:ID:fence string fencing token counter (INCR per activation)
  * fq:{q}:job:ID:events stream the job's events
  * fq:{q}:idempotency:KEY string job id, PX idempotency TTL
+ * fq:{q}:dedup:ID     string job id, PX deduplication TTL or until the job ends
  * </pre>
  *
  * @param queue the queue name
@@ -97,6 +100,10 @@ public record QueueKeys(String queue, String prefix) {
 
     public String idCounter() {
         return prefix + "id";
+    }
+
+    public String events() {
+        return prefix + "events";
     }
 
     public String revokedChannel() {

@@ -18,6 +18,7 @@ public class Queues {
     private final ObjectMapper json;
     private final String keyPrefix;
     private final int maxStreamLength;
+    private final int maxQueueEvents;
     private final Map<String, JobQueue> queues = new ConcurrentHashMap<>();
 
     public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
@@ -27,6 +28,7 @@ public class Queues {
         this.json = json;
         this.keyPrefix = redisConfig.keyPrefix();
         this.maxStreamLength = events.maxStreamLength();
+        this.maxQueueEvents = events.queueStreamMaxLength();
     }
 
     /**
@@ -35,7 +37,15 @@ public class Queues {
      * @throws IllegalArgumentException when the name is not valid
      */
     public JobQueue queue(String name) {
-        return queues.computeIfAbsent(name, n -> new JobQueue(keys(n), scripts, redis, json, maxStreamLength));
+        return queues.computeIfAbsent(name, n -> new JobQueue(context(n)));
+    }
+
+    /**
+     * @param name the queue name
+     * @return what the views of that queue share
+     */
+    public QueueContext context(String name) {
+        return new QueueContext(keys(name), scripts, redis, json, maxStreamLength, maxQueueEvents);
     }
 
     /**
@@ -44,11 +54,6 @@ public class Queues {
      */
     public QueueKeys keys(String name) {
         return QueueKeys.of(keyPrefix, name);
-    }
-
-    /** @return the maximum length of a job event stream, in entries */
-    public int maxStreamLength() {
-        return maxStreamLength;
     }
 
     /** @return the scripts registry */

@@ -115,6 +115,26 @@ public class SharedConnection {
     }
 
     /**
+     * Closes a long-lived connection now, even while a blocking command ({@code BZPOPMIN},
+     * {@code XREAD BLOCK}) is pending on it: the socket is closed instead of the connection going back to
+     * its pool with the command still pending.
+     *
+     * @param connection a connection of {@link #client()}, or {@code null} (nothing to do)
+     */
+    public static void closeNow(RedisConnection connection) {
+        if (connection == null) {
+            return;
+        }
+        if (connection.getDelegate() instanceof io.vertx.redis.client.impl.PooledRedisConnection pooled) {
+            pooled.actual().forceClose();
+        } else {
+            connection.close().subscribe().with(ignored -> {
+            }, ignored -> {
+            });
+        }
+    }
+
+    /**
      * Tells whether a failure means Redis is unreachable (as opposed to Redis answering with an error).
      *
      * @param failure any failure, must not be {@code null}

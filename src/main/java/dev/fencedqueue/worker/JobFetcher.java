@@ -1,68 +1,80 @@
 package dev.fencedqueue.worker;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.function.BooleanSupplier;
 
-import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.LuaScript;
-import dev.fencedqueue.queue.LuaScripts;
+import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import io.vertx.core.Vertx;
-import io.vertx.mutiny.redis.client.Response;
 import org.jboss.logging.Logger;
 
 /**
- * A worker's fetch loop, without polling: while the worker has a free slot it activates jobs
- * ({@code moveToActive}) until none is ready, then blocks on the queue's marker; a popped marker or a
- * timer at the due time of the earliest delayed job (Redis clock, via the offset measured on each
- * activation) starts the next activation. Confined to the worker's Vert.x context.
+ * A worker's fetch loop, without polling: while the worker has free slots it activates as many jobs as
+ * it has slots ({@code moveToActive}), until none is ready; then it blocks on the queue's marker. A popped
+ * marker, a timer at the due time of the earliest delayed job (Redis clock, via the offset measured on
+ * each activation) or the end of a rate-limit window starts the next activation. Completions bring the
+ * next jobs themselves (see {@link #handle}). Confined to the worker's Vert.x context.
  */
 final class JobFetcher {
 
     private static final Logger LOG = Logger.getLogger(JobFetcher.class);
 
-    /** Receives an activated job. */
-    interface Activated {
-        /**
-         * @param job the job, now active and locked
-         * @param lockToken its lock token
-         * @param sentAt when the activation was sent (System.nanoTime), the start of the lock's life
-         */
-        void run(Job job, String lockToken, long sentAt);
+    /** The worker's slots, counted on its context. */
+    interface Slots {
+        /** @return slots that may take a job now (0 while the worker does not accept jobs) */
+        int free();
+
+        /** Counts {@code n} slots as taken by an activation in flight. */
+        void reserve(int n);
+
+        /** Releases {@code n} reserved slots once their activation answered. */
+        void unreserve(int n);
     }
 
+    /** Starts an activated job. */
+    interface Runner {
+        /**
+         * @param job the job, now active and locked
+         * @param sentAt when its activation was sent (System.nanoTime), the start of its lock's life
+         */
+        void run(Activation.Activated job, long sentAt);
+    }
+
+    private final QueueContext ctx;
     private final QueueKeys keys;
-    private final LuaScripts scripts;
     private final WorkerOptions options;
-    private final int maxStreamLength;
     private final Vertx vertx;
     private final Executor onContext;
     private final MarkerWaiter markerWaiter;
-    private final BooleanSupplier canRun;
-    private final Activated activated;
+    private final Slots slots;
+    private final Runner runner;
 
     private boolean activating;
     private boolean fetchWanted;
+    private boolean stopped;
     private int failureStreak;
     private long clockOffsetMillis;
     private long delayedTimer = -1;
     private long delayedDue = Long.MAX_VALUE;
+    private long limiterTimer = -1;
 
-    JobFetcher(QueueKeys keys, LuaScripts scripts, WorkerOptions options, int maxStreamLength, Vertx vertx,
-            Executor onContext, MarkerWaiter markerWaiter, BooleanSupplier canRun, Activated activated) {
-        this.keys = keys;
-        this.scripts = scripts;
+    JobFetcher(QueueContext ctx, WorkerOptions options, Vertx vertx, Executor onContext, MarkerWaiter markerWaiter,
+            Slots slots, Runner runner) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
         this.options = options;
-        this.maxStreamLength = maxStreamLength;
         this.vertx = vertx;
         this.onContext = onContext;
         this.markerWaiter = markerWaiter;
-        this.canRun = canRun;
-        this.activated = activated;
+        this.slots = slots;
+        this.runner = runner;
+    }
+
+    /** @return a fresh lock token prefix for one activation call */
+    static String lockPrefix() {
+        return UUID.randomUUID().toString();
     }
 
     /** Looks at the queue as soon as a slot is free (after a slot freed, a wake-up, a thaw). */
@@ -71,16 +83,9 @@ final class JobFetcher {
         pump();
     }
 
-    /** Stops timers; a pending blocking pop is released by {@link MarkerWaiter#close()}. */
-    void stop() {
-        if (delayedTimer >= 0) {
-            vertx.cancelTimer(delayedTimer);
-            delayedTimer = -1;
-        }
-    }
-
-    private void pump() {
-        if (activating || !canRun.getAsBoolean()) {
+    /** Activates or blocks on the marker as the slots allow. */
+    void pump() {
+        if (stopped || activating || slots.free() <= 0) {
             return;
         }
         if (fetchWanted) {
@@ -91,8 +96,34 @@ final class JobFetcher {
         }
     }
 
+    /**
+     * Starts the jobs an activation brought and remembers what it said about the queue: the due time of
+     * the next delayed job, or the end of a rate-limit window.
+     *
+     * @param activation the activation's outcome
+     * @param sentAt when it was sent (System.nanoTime)
+     */
+    void handle(Activation activation, long sentAt) {
+        clockOffsetMillis = activation.now() - System.currentTimeMillis();
+        activation.jobs().forEach(job -> runner.run(job, sentAt));
+        if (activation.code() == Activation.NONE_READY && activation.extra() >= 0) {
+            scheduleDelayed(activation.extra());
+        } else if (activation.code() == Activation.RATE_LIMITED) {
+            scheduleAfterRateLimit(activation.extra());
+        }
+    }
+
+    /** Stops fetching and its timers; a pending blocking pop is released by {@link MarkerWaiter#close()}. */
+    void stop() {
+        stopped = true;
+        cancel(delayedTimer);
+        cancel(limiterTimer);
+        delayedTimer = -1;
+        limiterTimer = -1;
+    }
+
     private void onMarker(MarkerWaiter.Marker marker) {
-        if (!canRun.getAsBoolean()) {
+        if (stopped || slots.free() <= 0) {
             markerWaiter.putBack(marker).subscribe().with(ignored -> {
             }, ignored -> {
             });
@@ -105,37 +136,36 @@ final class JobFetcher {
     }
 
     private void activate() {
+        int wanted = slots.free();
+        slots.reserve(wanted);
         activating = true;
-        String lockToken = UUID.randomUUID().toString();
         long sentAt = System.nanoTime();
-        scripts.run(LuaScript.MOVE_TO_ACTIVE,
-                List.of(keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta()),
-                List.of(keys.prefix(), lockToken, Long.toString(options.lockDuration().toMillis()), options.workerId(),
-                        Integer.toString(maxStreamLength)))
+        ctx.scripts().run(LuaScript.MOVE_TO_ACTIVE,
+                List.of(keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(),
+                        keys.events()),
+                List.of(keys.prefix(), Integer.toString(wanted), lockPrefix(),
+                        Long.toString(options.lockDuration().toMillis()), options.workerId(), ctx.streamLengthArg(),
+                        ctx.queueEventsArg()))
                 .emitOn(onContext)
-                .subscribe().with(reply -> onActivated(reply, lockToken, sentAt), this::onFailure);
-    }
-
-    private void onActivated(Response reply, String lockToken, long sentAt) {
-        activating = false;
-        failureStreak = 0;
-        if (reply.get(0).toInteger() == 1) {
-            clockOffsetMillis = reply.get(3).toLong() - System.currentTimeMillis();
-            activated.run(toJob(reply), lockToken, sentAt);
-            fetchWanted = true;
-        } else {
-            clockOffsetMillis = reply.get(2).toLong() - System.currentTimeMillis();
-            long nextDue = reply.get(1).toLong();
-            if (nextDue >= 0) {
-                scheduleDelayed(nextDue);
-            }
-        }
-        pump();
+                .subscribe().with(reply -> {
+                    slots.unreserve(wanted);
+                    activating = false;
+                    failureStreak = 0;
+                    Activation activation = Activation.parse(reply, 0, keys.queue());
+                    handle(activation, sentAt);
+                    if (activation.code() == Activation.ACTIVATED && activation.jobs().size() == wanted) {
+                        fetchWanted = true; // there may be more
+                    }
+                    pump();
+                }, failure -> {
+                    slots.unreserve(wanted);
+                    onFailure(failure);
+                });
     }
 
     private void onFailure(Throwable failure) {
         activating = false;
-        if (!canRun.getAsBoolean()) {
+        if (stopped) {
             return;
         }
         long backoff = Math.min(5_000, 100L << Math.min(failureStreak++, 6));
@@ -147,10 +177,10 @@ final class JobFetcher {
     }
 
     private void scheduleDelayed(long dueMillis) {
-        if (dueMillis >= delayedDue) {
+        if (stopped || dueMillis >= delayedDue) {
             return;
         }
-        stop();
+        cancel(delayedTimer);
         delayedDue = dueMillis;
         long wait = Math.max(1, dueMillis - (System.currentTimeMillis() + clockOffsetMillis));
         delayedTimer = vertx.setTimer(wait, id -> {
@@ -160,11 +190,19 @@ final class JobFetcher {
         });
     }
 
-    private Job toJob(Response reply) {
-        Map<String, String> hash = new HashMap<>();
-        for (int i = 4; i + 1 < reply.size(); i += 2) {
-            hash.put(reply.get(i).toString(), reply.get(i + 1).toString());
+    private void scheduleAfterRateLimit(long waitMillis) {
+        if (stopped || limiterTimer >= 0) {
+            return;
         }
-        return Job.fromHash(keys.queue(), reply.get(1).toString(), hash, reply.get(2).toLong());
+        limiterTimer = vertx.setTimer(Math.max(1, waitMillis), id -> {
+            limiterTimer = -1;
+            requestFetch();
+        });
+    }
+
+    private void cancel(long timer) {
+        if (timer >= 0) {
+            vertx.cancelTimer(timer);
+        }
     }
 }

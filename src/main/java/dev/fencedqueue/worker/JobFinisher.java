@@ -3,96 +3,143 @@ package dev.fencedqueue.worker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.LuaScript;
-import dev.fencedqueue.queue.LuaScripts;
+import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.SharedConnection;
 import io.smallrye.mutiny.Uni;
 
 /**
- * Writes how an attempt ended: completion ({@code moveToCompleted}) or failure ({@code moveToFailed},
- * which retries after the job's backoff while attempts remain). Both are fenced: only the current epoch's
- * owner can end a job. Writes that fail because Redis is briefly unreachable are retried for up to the
- * lock duration, so a Redis restart does not turn a finished job into a rerun.
+ * Writes how an attempt ended: completion ({@code moveToCompleted}), failure ({@code moveToFailed}, which
+ * retries after the job's backoff while attempts remain) or hand-back on shutdown ({@code handBackJob}).
+ * All are fenced: only the current epoch's owner can end a job. Completion and failure also activate the
+ * worker's next jobs in the same round trip. Writes that fail because Redis is briefly unreachable are
+ * retried for up to the lock duration, so a Redis restart does not turn a finished job into a rerun.
  */
 final class JobFinisher {
 
-    private final QueueKeys keys;
-    private final LuaScripts scripts;
-    private final ObjectMapper json;
-    private final String workerId;
-    private final int maxStreamLength;
-    private final Duration retryWindow;
+    /**
+     * What a finishing write did.
+     *
+     * @param code 0 completed or failed for good, 1 failed and retried later, negative when the worker no
+     *        longer owns the job (-1, -6, -7, -9; nothing was written)
+     * @param next the jobs activated for the worker in the same round trip
+     */
+    record Outcome(long code, Activation next) {
+    }
 
-    JobFinisher(QueueKeys keys, LuaScripts scripts, ObjectMapper json, String workerId, int maxStreamLength,
-            Duration retryWindow) {
-        this.keys = keys;
-        this.scripts = scripts;
-        this.json = json;
-        this.workerId = workerId;
-        this.maxStreamLength = maxStreamLength;
-        this.retryWindow = retryWindow;
+    private final QueueContext ctx;
+    private final QueueKeys keys;
+    private final JobProcessor processor;
+    private final WorkerOptions options;
+
+    JobFinisher(QueueContext ctx, JobProcessor processor, WorkerOptions options) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+        this.processor = processor;
+        this.options = options;
     }
 
     /**
      * @param job the job
      * @param result the processor's result
-     * @return the script's code: 0 completed, negative when the worker no longer owns the job
+     * @param fetch how many next jobs to activate for the worker
+     * @param lockPrefix lock token prefix for those jobs
+     * @return the outcome
      */
-    Uni<Long> complete(ActiveJob job, Object result) {
+    Uni<Outcome> complete(ActiveJob job, Object result, int fetch, String lockPrefix) {
         String returnValue;
         try {
-            returnValue = json.writeValueAsString(result);
+            returnValue = ctx.json().writeValueAsString(result);
         } catch (JsonProcessingException e) {
-            return fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()));
+            return fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
+                    fetch, lockPrefix);
         }
         String event = "{\"status\":\"completed\",\"fencingToken\":" + job.fencingToken() + ",\"workerId\":"
-                + quote(workerId) + ",\"result\":" + returnValue + "}";
+                + quote(options.workerId()) + ",\"result\":" + returnValue + "}";
         String id = job.id();
-        return retrying(scripts.run(LuaScript.MOVE_TO_COMPLETED,
-                List.of(keys.active(), keys.completed(), keys.job(id), keys.lock(id), keys.fence(id), keys.events(id)),
-                List.of(id, job.lockToken, Long.toString(job.fencingToken()), returnValue, event,
-                        Integer.toString(maxStreamLength)))
-                .map(reply -> reply.toLong()));
+        return finish(LuaScript.MOVE_TO_COMPLETED,
+                List.of(keys.active(), keys.completed(), keys.job(id), keys.lock(id), keys.fence(id), keys.events(id),
+                        keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
+                List.of(keys.prefix(), id, job.lockToken, Long.toString(job.fencingToken()), returnValue, event,
+                        ctx.streamLengthArg(), ctx.queueEventsArg(), Integer.toString(fetch), lockPrefix,
+                        Long.toString(options.lockDuration().toMillis()), options.workerId()));
     }
 
     /**
      * @param job the job
      * @param failure why the attempt failed
-     * @return the script's code: 1 retried later, 0 failed for good, negative when the worker no longer
-     *         owns the job
+     * @param fetch how many next jobs to activate for the worker
+     * @param lockPrefix lock token prefix for those jobs
+     * @return the outcome
      */
-    Uni<Long> fail(ActiveJob job, Throwable failure) {
-        int attemptsMade = job.job.attemptsMade() + 1;
-        boolean lastAttempt = failure instanceof UnrecoverableJobException || attemptsMade >= job.job.attempts();
-        long retryDelay = lastAttempt ? -1 : backoff(job).delayMillis(attemptsMade);
+    Uni<Outcome> fail(ActiveJob job, Throwable failure, int fetch, String lockPrefix) {
+        long retryDelay = retryDelay(job, failure);
         String id = job.id();
-        return retrying(scripts.run(LuaScript.MOVE_TO_FAILED,
-                List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.marker(), keys.meta(), keys.job(id), keys.lock(id), keys.fence(id), keys.events(id)),
-                List.of(id, job.lockToken, Long.toString(job.fencingToken()), reason(failure),
-                        Long.toString(retryDelay), Integer.toString(maxStreamLength), workerId))
+        return finish(LuaScript.MOVE_TO_FAILED,
+                List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(), keys.marker(),
+                        keys.meta(), keys.job(id), keys.lock(id), keys.fence(id), keys.events(id), keys.events()),
+                List.of(keys.prefix(), id, job.lockToken, Long.toString(job.fencingToken()), reason(failure),
+                        Long.toString(retryDelay), ctx.streamLengthArg(), ctx.queueEventsArg(), options.workerId(),
+                        Integer.toString(fetch), lockPrefix, Long.toString(options.lockDuration().toMillis())));
+    }
+
+    /**
+     * Hands a job back to the queue without counting an attempt.
+     *
+     * @param job the job, whose pipeline was cancelled
+     * @return 0 when handed back, negative when the worker no longer owned it
+     */
+    Uni<Long> handBack(ActiveJob job) {
+        String id = job.id();
+        return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
+                List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
+                        keys.lock(id), keys.fence(id), keys.events()),
+                List.of(id, job.lockToken, Long.toString(job.fencingToken()), ctx.queueEventsArg()))
                 .map(reply -> reply.toLong()));
     }
 
-    private Uni<Long> retrying(Uni<Long> write) {
+    private Uni<Outcome> finish(LuaScript script, List<String> scriptKeys, List<String> args) {
+        return retrying(ctx.scripts().run(script, scriptKeys, args)
+                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue()))));
+    }
+
+    private <T> Uni<T> retrying(Uni<T> write) {
         return write.onFailure(SharedConnection::isConnectionFailure).retry()
-                .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2)).expireIn(retryWindow.toMillis());
+                .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2)).expireIn(options.lockDuration().toMillis());
+    }
+
+    /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */
+    private long retryDelay(ActiveJob job, Throwable failure) {
+        int attemptsMade = job.job.attemptsMade() + 1;
+        if (failure instanceof UnrecoverableJobException || attemptsMade >= job.job.attempts()) {
+            return -1;
+        }
+        Backoff backoff = backoff(job);
+        if (backoff.type() == Backoff.Type.CUSTOM) {
+            try {
+                return processor.backoff(job.job, attemptsMade, failure, backoff.delay())
+                        .map(wait -> Math.max(0, wait.toMillis())).orElse(-1L);
+            } catch (RuntimeException e) {
+                return -1; // a broken hook must not keep a job retrying
+            }
+        }
+        return backoff.delayMillis(attemptsMade);
     }
 
     private Backoff backoff(ActiveJob job) {
         try {
-            JsonNode node = json.readTree(job.job.options()).path("backoff");
+            JsonNode node = ctx.json().readTree(job.job.options()).path("backoff");
             if (node.isMissingNode()) {
                 return Backoff.NONE;
             }
-            return new Backoff(Backoff.Type.valueOf(node.path("type").asText("fixed").toUpperCase(java.util.Locale.ROOT)),
+            return new Backoff(Backoff.Type.valueOf(node.path("type").asText("fixed").toUpperCase(Locale.ROOT)),
                     Duration.ofMillis(node.path("delay").asLong(0)), node.path("jitter").asDouble(0));
         } catch (IOException | IllegalArgumentException e) {
             return Backoff.NONE;
@@ -106,7 +153,7 @@ final class JobFinisher {
 
     private String quote(String text) {
         try {
-            return json.writeValueAsString(text);
+            return ctx.json().writeValueAsString(text);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

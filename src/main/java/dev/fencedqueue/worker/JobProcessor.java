@@ -1,5 +1,9 @@
 package dev.fencedqueue.worker;
 
+import java.time.Duration;
+import java.util.Optional;
+
+import dev.fencedqueue.queue.Job;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -23,4 +27,18 @@ public interface JobProcessor {
      *         {@code Uni} is treated the same way.
      */
     Uni<Object> process(JobContext context);
+
+    /**
+     * The custom backoff hook (BullMQ's {@code backoffStrategy}), asked for jobs whose backoff type is
+     * {@code custom}. The default waits the backoff's {@code delay}.
+     *
+     * @param job the job whose attempt failed
+     * @param attemptsMade attempts made so far, the failed one included
+     * @param failure why the attempt failed
+     * @param delay the {@code delay} of the job's backoff option
+     * @return the wait before the next attempt, or empty to fail the job now
+     */
+    default Optional<Duration> backoff(Job job, int attemptsMade, Throwable failure, Duration delay) {
+        return Optional.of(delay);
+    }
 }

@@ -27,15 +27,21 @@ final class MarkerWaiter {
 
     private final Redis client;
     private final String markerKey;
+    private final String connectionName;
     private final Duration blockTimeout;
     private final Duration guardTimeout;
     private RedisConnection connection;
     private boolean waiting;
     private boolean closed;
 
-    MarkerWaiter(Redis client, String markerKey, Duration blockTimeout, Duration commandTimeout) {
+    /**
+     * @param connectionName the name the blocking connection gets ({@code CLIENT SETNAME}), so that
+     *        {@code CLIENT LIST} shows which worker holds it
+     */
+    MarkerWaiter(Redis client, String markerKey, String connectionName, Duration blockTimeout, Duration commandTimeout) {
         this.client = client;
         this.markerKey = markerKey;
+        this.connectionName = connectionName;
         this.blockTimeout = blockTimeout;
         this.guardTimeout = blockTimeout.plus(commandTimeout);
     }
@@ -80,7 +86,8 @@ final class MarkerWaiter {
         if (connection != null) {
             return Uni.createFrom().item(connection);
         }
-        return client.connect().invoke(c -> connection = c);
+        return client.connect().call(c -> c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg(connectionName)))
+                .invoke(c -> connection = c);
     }
 
     /**

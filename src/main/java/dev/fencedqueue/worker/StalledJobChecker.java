@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.LuaScript;
-import dev.fencedqueue.queue.LuaScripts;
+import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import io.smallrye.mutiny.Uni;
 
@@ -15,26 +15,24 @@ import io.smallrye.mutiny.Uni;
  */
 final class StalledJobChecker {
 
+    private final QueueContext ctx;
     private final QueueKeys keys;
-    private final LuaScripts scripts;
     private final WorkerOptions options;
-    private final int maxStreamLength;
 
-    StalledJobChecker(QueueKeys keys, LuaScripts scripts, WorkerOptions options, int maxStreamLength) {
-        this.keys = keys;
-        this.scripts = scripts;
+    StalledJobChecker(QueueContext ctx, WorkerOptions options) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
         this.options = options;
-        this.maxStreamLength = maxStreamLength;
     }
 
     /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
     Uni<Map<String, String>> check() {
-        return scripts.run(LuaScript.MOVE_STALLED_JOBS_TO_WAIT,
+        return ctx.scripts().run(LuaScript.MOVE_STALLED_JOBS_TO_WAIT,
                 List.of(keys.stalled(), keys.waitList(), keys.active(), keys.prioritized(), keys.failed(),
-                        keys.stalledCheck(), keys.marker(), keys.meta()),
+                        keys.stalledCheck(), keys.marker(), keys.meta(), keys.events()),
                 List.of(keys.prefix(), Integer.toString(options.maxStalledCount()),
-                        Long.toString(options.stalledInterval().toMillis()), Integer.toString(maxStreamLength),
-                        keys.revokedChannel()))
+                        Long.toString(options.stalledInterval().toMillis()), ctx.streamLengthArg(),
+                        keys.revokedChannel(), ctx.queueEventsArg()))
                 .map(reply -> {
                     Map<String, String> stalled = new LinkedHashMap<>();
                     for (int i = 0; i + 1 < reply.size(); i += 2) {

@@ -1,8 +1,11 @@
 package dev.fencedqueue.worker;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.LuaScripts;
+import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
@@ -21,26 +25,25 @@ import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
 /**
- * Runs the jobs of one queue with a fixed number of slots ({@code concurrency}). An idle worker blocks on
- * the queue's marker ({@code BZPOPMIN}, no polling) and activates jobs with {@code moveToActive}; a timer
- * fires at the due time of the earliest delayed job. Each job runs as a {@code Uni} pipeline with one
- * cancellation handle; one ticker renews all locks and checks all fencing tokens in one round trip and
- * cancels the pipeline of every job the worker no longer owns, as does a rejected fenced write or a
- * revoke notice. All mutable state lives on one Vert.x context.
+ * Runs the jobs of one queue with a fixed number of slots ({@code concurrency}). {@link JobFetcher} brings
+ * jobs in (marker wake-ups, delayed-job timers, no polling); a completion activates the next jobs in the
+ * same round trip. Each job runs as a {@code Uni} pipeline with one cancellation handle; one ticker renews
+ * all locks and checks all fencing tokens in one round trip and cancels the pipeline of every job the
+ * worker no longer owns, as does a rejected fenced write or a revoke notice. All mutable state lives on
+ * one Vert.x context.
  */
 public final class Worker {
 
     private static final Logger LOG = Logger.getLogger(Worker.class);
 
+    private final QueueContext ctx;
     private final QueueKeys keys;
     private final JobProcessor processor;
     private final WorkerOptions options;
-    private final LuaScripts scripts;
     private final ObjectMapper json;
     private final Vertx vertx;
     private final Context context;
     private final Executor onContext;
-    private final int maxStreamLength;
     private final MarkerWaiter markerWaiter;
     private final LockRenewer lockRenewer;
     private final StalledJobChecker stalledJobChecker;
@@ -53,29 +56,31 @@ public final class Worker {
     private final AtomicLong rejectedWrites = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
     private volatile boolean frozen;
+    private volatile boolean running;
 
     // Confined to the context.
-    private boolean running;
+    private boolean closing;
+    private boolean paused;
+    private int reserved;
     private long renewTimer = -1;
     private long stalledTimer = -1;
+    private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
 
     Worker(JobQueue queue, JobProcessor processor, WorkerOptions options, Queues queues, ObjectMapper json, Vertx vertx) {
-        this.keys = queue.keys();
+        this.ctx = queues.context(queue.name());
+        this.keys = ctx.keys();
         this.processor = processor;
         this.options = options;
-        this.scripts = queues.scripts();
         this.json = json;
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
         this.onContext = command -> context.runOnContext(ignored -> command.run());
-        this.maxStreamLength = queues.maxStreamLength();
-        this.markerWaiter = new MarkerWaiter(queues.redis().client(), keys.marker(), options.drainDelay(),
-                queues.redis().timeout());
-        this.lockRenewer = new LockRenewer(keys, scripts, options.lockDuration().toMillis());
-        this.stalledJobChecker = new StalledJobChecker(keys, scripts, options, maxStreamLength);
-        this.finisher = new JobFinisher(keys, scripts, json, options.workerId(), maxStreamLength, options.lockDuration());
-        this.fetcher = new JobFetcher(keys, scripts, options, maxStreamLength, vertx, onContext, markerWaiter,
-                () -> running && !frozen && active.size() < options.concurrency(), this::run);
+        this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), connectionName(keys.queue(), options),
+                options.drainDelay(), ctx.redis().timeout());
+        this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
+        this.stalledJobChecker = new StalledJobChecker(ctx, options);
+        this.finisher = new JobFinisher(ctx, processor, options);
+        this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, new WorkerSlots(), this::run);
     }
 
     /** @return this worker's id */
@@ -106,7 +111,8 @@ public final class Worker {
     /**
      * Test and chaos-drill hook: while frozen, the worker fetches no job, renews no lock (so checks no
      * fencing token) and ignores revoke notices, as if paused by GC or cut from Redis; its running jobs go
-     * on and their writes still reach Redis, where they are rejected once another run owns the job.
+     * on and their writes still reach Redis, where they are rejected once another run owns the job. The
+     * stalled-job check goes on, as another instance's would.
      *
      * @param frozen {@code true} to freeze, {@code false} to thaw
      */
@@ -120,7 +126,7 @@ public final class Worker {
     /** Starts fetching jobs, renewing locks and checking for stalled jobs. Calling it again does nothing. */
     public void start() {
         context.runOnContext(ignored -> {
-            if (running) {
+            if (running || closing) {
                 return;
             }
             running = true;
@@ -134,21 +140,62 @@ public final class Worker {
     }
 
     /**
-     * Stops the worker: no more jobs are fetched, and the pipelines of running jobs are cancelled (their
-     * LLM calls close). Their jobs stay active in Redis until the stalled-job check hands them to another
-     * worker.
+     * Pauses this worker only (BullMQ's local pause): it takes no new job; running jobs go on.
+     *
+     * @param waitForActive whether the returned {@code Uni} waits until the running jobs ended
+     * @return completes once paused (and, if asked, idle)
+     */
+    public Uni<Void> pause(boolean waitForActive) {
+        return onContext(() -> {
+            paused = true;
+            return waitForActive ? whenIdle() : CompletableFuture.<Void>completedFuture(null);
+        }).chain(idle -> Uni.createFrom().completionStage(idle));
+    }
+
+    /** Resumes a worker paused with {@link #pause(boolean)}. */
+    public void resume() {
+        context.runOnContext(ignored -> {
+            paused = false;
+            fetcher.requestFetch();
+        });
+    }
+
+    /**
+     * Stops the worker as its options say ({@link WorkerOptions#shutdownMode()}).
      *
      * @return completes once the worker stopped
      */
     public Uni<Void> close() {
-        return Uni.createFrom().<Void>emitter(emitter -> context.runOnContext(ignored -> {
-            running = false;
-            cancelTimer(renewTimer);
-            cancelTimer(stalledTimer);
+        return close(options.shutdownMode(), options.drainTimeout());
+    }
+
+    /**
+     * Stops the worker: it fetches no more jobs; with {@link ShutdownMode#DRAIN} its running jobs may
+     * finish for up to {@code drainTimeout}; then the pipelines of the jobs still running are cancelled
+     * (their LLM calls close) and the jobs handed back to the queue at once, without counting an attempt.
+     *
+     * @param mode hand back at once, or drain first
+     * @param drainTimeout longest wait for running jobs when draining
+     * @return completes once the worker stopped and its jobs were handed back
+     */
+    public Uni<Void> close(ShutdownMode mode, Duration drainTimeout) {
+        Uni<Void> drained = onContext(() -> {
+            closing = true;
             fetcher.stop();
-            List.copyOf(active.values()).forEach(job -> cancel(job, CancelReason.SHUTDOWN));
-            markerWaiter.close().subscribe().with(v -> emitter.complete(null), emitter::fail);
-        }));
+            markerWaiter.close().subscribe().with(v -> {
+            }, f -> {
+            });
+            return mode == ShutdownMode.DRAIN ? whenIdle() : CompletableFuture.<Void>completedFuture(null);
+        }).chain(idle -> Uni.createFrom().completionStage(idle).ifNoItem().after(drainTimeout).recoverWithItem((Void) null));
+        return drained.chain(() -> onContext(this::handBackAll)).chain(handedBack -> handedBack)
+                .chain(() -> onContext(() -> whenIdle())).chain(idle -> Uni.createFrom().completionStage(idle)
+                        .ifNoItem().after(ctx.redis().timeout()).recoverWithItem((Void) null))
+                .chain(() -> onContext(() -> {
+                    running = false;
+                    cancelTimer(renewTimer);
+                    cancelTimer(stalledTimer);
+                    return null;
+                })).replaceWithVoid();
     }
 
     /** Called when Redis tells that a job's epoch {@code token} was revoked (aborted or handed to another worker). */
@@ -169,26 +216,35 @@ public final class Worker {
         context.runOnContext(ignored -> cancel(job, CancelReason.OWNERSHIP_LOST));
     }
 
-    LuaScripts scripts() {
-        return scripts;
+    /**
+     * @return the name of a worker's blocking connection in {@code CLIENT LIST}: {@code fq:<queue>:worker:<id>}
+     *         (characters Redis does not accept in names replaced by {@code _})
+     */
+    public static String connectionName(String queue, WorkerOptions options) {
+        return ("fq:" + queue + ":worker:" + options.workerId()).replaceAll("[\\s]", "_");
     }
 
-    int maxStreamLength() {
-        return maxStreamLength;
+    LuaScripts scripts() {
+        return ctx.scripts();
+    }
+
+    QueueContext queueContext() {
+        return ctx;
     }
 
     // ---- running jobs ---------------------------------------------------------------------------------
 
-    private void run(Job job, String lockToken, long sentAt) {
-        if (!this.running) {
-            LOG.infof("worker %s closed while activating job %s; the stalled-job check will hand it on", id(), job.id());
-            return;
-        }
-        ActiveJob running = new ActiveJob(job, lockToken, sentAt + options.lockDuration().toNanos());
+    private void run(Activation.Activated activated, long sentAt) {
+        Job job = activated.job();
+        ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
         active.put(job.id(), running);
         WorkerJobContext jobContext = new WorkerJobContext(this, running, keys, json);
-        running.pipeline = Uni.createFrom().deferred(() -> processor.process(jobContext))
-                .emitOn(onContext)
+        Uni<Object> pipeline = Uni.createFrom().deferred(() -> processor.process(jobContext));
+        if (job.timeout() > 0) {
+            Duration timeout = Duration.ofMillis(job.timeout());
+            pipeline = pipeline.ifNoItem().after(timeout).failWith(() -> new JobTimeoutException(job.id(), timeout));
+        }
+        running.pipeline = pipeline.emitOn(onContext)
                 .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure));
     }
 
@@ -201,25 +257,38 @@ public final class Worker {
             return;
         }
         job.finishing = true;
-        Uni<Long> write = failure == null ? finisher.complete(job, result) : finisher.fail(job, failure);
-        write.emitOn(onContext).subscribe().with(code -> {
-            if (code < 0) {
-                rejectedWrites.incrementAndGet();
-                LOG.warnf("worker %s: BLOCKED %s of job %s (code %d): a newer run owns it", id(),
-                        failure == null ? "completion" : "failure", job.id(), code);
-            } else if (failure == null) {
-                completed.incrementAndGet();
-            } else {
-                failed.incrementAndGet();
-                LOG.infof("worker %s: job %s attempt %d failed (%s): %s", id(), job.id(), job.job.attemptsStarted(),
-                        code == 1 ? "will retry" : "no attempts left", JobFinisher.reason(failure));
-            }
-            release(job);
+        int fetch = freeSlots();
+        reserved += fetch;
+        String lockPrefix = JobFetcher.lockPrefix();
+        long sentAt = System.nanoTime();
+        Uni<JobFinisher.Outcome> write = failure == null ? finisher.complete(job, result, fetch, lockPrefix)
+                : finisher.fail(job, failure, fetch, lockPrefix);
+        write.emitOn(onContext).subscribe().with(outcome -> {
+            reserved -= fetch;
+            count(job, failure, outcome.code());
+            release(job, false);
+            fetcher.handle(outcome.next(), sentAt);
+            fetcher.pump();
         }, writeFailure -> {
+            reserved -= fetch;
             LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
                     id(), job.id(), writeFailure.getMessage());
-            release(job);
+            release(job, true);
         });
+    }
+
+    private void count(ActiveJob job, Throwable failure, long code) {
+        if (code < 0) {
+            rejectedWrites.incrementAndGet();
+            LOG.warnf("worker %s: BLOCKED %s of job %s (code %d): a newer run owns it", id(),
+                    failure == null ? "completion" : "failure", job.id(), code);
+        } else if (failure == null) {
+            completed.incrementAndGet();
+        } else {
+            failed.incrementAndGet();
+            LOG.infof("worker %s: job %s attempt %d failed (%s): %s", id(), job.id(), job.job.attemptsStarted(),
+                    code == 1 ? "will retry" : "no attempts left", JobFinisher.reason(failure));
+        }
     }
 
     private void cancel(ActiveJob job, CancelReason reason) {
@@ -231,12 +300,74 @@ public final class Worker {
         if (job.pipeline != null) {
             job.pipeline.cancel();
         }
-        release(job);
+        release(job, true);
     }
 
-    private void release(ActiveJob job) {
+    private void release(ActiveJob job, boolean refill) {
         if (active.remove(job.id(), job)) {
-            fetcher.requestFetch();
+            if (active.isEmpty()) {
+                idleWaiters.forEach(waiter -> waiter.complete(null));
+                idleWaiters.clear();
+            }
+            if (refill) {
+                fetcher.requestFetch();
+            }
+        }
+    }
+
+    private Uni<Void> handBackAll() {
+        List<Uni<Long>> handBacks = new ArrayList<>();
+        for (ActiveJob job : List.copyOf(active.values())) {
+            if (!job.finishing && !job.isCancelled()) {
+                job.finishing = true;
+                job.cancelled.complete(CancelReason.SHUTDOWN);
+                cancelled.incrementAndGet();
+                if (job.pipeline != null) {
+                    job.pipeline.cancel();
+                }
+                handBacks.add(finisher.handBack(job).emitOn(onContext)
+                        .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
+                        .onFailure().recoverWithItem(-1L)
+                        .eventually(() -> release(job, false)));
+            }
+        }
+        return handBacks.isEmpty() ? Uni.createFrom().voidItem()
+                : Uni.join().all(handBacks).andCollectFailures().replaceWithVoid();
+    }
+
+    private CompletableFuture<Void> whenIdle() {
+        CompletableFuture<Void> idle = new CompletableFuture<>();
+        if (active.isEmpty()) {
+            idle.complete(null);
+        } else {
+            idleWaiters.add(idle);
+        }
+        return idle;
+    }
+
+    private int freeSlots() {
+        if (!running || frozen || paused || closing) {
+            return 0;
+        }
+        long busy = active.values().stream().filter(job -> !job.finishing).count();
+        return (int) Math.max(0, options.concurrency() - busy - reserved);
+    }
+
+    /** The slot accounting {@link JobFetcher} works with. */
+    private final class WorkerSlots implements JobFetcher.Slots {
+        @Override
+        public int free() {
+            return freeSlots();
+        }
+
+        @Override
+        public void reserve(int n) {
+            reserved += n;
+        }
+
+        @Override
+        public void unreserve(int n) {
+            reserved -= n;
         }
     }
 
@@ -261,7 +392,7 @@ public final class Worker {
         }, failure -> {
             long now = System.nanoTime();
             for (ActiveJob job : jobs) {
-                if (now - job.lockValidUntil > 0) {
+                if (now - job.lockValidUntil > 0 && !job.isCancelled()) {
                     LOG.warnf("worker %s: lock of job %s expired without renewal (%s); cancelling it", id(), job.id(),
                             failure.getMessage());
                     cancel(job, CancelReason.LOCK_EXPIRED);
@@ -281,5 +412,15 @@ public final class Worker {
         if (timer >= 0) {
             vertx.cancelTimer(timer);
         }
+    }
+
+    private <T> Uni<T> onContext(java.util.function.Supplier<T> action) {
+        return Uni.createFrom().emitter(emitter -> context.runOnContext(ignored -> {
+            try {
+                emitter.complete(action.get());
+            } catch (RuntimeException e) {
+                emitter.fail(e);
+            }
+        }));
     }
 }

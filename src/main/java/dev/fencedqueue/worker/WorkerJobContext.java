@@ -97,9 +97,10 @@ final class WorkerJobContext implements JobContext {
         event.setAll(data);
         String token = Long.toString(fencingToken());
         return worker.scripts().run(LuaScript.APPEND_EVENT,
-                List.of(keys.job(jobId()), keys.fence(jobId()), keys.events(jobId())),
-                List.of(token, type, event.toString(), Integer.toString(worker.maxStreamLength()),
-                        progress == null ? "0" : "1", progress == null ? "" : progress))
+                List.of(keys.job(jobId()), keys.fence(jobId()), keys.events(jobId()), keys.events()),
+                List.of(token, type, event.toString(), worker.queueContext().streamLengthArg(),
+                        progress == null ? "0" : "1", progress == null ? "" : progress, jobId(),
+                        worker.queueContext().queueEventsArg()))
                 .map(reply -> {
                     if (reply.type() == ResponseType.NUMBER) {
                         throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId(), reply.toLong(),

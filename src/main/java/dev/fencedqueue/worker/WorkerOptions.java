@@ -14,9 +14,12 @@ import dev.fencedqueue.config.WorkerConfig;
  * @param stalledInterval period of the stalled-job check
  * @param maxStalledCount stalls a job survives before it fails
  * @param drainDelay longest block on the marker before looking at the queue again
+ * @param shutdownMode what {@link Worker#close()} does with running jobs
+ * @param drainTimeout longest a draining worker waits for its running jobs
  */
 public record WorkerOptions(String workerId, int concurrency, Duration lockDuration, Duration lockRenewInterval,
-        Duration stalledInterval, int maxStalledCount, Duration drainDelay) {
+        Duration stalledInterval, int maxStalledCount, Duration drainDelay, ShutdownMode shutdownMode,
+        Duration drainTimeout) {
 
     public WorkerOptions {
         if (workerId == null || workerId.isBlank()) {
@@ -31,6 +34,16 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
         if (maxStalledCount < 0) {
             throw new IllegalArgumentException("`maxStalledCount` must not be negative");
         }
+        if (shutdownMode == null || drainTimeout == null || drainTimeout.isNegative()) {
+            throw new IllegalArgumentException("`shutdownMode` must not be null and `drainTimeout` not negative");
+        }
+    }
+
+    /** Options that hand running jobs back on shutdown (drain timeout 25 s, unused). */
+    public WorkerOptions(String workerId, int concurrency, Duration lockDuration, Duration lockRenewInterval,
+            Duration stalledInterval, int maxStalledCount, Duration drainDelay) {
+        this(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval, maxStalledCount, drainDelay,
+                ShutdownMode.HAND_BACK, Duration.ofSeconds(25));
     }
 
     /**
@@ -40,16 +53,27 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
      */
     public static WorkerOptions from(WorkerConfig config, String workerId) {
         return new WorkerOptions(workerId, config.concurrency(), config.lockDuration(), config.lockRenewInterval(),
-                config.stalledInterval(), config.maxStalledCount(), config.drainDelay());
+                config.stalledInterval(), config.maxStalledCount(), config.drainDelay(), config.shutdownMode(),
+                config.drainTimeout());
     }
 
     public WorkerOptions withWorkerId(String id) {
         return new WorkerOptions(id, concurrency, lockDuration, lockRenewInterval, stalledInterval, maxStalledCount,
-                drainDelay);
+                drainDelay, shutdownMode, drainTimeout);
     }
 
     public WorkerOptions withConcurrency(int value) {
         return new WorkerOptions(workerId, value, lockDuration, lockRenewInterval, stalledInterval, maxStalledCount,
-                drainDelay);
+                drainDelay, shutdownMode, drainTimeout);
+    }
+
+    public WorkerOptions withDrainDelay(Duration value) {
+        return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
+                maxStalledCount, value, shutdownMode, drainTimeout);
+    }
+
+    public WorkerOptions withShutdown(ShutdownMode mode, Duration timeout) {
+        return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
+                maxStalledCount, drainDelay, mode, timeout);
     }
 }

@@ -79,8 +79,8 @@ class JobQueueTest {
         AddResult second = add("other", Map.of("query", "replacement"),
                 JobOptions.defaults().withJobId("fixed-1").withAttempts(5).withDelay(Duration.ofSeconds(10)));
 
-        assertThat(first).isEqualTo(new AddResult("fixed-1", true));
-        assertThat(second).isEqualTo(new AddResult("fixed-1", false));
+        assertThat(first).isEqualTo(new AddResult("fixed-1", true, false));
+        assertThat(second).isEqualTo(new AddResult("fixed-1", false, false));
         assertThat(redis.job(queue, "fixed-1")).isEqualTo(before);
         assertThat(waitList()).containsExactly("fixed-1");
         assertThat(redis.delayedDue(queue, "fixed-1")).isNull();
@@ -95,7 +95,7 @@ class JobQueueTest {
         AddResult repeated = add("report", Map.of("query", "q"), options);
 
         assertThat(first.created()).isTrue();
-        assertThat(repeated).isEqualTo(new AddResult(first.jobId(), false));
+        assertThat(repeated).isEqualTo(new AddResult(first.jobId(), false, false));
         assertThat(redis.send(Request.cmd(Command.PTTL).arg(idempotencyKey)).toLong()).isBetween(1L, 300L);
 
         await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(idempotencyKey)).toInteger() == 0);
@@ -114,7 +114,7 @@ class JobQueueTest {
 
         AddResult again = add("report", Map.of("query", "q"), options);
 
-        assertThat(again).isEqualTo(new AddResult(jobId, false));
+        assertThat(again).isEqualTo(new AddResult(jobId, false, false));
         assertThat(redis.job(queue, jobId)).isNull();
     }
 

@@ -205,8 +205,8 @@ class FencedWriteTest {
 
     private long appendEventDirectly(String jobId, long token) {
         return queues.scripts().run(LuaScript.APPEND_EVENT,
-                List.of(queue.keys().job(jobId), queue.keys().fence(jobId), queue.keys().events(jobId)),
-                List.of(Long.toString(token), "progress", "{}", "100", "0", ""))
+                List.of(queue.keys().job(jobId), queue.keys().fence(jobId), queue.keys().events(jobId), queue.keys().events()),
+                List.of(Long.toString(token), "progress", "{}", "100", "0", "", jobId, "100"))
                 .await().atMost(TIMEOUT).toLong();
     }
 

@@ -154,8 +154,8 @@ class StalledJobCheckTest {
         JobQueue other = redis.freshQueue();
         WorkerOptions everySecond = new WorkerOptions("checker", 1, Duration.ofSeconds(1), Duration.ofMillis(300),
                 Duration.ofSeconds(1), 1, Duration.ofSeconds(2));
-        StalledJobChecker checkerA = new StalledJobChecker(other.keys(), queues.scripts(), everySecond, 100);
-        StalledJobChecker checkerB = new StalledJobChecker(other.keys(), queues.scripts(), everySecond, 100);
+        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), everySecond);
+        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), everySecond);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
@@ -176,8 +176,8 @@ class StalledJobCheckTest {
     private void activateWithShortLock(JobQueue other) {
         queues.scripts().run(LuaScript.MOVE_TO_ACTIVE,
                 List.of(other.keys().waitList(), other.keys().active(), other.keys().prioritized(), other.keys().delayed(),
-                        other.keys().marker(), other.keys().meta()),
-                List.of(other.keys().prefix(), UUID.randomUUID().toString(), "50", "checker", "100"))
+                        other.keys().marker(), other.keys().meta(), other.keys().events()),
+                List.of(other.keys().prefix(), "1", UUID.randomUUID().toString(), "50", "checker", "100", "100"))
                 .await().atMost(TIMEOUT);
     }
 

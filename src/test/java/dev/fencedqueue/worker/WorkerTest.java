@@ -8,11 +8,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 
 import dev.fencedqueue.queue.AbortResult;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
@@ -88,9 +87,9 @@ class WorkerTest {
     @Test
     void idleWorkerIsWokenByTheMarkerNotByPolling() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Set<String> clientsBefore = clientIds();
-        start(processor, options("w-idle", Duration.ofSeconds(30)));
-        await().atMost(TIMEOUT).until(() -> blockedOnMarker(clientsBefore));
+        WorkerOptions idle = options("w-idle", Duration.ofSeconds(30));
+        start(processor, idle);
+        await().atMost(TIMEOUT).until(() -> blockedOnMarker(idle));
 
         long addedAt = System.nanoTime();
         String jobId = add(JobOptions.defaults());
@@ -169,7 +168,7 @@ class WorkerTest {
     }
 
     @Test
-    void stoppingTheWorkerCancelsItsAttemptsAndLeavesTheJobActive() {
+    void stoppingTheWorkerCancelsItsAttemptsAndHandsTheJobBackWithoutCountingAnAttempt() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         Worker worker = workers.create(processor, options("w-stop", Duration.ofSeconds(2)));
         worker.start();
@@ -181,7 +180,11 @@ class WorkerTest {
 
         assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.SHUTDOWN);
         assertThat(processor.attempt(0).isCancelled()).isTrue();
-        assertThat(redis.job(queue, jobId).state()).isEqualTo(JobState.ACTIVE);
+        Job job = redis.job(queue, jobId);
+        assertThat(job.state()).isEqualTo(JobState.WAITING);
+        assertThat(job.attemptsMade()).isZero();
+        assertThat(job.attemptsStarted()).isZero();
+        assertThat(job.fencingToken()).isEqualTo(1);
         assertThat(redis.terminalEvents(queue, jobId)).isEmpty();
     }
 
@@ -224,13 +227,10 @@ class WorkerTest {
         return redis.send(Request.cmd(Command.PUBLISH).arg(queue.keys().revokedChannel()).arg(message)).toLong();
     }
 
-    private Set<String> clientIds() {
-        return clients().stream().map(c -> field(c, "id")).collect(Collectors.toSet());
-    }
-
-    /** @return whether a connection opened after {@code before} is blocked in {@code BZPOPMIN} */
-    private boolean blockedOnMarker(Set<String> before) {
-        return clients().stream().anyMatch(c -> !before.contains(field(c, "id"))
+    /** @return whether the worker's own connection (named after it) is blocked in {@code BZPOPMIN} */
+    private boolean blockedOnMarker(WorkerOptions options) {
+        String name = Worker.connectionName(queue.name(), options);
+        return clients().stream().anyMatch(c -> name.equals(field(c, "name"))
                 && "bzpopmin".equals(field(c, "cmd")) && field(c, "flags").contains("b"));
     }
 

@@ -1,5 +1,6 @@
 --[[
-  Adds a job to the queue, or returns the existing job for the same job id or idempotency key.
+  Adds a job to the queue, or returns the existing job for the same job id, idempotency key or
+  deduplication id, and appends a 'waiting' (or 'delayed') queue event for a new job.
 
   KEYS[1] wait list
   KEYS[2] delayed set
@@ -7,6 +8,7 @@
   KEYS[4] marker set
   KEYS[5] meta hash
   KEYS[6] job id counter
+  KEYS[7] queue event stream
 
   ARGV[1]  key prefix of the queue, 'fq:{name}:'
   ARGV[2]  job id; '' lets the queue generate one from the counter
@@ -20,22 +22,37 @@
   ARGV[10] keep a per-job event stream ('1' | '0')
   ARGV[11] idempotency key; '' for none
   ARGV[12] idempotency key time to live (ms)
+  ARGV[13] retention once completed, '<count>,<age ms>' (-1 = no limit); '' keeps the job
+  ARGV[14] retention once failed, same form
+  ARGV[15] deduplication id; '' for none
+  ARGV[16] deduplication time to live (ms); 0 = until the job ends
+  ARGV[17] timeout of one attempt (ms); 0 = none
+  ARGV[18] maximum length of the queue event stream (entries)
 
-  Returns {jobId, 1} when the job was added, {jobId, 0} when it already existed (same job id, or an
-  idempotency key still within its time to live).
+  Returns {jobId, code}: 1 the job was added; 0 it already existed (same job id, or an idempotency key
+  still within its time to live); 2 it was deduplicated (a job with the same deduplication id is live,
+  and its id is returned).
 ]]
 --- @include "nowMs"
 --- @include "pushReady"
 --- @include "scheduleDelayed"
+--- @include "queueEvent"
 
 local prefix = ARGV[1]
-local idempotencyKey = ARGV[11]
 local idempotencyRef
-if idempotencyKey ~= '' then
-    idempotencyRef = prefix .. 'idempotency:' .. idempotencyKey
+if ARGV[11] ~= '' then
+    idempotencyRef = prefix .. 'idempotency:' .. ARGV[11]
     local existing = redis.call('GET', idempotencyRef)
     if existing then
         return {existing, 0}
+    end
+end
+local dedupRef
+if ARGV[15] ~= '' then
+    dedupRef = prefix .. 'dedup:' .. ARGV[15]
+    local existing = redis.call('GET', dedupRef)
+    if existing then
+        return {existing, 2}
     end
 end
 
@@ -54,20 +71,35 @@ local priority = tonumber(ARGV[8])
 redis.call('HSET', jobKey,
     'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5], 'timestamp', now,
     'attempts', ARGV[6], 'attemptsMade', 0, 'attemptsStarted', 0, 'stalledCounter', 0,
-    'delay', delay, 'priority', priority, 'lifo', ARGV[9], 'events', ARGV[10])
+    'delay', delay, 'priority', priority, 'lifo', ARGV[9], 'events', ARGV[10], 'timeout', ARGV[17])
+if ARGV[13] ~= '' then
+    redis.call('HSET', jobKey, 'keepCompleted', ARGV[13])
+end
+if ARGV[14] ~= '' then
+    redis.call('HSET', jobKey, 'keepFailed', ARGV[14])
+end
 if idempotencyRef then
     redis.call('SET', idempotencyRef, jobId, 'PX', ARGV[12])
+end
+if dedupRef then
+    redis.call('HSET', jobKey, 'dedupId', ARGV[15], 'dedupTtl', ARGV[16])
+    if tonumber(ARGV[16]) > 0 then
+        redis.call('SET', dedupRef, jobId, 'PX', ARGV[16])
+    else
+        redis.call('SET', dedupRef, jobId)
+    end
 end
 
 if delay > 0 then
     redis.call('HSET', jobKey, 'state', 'delayed')
     scheduleDelayed(KEYS[2], KEYS[4], jobId, now + delay)
+    queueEvent(KEYS[7], ARGV[18], 'delayed', jobId, 'delay', delay)
 else
-    local paused = redis.call('HEXISTS', KEYS[5], 'paused') == 1
     redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
     pushReady(KEYS[1], KEYS[3], KEYS[4], KEYS[5], jobId, priority, ARGV[9] == '1')
-    if paused then
+    if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
         redis.call('ZREM', KEYS[4], '0')
     end
+    queueEvent(KEYS[7], ARGV[18], 'waiting', jobId)
 end
 return {jobId, 1}

@@ -14,12 +14,14 @@
   KEYS[6] stalled-check key
   KEYS[7] marker set
   KEYS[8] meta hash
+  KEYS[9] queue event stream
 
   ARGV[1] key prefix of the queue, 'fq:{name}:'
   ARGV[2] maximum stalled count (a job stalled more often than this fails)
   ARGV[3] stalled interval (ms)
   ARGV[4] maximum length of a job event stream (entries)
   ARGV[5] revoked channel
+  ARGV[6] maximum length of the queue event stream (entries)
 
   Returns a flat list {jobId, outcome, ...}, outcome 'waiting' or 'failed'; empty when no job stalled
   or when another process already ran the check within the interval.
@@ -28,6 +30,10 @@
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "finishedPayload"
+--- @include "queueEvent"
+--- @include "removeJobKeys"
+--- @include "releaseDedup"
+--- @include "applyRetention"
 
 if redis.call('SET', KEYS[6], '1', 'NX', 'PX', ARGV[3]) == false then
     return {}
@@ -50,12 +56,17 @@ for _, jobId in ipairs(redis.call('SMEMBERS', KEYS[1])) do
                 appendJobEvent(jobRef .. ':events', ARGV[4], 'failed', token,
                     finishedPayload('failed', token, reason, false))
             end
+            queueEvent(KEYS[9], ARGV[6], 'stalled', jobId)
+            queueEvent(KEYS[9], ARGV[6], 'failed', jobId, 'failedReason', reason)
+            releaseDedup(prefix, jobRef, jobId)
+            applyRetention(KEYS[5], prefix, now, redis.call('HGET', jobRef, 'keepFailed'))
             result[#result + 1] = jobId
             result[#result + 1] = 'failed'
         else
             local priority = tonumber(redis.call('HGET', jobRef, 'priority')) or 0
             redis.call('HSET', jobRef, 'state', priority > 0 and 'prioritized' or 'waiting')
             pushReady(KEYS[2], KEYS[4], KEYS[7], KEYS[8], jobId, priority, true)
+            queueEvent(KEYS[9], ARGV[6], 'stalled', jobId)
             result[#result + 1] = jobId
             result[#result + 1] = 'waiting'
         end

@@ -1,18 +1,21 @@
 --[[
   Fenced append: adds an event to a job's event stream only if the writer's fencing token is the job's
   current token and the job is still active (Kleppmann's fencing token, checked where the write lands).
-  A progress event also becomes the job's last progress.
+  A progress event also becomes the job's last progress and a 'progress' queue event.
 
   KEYS[1] job hash
   KEYS[2] job fencing token counter
   KEYS[3] job event stream
+  KEYS[4] queue event stream
 
   ARGV[1] fencing token of the writer (integer)
   ARGV[2] event type ('progress', or any non-terminal type)
   ARGV[3] event data (JSON)
-  ARGV[4] maximum stream length (entries, approximate trimming)
-  ARGV[5] '1' to store ARGV[6] as the job's last progress, '0' otherwise
+  ARGV[4] maximum length of the job event stream (entries, approximate trimming)
+  ARGV[5] '1' to store ARGV[6] as the job's last progress (and emit a queue event), '0' otherwise
   ARGV[6] progress (JSON)
+  ARGV[7] job id
+  ARGV[8] maximum length of the queue event stream (entries)
 
   Returns the stream entry id, or
     -1  the job does not exist
@@ -20,6 +23,7 @@
     -9  the job is not active (finished, aborted, or handed back to the queue)
 ]]
 --- @include "appendJobEvent"
+--- @include "queueEvent"
 
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then
@@ -33,5 +37,6 @@ if state ~= 'active' then
 end
 if ARGV[5] == '1' then
     redis.call('HSET', KEYS[1], 'progress', ARGV[6])
+    queueEvent(KEYS[4], ARGV[8], 'progress', ARGV[7], 'data', ARGV[6], 'fencingToken', ARGV[1])
 end
 return appendJobEvent(KEYS[3], ARGV[4], ARGV[2], ARGV[1], ARGV[3])

@@ -13,11 +13,14 @@
   KEYS[7] job lock
   KEYS[8] job fencing token counter
   KEYS[9] job event stream
+  KEYS[10] queue event stream
 
   ARGV[1] job id
   ARGV[2] reason (text)
   ARGV[3] maximum stream length (entries)
   ARGV[4] revoked channel (message: '<jobId>:<fencingToken>')
+  ARGV[5] key prefix of the queue, 'fq:{name}:'
+  ARGV[6] maximum length of the queue event stream (entries)
 
   Returns {code, state}: code 1 = aborted a running job, 2 = aborted a job that had not started or was
   waiting for its next attempt, -1 = no such job, -8 = the job had already finished; state is the
@@ -26,6 +29,8 @@
 --- @include "nowMs"
 --- @include "appendJobEvent"
 --- @include "finishedPayload"
+--- @include "queueEvent"
+--- @include "releaseDedup"
 
 local jobId = ARGV[1]
 local state = redis.call('HGET', KEYS[6], 'state')
@@ -54,6 +59,8 @@ if redis.call('HGET', KEYS[6], 'events') == '1' then
     local token = redis.call('GET', KEYS[8]) or '0'
     appendJobEvent(KEYS[9], ARGV[3], 'aborted', token, finishedPayload('aborted', token, ARGV[2], false))
 end
+queueEvent(KEYS[10], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
+releaseDedup(ARGV[5], KEYS[6], jobId)
 if code == 1 then
     redis.call('PUBLISH', ARGV[4], jobId .. ':' .. (redis.call('GET', KEYS[8]) or '0'))
 end

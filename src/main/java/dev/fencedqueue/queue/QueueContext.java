@@ -1,0 +1,28 @@
+package dev.fencedqueue.queue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * What every view of one queue shares: its keys, the scripts, the shared connection, Jackson, and the
+ * stream bounds.
+ *
+ * @param keys the queue's key layout
+ * @param scripts the script registry
+ * @param redis the shared connection
+ * @param json Jackson
+ * @param maxStreamLength maximum length of a job event stream, entries
+ * @param maxQueueEvents maximum length of the queue event stream, entries
+ */
+public record QueueContext(QueueKeys keys, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
+        int maxStreamLength, int maxQueueEvents) {
+
+    /** @return {@link #maxStreamLength()} as a script argument */
+    public String streamLengthArg() {
+        return Integer.toString(maxStreamLength);
+    }
+
+    /** @return {@link #maxQueueEvents()} as a script argument */
+    public String queueEventsArg() {
+        return Integer.toString(maxQueueEvents);
+    }
+}

@@ -1,0 +1,153 @@
+package dev.fencedqueue.queue;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * Operator actions on one queue: remove a job, retry a failed job, clean old jobs of a state, drain the
+ * jobs waiting to run, obliterate a paused queue. Each is a Lua script; the bulk ones work in bounded
+ * batches so that Redis is never blocked for long.
+ */
+public class QueueMaintenance {
+
+    private static final int BATCH = 1000;
+
+    private final QueueContext ctx;
+    private final QueueKeys keys;
+
+    QueueMaintenance(QueueContext ctx) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+    }
+
+    /**
+     * Removes a job that is not running, with all its keys (its event stream included).
+     *
+     * @param jobId the job id
+     * @return the state the job was in; fails with {@link JobNotFoundException} when there is no such job
+     *         and with {@link JobStateConflictException} when it is running (abort it first)
+     */
+    public Uni<JobState> remove(String jobId) {
+        if (!QueueKeys.isValidJobId(jobId)) {
+            return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
+        }
+        return ctx.scripts().run(LuaScript.REMOVE_JOB,
+                List.of(keys.job(jobId), keys.lock(jobId), keys.waitList(), keys.active(), keys.delayed(),
+                        keys.prioritized(), keys.completed(), keys.failed(), keys.stalled(), keys.events()),
+                List.of(keys.prefix(), jobId, ctx.queueEventsArg()))
+                .map(reply -> stateOrFail(LuaScript.REMOVE_JOB, jobId, reply));
+    }
+
+    /**
+     * Retries a failed job: it goes back to the wait list with a fresh count of attempts; its next run is
+     * a new epoch. Aborted jobs are never retried.
+     *
+     * @param jobId the job id
+     * @return completes when retried; fails with {@link JobNotFoundException} when there is no such job
+     *         and with {@link JobStateConflictException} when it has not failed
+     */
+    public Uni<Void> retry(String jobId) {
+        if (!QueueKeys.isValidJobId(jobId)) {
+            return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
+        }
+        return ctx.scripts().run(LuaScript.RETRY_JOB,
+                List.of(keys.failed(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(jobId),
+                        keys.events()),
+                List.of(jobId, ctx.queueEventsArg()))
+                .map(reply -> stateOrFail(LuaScript.RETRY_JOB, jobId, reply)).replaceWithVoid();
+    }
+
+    /**
+     * Removes jobs of one state older than a grace period (finished that long ago for completed and failed
+     * jobs, added that long ago for the others), with all their keys.
+     *
+     * @param state {@code completed}, {@code failed} (aborted jobs included), {@code waiting},
+     *        {@code delayed} or {@code prioritized}
+     * @param grace the age below which jobs are kept, not negative
+     * @param limit the most jobs to remove, at least 1
+     * @return the ids of the removed jobs
+     * @throws IllegalArgumentException for another state, a negative grace or a limit below 1
+     */
+    public Uni<List<String>> clean(JobState state, Duration grace, int limit) {
+        String key = switch (state) {
+            case COMPLETED -> keys.completed();
+            case FAILED -> keys.failed();
+            case WAITING -> keys.waitList();
+            case DELAYED -> keys.delayed();
+            case PRIORITIZED -> keys.prioritized();
+            default -> throw new IllegalArgumentException("`state` must be completed, failed, waiting, delayed or prioritized");
+        };
+        if (grace == null || grace.isNegative() || limit < 1) {
+            throw new IllegalArgumentException("`grace` must not be negative and `limit` must be at least 1");
+        }
+        return cleanFrom(key, state, grace, limit, new java.util.ArrayList<>());
+    }
+
+    /**
+     * Drains the queue: removes every job waiting to run (wait list and prioritized set, and delayed jobs
+     * when asked), with all their keys. Running jobs go on.
+     *
+     * @param delayed whether to remove delayed jobs too
+     * @return how many jobs were removed
+     */
+    public Uni<Long> drain(boolean delayed) {
+        return drainFrom(delayed, 0L);
+    }
+
+    /**
+     * Deletes a paused queue and everything in it: jobs, their event streams, counters, idempotency and
+     * deduplication keys, the queue's event stream.
+     *
+     * @param force also when jobs are running (their workers' later writes are then rejected)
+     * @return how many keys were deleted; fails with {@link JobStateConflictException} when the queue is not
+     *         paused, or has running jobs and {@code force} is {@code false}
+     */
+    public Uni<Long> obliterate(boolean force) {
+        return obliterateFrom(force, 0L);
+    }
+
+    private Uni<List<String>> cleanFrom(String key, JobState state, Duration grace, int limit, List<String> removed) {
+        int batch = Math.min(BATCH, limit - removed.size());
+        return ctx.scripts().run(LuaScript.CLEAN_JOBS, List.of(key, keys.events()),
+                List.of(keys.prefix(), state.value(), Long.toString(grace.toMillis()), Integer.toString(batch),
+                        ctx.queueEventsArg()))
+                .chain(reply -> {
+                    Replies.elements(reply).forEach(id -> removed.add(id.toString()));
+                    boolean more = reply.size() == batch && removed.size() < limit;
+                    return more ? cleanFrom(key, state, grace, limit, removed) : Uni.createFrom().item(removed);
+                });
+    }
+
+    private Uni<Long> drainFrom(boolean delayed, long removed) {
+        return ctx.scripts().run(LuaScript.DRAIN_QUEUE,
+                List.of(keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.events()),
+                List.of(keys.prefix(), delayed ? "1" : "0", Integer.toString(BATCH), ctx.queueEventsArg()))
+                .chain(reply -> reply.toLong() == 0 ? Uni.createFrom().item(removed)
+                        : drainFrom(delayed, removed + reply.toLong()));
+    }
+
+    private Uni<Long> obliterateFrom(boolean force, long deleted) {
+        return ctx.scripts().run(LuaScript.OBLITERATE_QUEUE, List.of(keys.meta(), keys.active()),
+                List.of(keys.prefix(), force ? "1" : "0", Integer.toString(BATCH)))
+                .chain(reply -> {
+                    long count = reply.get(0).toLong();
+                    if (count < 0) {
+                        return Uni.createFrom().failure(ScriptErrors.toException(LuaScript.OBLITERATE_QUEUE,
+                                keys.queue(), "", count, -1));
+                    }
+                    return reply.get(1).toInteger() == 1 ? Uni.createFrom().item(deleted + count)
+                            : obliterateFrom(force, deleted + count);
+                });
+    }
+
+    private JobState stateOrFail(LuaScript script, String jobId, Response reply) {
+        int code = reply.get(0).toInteger();
+        if (code == 1) {
+            return JobState.of(reply.get(1).toString());
+        }
+        throw ScriptErrors.toException(script, keys.queue(), jobId, code, -1);
+    }
+}

@@ -1,0 +1,44 @@
+--[[
+  Hands a running job back to the queue at once, without counting an attempt: used by a worker that shuts
+  down, so that another worker resumes the job in about a second instead of after lock duration plus
+  stalled interval. Only the owner of the current epoch can hand a job back. The job goes to the front
+  of the wait list (or back to the prioritized set); its next run is a new epoch.
+
+  KEYS[1] active list
+  KEYS[2] wait list
+  KEYS[3] prioritized set
+  KEYS[4] marker set
+  KEYS[5] meta hash
+  KEYS[6] job hash
+  KEYS[7] job lock
+  KEYS[8] job fencing token counter
+  KEYS[9] queue event stream
+
+  ARGV[1] job id
+  ARGV[2] lock token
+  ARGV[3] fencing token
+  ARGV[4] maximum length of the queue event stream (entries)
+
+  Returns 0 when handed back, or -1 (no such job), -6 (lock held by another lock token), -7 (stale
+  fencing token), -9 (not active).
+]]
+--- @include "checkOwnership"
+--- @include "pushReady"
+--- @include "queueEvent"
+
+local jobId = ARGV[1]
+local code = checkOwnership(KEYS[6], KEYS[7], KEYS[8], ARGV[2], ARGV[3])
+if code ~= 0 then
+    return code
+end
+redis.call('LREM', KEYS[1], 1, jobId)
+redis.call('DEL', KEYS[7])
+redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
+local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
+redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting')
+pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, true)
+if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
+    redis.call('ZREM', KEYS[4], '0')
+end
+queueEvent(KEYS[9], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
+return 0

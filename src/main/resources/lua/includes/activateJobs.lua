@@ -1,0 +1,110 @@
+-- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
+-- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
+-- concurrency (meta 'concurrency'), then for each job takes it from the wait list (or the prioritized
+-- set), sets its lock (lockPrefix .. ':' .. n, PX lockDuration), INCRs its fencing token (a new epoch),
+-- appends its 'started' event (when it keeps an event stream) and an 'active' queue event. Sets the
+-- marker again when jobs are left, so that another blocked worker wakes up.
+-- Returns code, extra, jobs:
+--   code  1  jobs is a flat list {jobId, fencingToken, lockToken, fieldCount, field, value, ...}
+--   code  0  nothing ready; extra = due time (ms) of the earliest delayed job, or -1
+--   code -4  the queue is paused
+--   code -5  rate limited; extra = ms until the window resets
+--   code -10 the global concurrency is reached
+-- Needs the includes pushReady, appendJobEvent and queueEvent.
+local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, markerKey, metaKey, eventsKey,
+        prefix, maxJobs, lockPrefix, lockDuration, workerId, maxStreamLength, maxEvents, now)
+    local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, 1000)
+    for _, id in ipairs(due) do
+        redis.call('ZREM', delayedKey, id)
+        local jobKey = prefix .. 'job:' .. id
+        local fields = redis.call('HMGET', jobKey, 'priority', 'lifo')
+        if fields[1] then
+            local priority = tonumber(fields[1])
+            redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
+            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[2] == '1')
+            queueEvent(eventsKey, maxEvents, 'waiting', id, 'prev', 'delayed')
+        end
+    end
+
+    local meta = redis.call('HMGET', metaKey, 'paused', 'concurrency', 'limiterMax', 'limiterDuration')
+    if meta[1] then
+        redis.call('ZREM', markerKey, '0')
+        return -4, -1, {}
+    end
+    local jobs = {}
+    if maxJobs <= 0 then
+        return 0, -1, jobs
+    end
+    local concurrency = tonumber(meta[2])
+    local limiterMax = tonumber(meta[3])
+    local limiterKey = prefix .. 'limiter'
+    local code, extra = 0, -1
+    local count = 0
+    while count < maxJobs do
+        if concurrency and redis.call('LLEN', activeKey) >= concurrency then
+            code = -10
+            break
+        end
+        if limiterMax then
+            local started = tonumber(redis.call('GET', limiterKey) or '0')
+            if started >= limiterMax then
+                code, extra = -5, math.max(redis.call('PTTL', limiterKey), 0)
+                break
+            end
+        end
+        local jobId = redis.call('RPOPLPUSH', waitKey, activeKey)
+        if not jobId then
+            local popped = redis.call('ZPOPMIN', prioritizedKey)
+            if popped[1] then
+                jobId = popped[1]
+                redis.call('LPUSH', activeKey, jobId)
+            end
+        end
+        if not jobId then
+            break
+        end
+        local jobKey = prefix .. 'job:' .. jobId
+        if redis.call('EXISTS', jobKey) == 0 then
+            redis.call('LREM', activeKey, 1, jobId) -- removed while it waited
+        else
+            if limiterMax and redis.call('INCR', limiterKey) == 1 then
+                redis.call('PEXPIRE', limiterKey, tonumber(meta[4]) or 1000)
+            end
+            count = count + 1
+            local lockToken = lockPrefix .. ':' .. count
+            redis.call('SET', jobKey .. ':lock', lockToken, 'PX', lockDuration)
+            local token = redis.call('INCR', jobKey .. ':fence')
+            local attempt = redis.call('HINCRBY', jobKey, 'attemptsStarted', 1)
+            local previous = redis.call('HGET', jobKey, 'state')
+            redis.call('HSET', jobKey, 'state', 'active', 'processedOn', now, 'workerId', workerId)
+            redis.call('HDEL', jobKey, 'progress')
+            if redis.call('HGET', jobKey, 'events') == '1' then
+                appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', token,
+                    '{"status":"started","fencingToken":' .. token .. ',"workerId":' .. cjson.encode(workerId)
+                        .. ',"attempt":' .. attempt .. '}')
+            end
+            queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', previous or 'waiting', 'workerId', workerId)
+            local hash = redis.call('HGETALL', jobKey)
+            jobs[#jobs + 1] = jobId
+            jobs[#jobs + 1] = token
+            jobs[#jobs + 1] = lockToken
+            jobs[#jobs + 1] = #hash
+            for i = 1, #hash do
+                jobs[#jobs + 1] = hash[i]
+            end
+        end
+    end
+    if count > 0 then
+        code = 1
+    elseif code == 0 then
+        local nextDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+        if nextDue[2] then
+            extra = tonumber(nextDue[2])
+            redis.call('ZADD', markerKey, 'LT', extra, 'delayed')
+        end
+    end
+    if code ~= -10 and code ~= -5 and (redis.call('LLEN', waitKey) > 0 or redis.call('ZCARD', prioritizedKey) > 0) then
+        redis.call('ZADD', markerKey, 0, '0')
+    end
+    return code, extra, jobs
+end

@@ -1,0 +1,92 @@
+--[[
+  Ends an attempt that failed and, in the same round trip, activates the worker's next jobs. Only for
+  the owner of the current epoch: either schedules the next attempt (after a backoff delay computed by
+  the worker: delayed set and marker, or straight back to wait) or fails the job for good, recording its
+  reason, appending its 'failed' event and applying its retention (removeOnFail); then activateJobs.
+
+  KEYS[1]  active list
+  KEYS[2]  wait list
+  KEYS[3]  delayed set
+  KEYS[4]  prioritized set
+  KEYS[5]  failed set (score: finish time, ms)
+  KEYS[6]  marker set
+  KEYS[7]  meta hash
+  KEYS[8]  job hash
+  KEYS[9]  job lock
+  KEYS[10] job fencing token counter
+  KEYS[11] job event stream
+  KEYS[12] queue event stream
+
+  ARGV[1]  key prefix of the queue, 'fq:{name}:'
+  ARGV[2]  job id
+  ARGV[3]  lock token
+  ARGV[4]  fencing token
+  ARGV[5]  failure reason (text)
+  ARGV[6]  retry delay (ms); -1 ends the job as failed
+  ARGV[7]  maximum length of a job event stream (entries)
+  ARGV[8]  maximum length of the queue event stream (entries)
+  ARGV[9]  worker id
+  ARGV[10] next jobs to activate for this worker (0 = none)
+  ARGV[11] lock token prefix for those jobs
+  ARGV[12] lock duration (ms)
+
+  Returns {code, activationCode, now, extra, jobs...}: code 1 when the job will be retried, 0 when it
+  failed for good, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token),
+  -9 (not active), in which case nothing changed; the rest as in moveToActive.
+]]
+--- @include "nowMs"
+--- @include "checkOwnership"
+--- @include "appendJobEvent"
+--- @include "pushReady"
+--- @include "scheduleDelayed"
+--- @include "finishedPayload"
+--- @include "queueEvent"
+--- @include "removeJobKeys"
+--- @include "releaseDedup"
+--- @include "applyRetention"
+--- @include "activateJobs"
+
+local prefix, jobId = ARGV[1], ARGV[2]
+local now = nowMs()
+local code = checkOwnership(KEYS[8], KEYS[9], KEYS[10], ARGV[3], ARGV[4])
+if code ~= 0 then
+    return {code, 0, now, -1}
+end
+local retryDelay = tonumber(ARGV[6])
+redis.call('LREM', KEYS[1], 1, jobId)
+redis.call('DEL', KEYS[9])
+local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
+redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])
+
+if retryDelay > 0 then
+    code = 1
+    redis.call('HSET', KEYS[8], 'state', 'delayed')
+    scheduleDelayed(KEYS[3], KEYS[6], jobId, now + retryDelay)
+    queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
+elseif retryDelay == 0 then
+    code = 1
+    local fields = redis.call('HMGET', KEYS[8], 'priority', 'lifo')
+    local priority = tonumber(fields[1]) or 0
+    redis.call('HSET', KEYS[8], 'state', priority > 0 and 'prioritized' or 'waiting')
+    pushReady(KEYS[2], KEYS[4], KEYS[6], KEYS[7], jobId, priority, fields[2] == '1')
+    queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
+else
+    code = 0
+    redis.call('ZADD', KEYS[5], now, jobId)
+    redis.call('HSET', KEYS[8], 'state', 'failed', 'finishedOn', now)
+    local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed')
+    if fields[1] == '1' then
+        appendJobEvent(KEYS[11], ARGV[7], 'failed', ARGV[4], finishedPayload('failed', ARGV[4], ARGV[5], ARGV[9]))
+    end
+    queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
+    releaseDedup(prefix, KEYS[8], jobId)
+    applyRetention(KEYS[5], prefix, now, fields[2])
+end
+
+local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[12],
+    prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now)
+local result = {code, activation, now, extra}
+for i = 1, #jobs do
+    result[#result + 1] = jobs[i]
+end
+return result
