@@ -46,6 +46,14 @@ final class MarkerWaiter {
         this.guardTimeout = blockTimeout.plus(commandTimeout);
     }
 
+    /**
+     * @return the name of a worker's blocking connection in {@code CLIENT LIST}: {@code fq:<queue>:worker:<id>}
+     *         (white space, which Redis does not accept in names, replaced by {@code _})
+     */
+    public static String connectionName(String queue, WorkerOptions options) {
+        return ("fq:" + queue + ":worker:" + options.workerId()).replaceAll("\\s", "_");
+    }
+
     /** @return whether a {@code BZPOPMIN} is in flight */
     boolean isWaiting() {
         return waiting;

@@ -3,12 +3,9 @@ package dev.fencedqueue.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -50,21 +47,16 @@ public final class Worker {
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
 
-    private final Map<String, ActiveJob> active = new ConcurrentHashMap<>();
-    private final AtomicLong completed = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong rejectedWrites = new AtomicLong();
-    private final AtomicLong cancelled = new AtomicLong();
+    private final ActiveJobs active;
+    private final WorkerCounters counters;
     private volatile boolean frozen;
     private volatile boolean running;
 
     // Confined to the context.
     private boolean closing;
     private boolean paused;
-    private int reserved;
     private long renewTimer = -1;
     private long stalledTimer = -1;
-    private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
 
     Worker(JobQueue queue, JobProcessor processor, WorkerOptions options, Queues queues, ObjectMapper json, Vertx vertx) {
         this.ctx = queues.context(queue.name());
@@ -75,12 +67,14 @@ public final class Worker {
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
         this.onContext = command -> context.runOnContext(ignored -> command.run());
-        this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), connectionName(keys.queue(), options),
+        this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         this.stalledJobChecker = new StalledJobChecker(ctx, options);
         this.finisher = new JobFinisher(ctx, processor, options);
-        this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, new WorkerSlots(), this::run);
+        this.active = new ActiveJobs(options.concurrency());
+        this.counters = new WorkerCounters(options.workerId());
+        this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
     }
 
     /** @return this worker's id */
@@ -95,12 +89,12 @@ public final class Worker {
 
     /** @return the ids of the jobs running on this worker now */
     public Set<String> activeJobIds() {
-        return Set.copyOf(active.keySet());
+        return active.ids();
     }
 
     /** @return this worker's counters */
     public WorkerStats stats() {
-        return new WorkerStats(completed.get(), failed.get(), rejectedWrites.get(), cancelled.get(), active.size());
+        return counters.stats(active.size());
     }
 
     /** @return whether the worker has been started and not closed */
@@ -118,9 +112,12 @@ public final class Worker {
      */
     public void freeze(boolean frozen) {
         this.frozen = frozen;
-        if (!frozen) {
-            context.runOnContext(ignored -> fetcher.requestFetch());
-        }
+        context.runOnContext(ignored -> {
+            updateAccepting();
+            if (!frozen) {
+                fetcher.requestFetch();
+            }
+        });
     }
 
     /** Starts fetching jobs, renewing locks and checking for stalled jobs. Calling it again does nothing. */
@@ -130,6 +127,7 @@ public final class Worker {
                 return;
             }
             running = true;
+            updateAccepting();
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
             stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> checkStalled());
             checkStalled();
@@ -148,7 +146,8 @@ public final class Worker {
     public Uni<Void> pause(boolean waitForActive) {
         return onContext(() -> {
             paused = true;
-            return waitForActive ? whenIdle() : CompletableFuture.<Void>completedFuture(null);
+            updateAccepting();
+            return waitForActive ? active.whenIdle() : CompletableFuture.<Void>completedFuture(null);
         }).chain(idle -> Uni.createFrom().completionStage(idle));
     }
 
@@ -156,6 +155,7 @@ public final class Worker {
     public void resume() {
         context.runOnContext(ignored -> {
             paused = false;
+            updateAccepting();
             fetcher.requestFetch();
         });
     }
@@ -181,17 +181,19 @@ public final class Worker {
     public Uni<Void> close(ShutdownMode mode, Duration drainTimeout) {
         Uni<Void> drained = onContext(() -> {
             closing = true;
+            updateAccepting();
             fetcher.stop();
             markerWaiter.close().subscribe().with(v -> {
             }, f -> {
             });
-            return mode == ShutdownMode.DRAIN ? whenIdle() : CompletableFuture.<Void>completedFuture(null);
+            return mode == ShutdownMode.DRAIN ? active.whenIdle() : CompletableFuture.<Void>completedFuture(null);
         }).chain(idle -> Uni.createFrom().completionStage(idle).ifNoItem().after(drainTimeout).recoverWithItem((Void) null));
         return drained.chain(() -> onContext(this::handBackAll)).chain(handedBack -> handedBack)
-                .chain(() -> onContext(() -> whenIdle())).chain(idle -> Uni.createFrom().completionStage(idle)
+                .chain(() -> onContext(active::whenIdle)).chain(idle -> Uni.createFrom().completionStage(idle)
                         .ifNoItem().after(ctx.redis().timeout()).recoverWithItem((Void) null))
                 .chain(() -> onContext(() -> {
                     running = false;
+                    updateAccepting();
                     cancelTimer(renewTimer);
                     cancelTimer(stalledTimer);
                     return null;
@@ -211,17 +213,8 @@ public final class Worker {
 
     /** Called when a fenced write was rejected: the worker no longer owns the job, so it stops at once. */
     void ownershipLost(ActiveJob job, QueueException reason) {
-        rejectedWrites.incrementAndGet();
-        LOG.warnf("worker %s: BLOCKED write for job %s: %s", id(), job.id(), reason.getMessage());
+        counters.rejected(job, reason.getMessage());
         context.runOnContext(ignored -> cancel(job, CancelReason.OWNERSHIP_LOST));
-    }
-
-    /**
-     * @return the name of a worker's blocking connection in {@code CLIENT LIST}: {@code fq:<queue>:worker:<id>}
-     *         (characters Redis does not accept in names replaced by {@code _})
-     */
-    public static String connectionName(String queue, WorkerOptions options) {
-        return ("fq:" + queue + ":worker:" + options.workerId()).replaceAll("[\\s]", "_");
     }
 
     LuaScripts scripts() {
@@ -237,7 +230,7 @@ public final class Worker {
     private void run(Activation.Activated activated, long sentAt) {
         Job job = activated.job();
         ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
-        active.put(job.id(), running);
+        active.add(running);
         WorkerJobContext jobContext = new WorkerJobContext(this, running, keys, json);
         Uni<Object> pipeline = Uni.createFrom().deferred(() -> processor.process(jobContext));
         if (job.timeout() > 0) {
@@ -257,38 +250,24 @@ public final class Worker {
             return;
         }
         job.finishing = true;
-        int fetch = freeSlots();
-        reserved += fetch;
+        int fetch = active.free();
+        active.reserve(fetch);
         String lockPrefix = JobFetcher.lockPrefix();
         long sentAt = System.nanoTime();
         Uni<JobFinisher.Outcome> write = failure == null ? finisher.complete(job, result, fetch, lockPrefix)
                 : finisher.fail(job, failure, fetch, lockPrefix);
         write.emitOn(onContext).subscribe().with(outcome -> {
-            reserved -= fetch;
-            count(job, failure, outcome.code());
+            active.unreserve(fetch);
+            counters.finished(job, failure, outcome.code());
             release(job, false);
             fetcher.handle(outcome.next(), sentAt);
             fetcher.pump();
         }, writeFailure -> {
-            reserved -= fetch;
+            active.unreserve(fetch);
             LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
                     id(), job.id(), writeFailure.getMessage());
             release(job, true);
         });
-    }
-
-    private void count(ActiveJob job, Throwable failure, long code) {
-        if (code < 0) {
-            rejectedWrites.incrementAndGet();
-            LOG.warnf("worker %s: BLOCKED %s of job %s (code %d): a newer run owns it", id(),
-                    failure == null ? "completion" : "failure", job.id(), code);
-        } else if (failure == null) {
-            completed.incrementAndGet();
-        } else {
-            failed.incrementAndGet();
-            LOG.infof("worker %s: job %s attempt %d failed (%s): %s", id(), job.id(), job.job.attemptsStarted(),
-                    code == 1 ? "will retry" : "no attempts left", JobFinisher.reason(failure));
-        }
     }
 
     private void cancel(ActiveJob job, CancelReason reason) {
@@ -296,7 +275,7 @@ public final class Worker {
             return;
         }
         job.cancelled.complete(reason);
-        cancelled.incrementAndGet();
+        counters.cancelled();
         if (job.pipeline != null) {
             job.pipeline.cancel();
         }
@@ -304,24 +283,18 @@ public final class Worker {
     }
 
     private void release(ActiveJob job, boolean refill) {
-        if (active.remove(job.id(), job)) {
-            if (active.isEmpty()) {
-                idleWaiters.forEach(waiter -> waiter.complete(null));
-                idleWaiters.clear();
-            }
-            if (refill) {
-                fetcher.requestFetch();
-            }
+        if (active.remove(job) && refill) {
+            fetcher.requestFetch();
         }
     }
 
     private Uni<Void> handBackAll() {
         List<Uni<Long>> handBacks = new ArrayList<>();
-        for (ActiveJob job : List.copyOf(active.values())) {
+        for (ActiveJob job : active.snapshot()) {
             if (!job.finishing && !job.isCancelled()) {
                 job.finishing = true;
                 job.cancelled.complete(CancelReason.SHUTDOWN);
-                cancelled.incrementAndGet();
+                counters.cancelled();
                 if (job.pipeline != null) {
                     job.pipeline.cancel();
                 }
@@ -335,70 +308,16 @@ public final class Worker {
                 : Uni.join().all(handBacks).andCollectFailures().replaceWithVoid();
     }
 
-    private CompletableFuture<Void> whenIdle() {
-        CompletableFuture<Void> idle = new CompletableFuture<>();
-        if (active.isEmpty()) {
-            idle.complete(null);
-        } else {
-            idleWaiters.add(idle);
-        }
-        return idle;
-    }
-
-    private int freeSlots() {
-        if (!running || frozen || paused || closing) {
-            return 0;
-        }
-        long busy = active.values().stream().filter(job -> !job.finishing).count();
-        return (int) Math.max(0, options.concurrency() - busy - reserved);
-    }
-
-    /** The slot accounting {@link JobFetcher} works with. */
-    private final class WorkerSlots implements JobFetcher.Slots {
-        @Override
-        public int free() {
-            return freeSlots();
-        }
-
-        @Override
-        public void reserve(int n) {
-            reserved += n;
-        }
-
-        @Override
-        public void unreserve(int n) {
-            reserved -= n;
-        }
+    private void updateAccepting() {
+        active.accepting(running && !frozen && !paused && !closing);
     }
 
     // ---- timers ---------------------------------------------------------------------------------------
 
     private void renewLocks() {
-        if (frozen || active.isEmpty()) {
-            return;
+        if (!frozen && !active.isEmpty()) {
+            lockRenewer.tick(id(), active.snapshot(), onContext, this::cancel);
         }
-        List<ActiveJob> jobs = List.copyOf(active.values());
-        long sentAt = System.nanoTime();
-        lockRenewer.renew(jobs).emitOn(onContext).subscribe().with(lost -> {
-            for (ActiveJob job : jobs) {
-                Long code = lost.get(job.id());
-                if (code == null) {
-                    job.lockValidUntil = sentAt + options.lockDuration().toNanos();
-                } else if (!job.finishing && !job.isCancelled()) {
-                    LOG.warnf("worker %s: lost job %s (code %d); cancelling its pipeline", id(), job.id(), code);
-                    cancel(job, CancelReason.OWNERSHIP_LOST);
-                }
-            }
-        }, failure -> {
-            long now = System.nanoTime();
-            for (ActiveJob job : jobs) {
-                if (now - job.lockValidUntil > 0 && !job.isCancelled()) {
-                    LOG.warnf("worker %s: lock of job %s expired without renewal (%s); cancelling it", id(), job.id(),
-                            failure.getMessage());
-                    cancel(job, CancelReason.LOCK_EXPIRED);
-                }
-            }
-        });
     }
 
     private void checkStalled() {

@@ -229,7 +229,7 @@ class WorkerTest {
 
     /** @return whether the worker's own connection (named after it) is blocked in {@code BZPOPMIN} */
     private boolean blockedOnMarker(WorkerOptions options) {
-        String name = Worker.connectionName(queue.name(), options);
+        String name = MarkerWaiter.connectionName(queue.name(), options);
         return clients().stream().anyMatch(c -> name.equals(field(c, "name"))
                 && "bzpopmin".equals(field(c, "cmd")) && field(c, "flags").contains("b"));
     }

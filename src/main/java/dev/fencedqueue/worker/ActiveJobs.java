@@ -1,0 +1,99 @@
+package dev.fencedqueue.worker;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A worker's running jobs and its slot accounting: a job takes a slot from activation until its
+ * completion or failure is being written ({@code finishing}); activations in flight reserve the slots they
+ * may fill. Mutated on the worker's context only; reading the ids is thread-safe.
+ */
+final class ActiveJobs implements JobFetcher.Slots {
+
+    private final int concurrency;
+    private final Map<String, ActiveJob> jobs = new ConcurrentHashMap<>();
+    private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
+    private int reserved;
+    private boolean accepting;
+
+    ActiveJobs(int concurrency) {
+        this.concurrency = concurrency;
+    }
+
+    /** @param value whether the worker takes new jobs (running, not frozen, paused or closing) */
+    void accepting(boolean value) {
+        this.accepting = value;
+    }
+
+    void add(ActiveJob job) {
+        jobs.put(job.id(), job);
+    }
+
+    ActiveJob get(String jobId) {
+        return jobs.get(jobId);
+    }
+
+    /**
+     * @return {@code true} when the job was running here and is removed now (so {@code false} when it was
+     *         removed already); completes the idle waiters when it was the last one
+     */
+    boolean remove(ActiveJob job) {
+        boolean removed = jobs.remove(job.id(), job);
+        if (removed && jobs.isEmpty()) {
+            idleWaiters.forEach(waiter -> waiter.complete(null));
+            idleWaiters.clear();
+        }
+        return removed;
+    }
+
+    Collection<ActiveJob> snapshot() {
+        return List.copyOf(jobs.values());
+    }
+
+    Set<String> ids() {
+        return Set.copyOf(jobs.keySet());
+    }
+
+    boolean isEmpty() {
+        return jobs.isEmpty();
+    }
+
+    int size() {
+        return jobs.size();
+    }
+
+    /** @return completes once no job runs here any more */
+    CompletableFuture<Void> whenIdle() {
+        CompletableFuture<Void> idle = new CompletableFuture<>();
+        if (jobs.isEmpty()) {
+            idle.complete(null);
+        } else {
+            idleWaiters.add(idle);
+        }
+        return idle;
+    }
+
+    @Override
+    public int free() {
+        if (!accepting) {
+            return 0;
+        }
+        long busy = jobs.values().stream().filter(job -> !job.finishing).count();
+        return (int) Math.max(0, concurrency - busy - reserved);
+    }
+
+    @Override
+    public void reserve(int n) {
+        reserved += n;
+    }
+
+    @Override
+    public void unreserve(int n) {
+        reserved -= n;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.fencedqueue.worker;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jboss.logging.Logger;
+
+/** A worker's counters (read by {@link WorkerStats} and {@link WorkerMetrics}) and the log lines that go with them. */
+final class WorkerCounters {
+
+    private static final Logger LOG = Logger.getLogger(Worker.class);
+
+    private final String workerId;
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong rejectedWrites = new AtomicLong();
+    private final AtomicLong cancelled = new AtomicLong();
+
+    WorkerCounters(String workerId) {
+        this.workerId = workerId;
+    }
+
+    /** Counts how an attempt's end was written: {@code code} is the finishing script's answer. */
+    void finished(ActiveJob job, Throwable failure, long code) {
+        if (code < 0) {
+            rejectedWrites.incrementAndGet();
+            LOG.warnf("worker %s: BLOCKED %s of job %s (code %d): a newer run owns it", workerId,
+                    failure == null ? "completion" : "failure", job.id(), code);
+        } else if (failure == null) {
+            completed.incrementAndGet();
+        } else {
+            failed.incrementAndGet();
+            LOG.infof("worker %s: job %s attempt %d failed (%s): %s", workerId, job.id(), job.job.attemptsStarted(),
+                    code == 1 ? "will retry" : "no attempts left", JobFinisher.reason(failure));
+        }
+    }
+
+    /** Counts a fenced write that Redis refused. */
+    void rejected(ActiveJob job, String why) {
+        rejectedWrites.incrementAndGet();
+        LOG.warnf("worker %s: BLOCKED write for job %s: %s", workerId, job.id(), why);
+    }
+
+    void cancelled() {
+        cancelled.incrementAndGet();
+    }
+
+    WorkerStats stats(int active) {
+        return new WorkerStats(completed.get(), failed.get(), rejectedWrites.get(), cancelled.get(), active);
+    }
+}
