@@ -14,6 +14,7 @@ import dev.fencedqueue.events.StreamMessage;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ResearchRequest;
 import io.smallrye.mutiny.Uni;
@@ -65,7 +66,10 @@ public class ResearchResource {
             @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,
             @RestHeader("Idempotency-Key") String idempotencyKey) {
         JobOptions options = JobOptions.defaults().withJobId("research-" + UUID.randomUUID())
-                .withAttempts(config.attempts()).withBackoff(Backoff.exponential(config.backoffDelay()));
+                .withAttempts(config.attempts()).withBackoff(Backoff.exponential(config.backoffDelay()))
+                .withTimeout(config.jobTimeout())
+                .withRemoveOnComplete(new KeepJobs(config.keepCompletedCount(), config.keepCompletedFor()))
+                .withRemoveOnFail(new KeepJobs(config.keepFailedCount(), config.keepFailedFor()));
         if (idempotencyKey != null) {
             options = options.withIdempotencyKey(idempotencyKey, config.idempotencyTtl());
         }

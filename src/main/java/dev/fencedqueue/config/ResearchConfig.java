@@ -1,6 +1,7 @@
 package dev.fencedqueue.config;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -26,4 +27,36 @@ public interface ResearchConfig {
     /** How long an {@code Idempotency-Key} keeps returning the same job; it outlives the job's removal. */
     @WithDefault("24h")
     Duration idempotencyTtl();
+
+    /** Longest one attempt may run before it is cancelled (its LLM call closed) and counted as failed. */
+    @WithDefault("30m")
+    Duration jobTimeout();
+
+    /** How long a completed job (and its event stream) is kept; the stream must outlive its readers. */
+    @WithDefault("24h")
+    Duration keepCompletedFor();
+
+    /** Most completed jobs kept (the oldest go first). */
+    @WithDefault("10000")
+    @Min(1)
+    int keepCompletedCount();
+
+    /** How long a failed or aborted job (and its event stream) is kept. */
+    @WithDefault("7d")
+    Duration keepFailedFor();
+
+    /** Most failed or aborted jobs kept (the oldest go first). */
+    @WithDefault("10000")
+    @Min(1)
+    int keepFailedCount();
+
+    /** Fleet-wide cap of research jobs running at the same time (set on the queue at startup); empty for none. */
+    Optional<@Min(1) Integer> globalConcurrency();
+
+    /** Fleet-wide rate limit: research jobs started per {@link #rateLimitDuration()}; empty for none (for LLM rate limits). */
+    Optional<@Min(1) Integer> rateLimitMax();
+
+    /** The window of {@link #rateLimitMax()}. */
+    @WithDefault("1m")
+    Duration rateLimitDuration();
 }

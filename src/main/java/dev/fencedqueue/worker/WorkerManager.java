@@ -6,12 +6,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
@@ -40,6 +42,7 @@ public class WorkerManager {
     private final Instance<JobProcessor> processors;
     private final String instanceId;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean shuttingDown = new AtomicBoolean();
 
     public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
             RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors) {
@@ -64,10 +67,32 @@ public class WorkerManager {
         }
     }
 
+    /**
+     * SIGTERM with {@code quarkus.shutdown.delay-enabled}: readiness is DOWN from here on (Quarkus's own
+     * check and {@link #isShuttingDown()}), and the workers stop at once, handing their jobs back.
+     */
+    void preShutdown(@Observes ShutdownDelayInitiatedEvent event) {
+        stopAll();
+    }
+
     void stop(@Observes ShutdownEvent event) {
+        stopAll();
+    }
+
+    /** @return whether this instance began to shut down (its workers no longer take jobs) */
+    public boolean isShuttingDown() {
+        return shuttingDown.get();
+    }
+
+    private void stopAll() {
+        if (!shuttingDown.compareAndSet(false, true) || workers.isEmpty()) {
+            return;
+        }
+        LOG.infof("shutting down %d worker(s): %s", workers.size(), config.shutdownMode());
         Uni.join().all(workers.stream().map(this::stop).toList()).andCollectFailures()
+                .onFailure().invoke(failure -> LOG.warnf("a worker did not stop cleanly: %s", failure.getMessage()))
                 .onFailure().recoverWithNull()
-                .await().atMost(Duration.ofSeconds(10));
+                .await().atMost(config.drainTimeout().plus(Duration.ofSeconds(5)));
     }
 
     /**
