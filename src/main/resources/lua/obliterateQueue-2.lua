@@ -13,8 +13,8 @@
   Returns {deleted, done}: done 1 once nothing of the queue is left; or {-13, 0} when the queue is not
   paused and {-11, 0} when it has active jobs and ARGV[2] is '0' (nothing deleted).
 ]]
-local metaExists = redis.call('EXISTS', KEYS[1]) == 1
-if metaExists and redis.call('HEXISTS', KEYS[1], 'paused') == 0 then
+-- A queue without a meta hash was never paused (jobs without a priority create none), so it is refused too.
+if redis.call('HEXISTS', KEYS[1], 'paused') == 0 then
     return {-13, 0}
 end
 if ARGV[2] ~= '1' and redis.call('LLEN', KEYS[2]) > 0 then

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
+import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.RedisUnavailableException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
@@ -27,6 +28,11 @@ public class ApiExceptionMappers {
 
     @ServerExceptionMapper
     public RestResponse<ApiError> finished(JobFinishedException e) {
+        return error(Response.Status.CONFLICT, ApiError.of("conflict", e.getMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> stateConflict(JobStateConflictException e) {
         return error(Response.Status.CONFLICT, ApiError.of("conflict", e.getMessage()));
     }
 

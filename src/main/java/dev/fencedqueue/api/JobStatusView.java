@@ -32,7 +32,12 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
         JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn) {
 
-    static JobStatusView of(Job job, ObjectMapper json) {
+    /**
+     * @param job the job, must not be {@code null}
+     * @param json parses the job's JSON fields
+     * @return the view of the job
+     */
+    public static JobStatusView of(Job job, ObjectMapper json) {
         return new JobStatusView(job.id(), job.name(), job.state().value(), parse(json, job.data()), job.fencingToken(),
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),

@@ -50,13 +50,26 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
      * @return the ready process
      */
     ServiceProcess launch(String workerId, Map<String, String> extraConfig) {
+        return launch(workerId, extraConfig, Map.of());
+    }
+
+    /**
+     * Launches a service process with extra environment variables, like {@link #launch(String, Map)}.
+     *
+     * @param workerId the process's {@code fq.worker.id}, also the name of its log file, must not be {@code null}
+     * @param extraConfig configuration of this process only, must not be {@code null}
+     * @param environment environment variables of this process only, must not be {@code null}
+     * @return the ready process
+     */
+    ServiceProcess launch(String workerId, Map<String, String> extraConfig, Map<String, String> environment) {
         Map<String, String> all = new LinkedHashMap<>(config);
         all.putAll(extraConfig);
         all.put("quarkus.redis.hosts", redis.uri());
         all.put("fq.worker.id", workerId);
         ServiceProcess process;
         synchronized (processes) {
-            process = ServiceProcess.start(workerId, EmbeddedRedis.freePort(), all, LOGS.resolve(workerId + ".log"));
+            process = ServiceProcess.start(workerId, EmbeddedRedis.freePort(), all, environment,
+                    LOGS.resolve(workerId + ".log"));
             processes.add(process);
         }
         process.awaitReady(READY_TIMEOUT);

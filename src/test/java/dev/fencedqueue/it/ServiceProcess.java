@@ -57,6 +57,23 @@ final class ServiceProcess implements AutoCloseable {
      * @throws UncheckedIOException when the process cannot be started
      */
     static ServiceProcess start(String name, int port, Map<String, String> config, Path log) {
+        return start(name, port, config, Map.of(), log);
+    }
+
+    /**
+     * Starts the service with extra environment variables; does not wait until it is ready.
+     *
+     * @param name a name for messages, must not be {@code null}
+     * @param port the loopback HTTP port, which must be free
+     * @param config configuration passed as {@code -Dkey=value}, must not be {@code null}
+     * @param environment variables added to the inherited environment, must not be {@code null}
+     * @param log the file that receives the process's stdout and stderr (replaced), must not be {@code null}
+     * @return the running process
+     * @throws IllegalStateException when the jar was not built
+     * @throws UncheckedIOException when the process cannot be started
+     */
+    static ServiceProcess start(String name, int port, Map<String, String> config, Map<String, String> environment,
+            Path log) {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR + " does not exist: run `./mvnw verify`, whose package phase builds it");
         }
@@ -72,8 +89,10 @@ final class ServiceProcess implements AutoCloseable {
         command.add(JAR.toString());
         try {
             Files.createDirectories(log.getParent());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             return new ServiceProcess(name, process, URI.create("http://127.0.0.1:" + port), log);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + ": " + command, e);
@@ -114,6 +133,37 @@ final class ServiceProcess implements AutoCloseable {
     void thaw() {
         signal("CONT");
         frozen = false;
+    }
+
+    /**
+     * Asks the process to shut down (SIGTERM), as Kubernetes does when it deletes a pod; does not wait.
+     */
+    void terminate() {
+        signal("TERM");
+    }
+
+    /** @return whether the process is still running */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits until the process exits.
+     *
+     * @param timeout the longest wait
+     * @return its exit status
+     * @throws IllegalStateException when it is still running after {@code timeout}
+     */
+    int awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(this + " still runs " + timeout + " after it was asked to stop");
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + this + " to exit", e);
+        }
     }
 
     /** @return the process's output so far */

@@ -1,0 +1,101 @@
+package dev.fencedqueue.api.admin;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.api.AbortResponse;
+import dev.fencedqueue.api.JobStatusView;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.Queues;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
+
+/** The operator API's job-level reads and actions, on any queue. HTTP Basic, role {@code admin}. */
+@Path("/admin/queues/{queue}/jobs")
+@RolesAllowed(AdminUserConfigSourceFactory.ROLE)
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "admin", description = "Operator API: queues, jobs and maintenance (HTTP Basic, role admin)")
+public class AdminJobsResource {
+
+    private static final int MAX_PAGE = 1000;
+    private static final int MAX_START = 1_000_000_000;
+
+    private final Queues queues;
+    private final ObjectMapper json;
+
+    public AdminJobsResource(Queues queues, ObjectMapper json) {
+        this.queues = queues;
+        this.json = json;
+    }
+
+    @GET
+    @Operation(summary = "List the jobs of one state, a page at a time", description = "`state` (default waiting): "
+            + "waiting, paused, prioritized, delayed, active, completed or failed (aborted jobs are listed with the "
+            + "failed ones); `start` (default 0); `count` (default 50, at most 1000).")
+    public Uni<JobPage> list(@RestPath String queue, @RestQuery String state, @RestQuery String start,
+            @RestQuery String count) {
+        JobQueue jobQueue = AdminParams.queue(queues, queue);
+        JobState listed = AdminParams.state("state", state, JobState.WAITING);
+        if (listed == JobState.ABORTED) {
+            throw new InvalidParameterException("state", "aborted jobs are listed with the failed ones: use `state=failed`");
+        }
+        int first = AdminParams.integer("start", start, 0, 0, MAX_START);
+        int size = AdminParams.integer("count", count, 50, 1, MAX_PAGE);
+        return Uni.combine().all().unis(jobQueue.getJobCounts(), jobQueue.getJobs(listed, first, size)).asTuple()
+                .map(both -> new JobPage(queue, listed.value(), first, size, total(both.getItem1(), listed),
+                        both.getItem2().stream().map(job -> JobStatusView.of(job, json)).toList()));
+    }
+
+    @GET
+    @Path("/{jobId}")
+    @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure")
+    public Uni<JobStatusView> get(@RestPath String queue, @RestPath String jobId) {
+        return AdminParams.queue(queues, queue).requireJob(jobId).map(job -> JobStatusView.of(job, json));
+    }
+
+    @POST
+    @Path("/{jobId}/abort")
+    @Operation(summary = "Abort a job", description = "A running job's LLM call is closed; a waiting job leaves the "
+            + "queue. The job ends `aborted` and is never retried. 409 when it already ended.")
+    public Uni<AbortResponse> abort(@RestPath String queue, @RestPath String jobId) {
+        return AdminParams.queue(queues, queue).abort(jobId, "aborted by operator")
+                .map(result -> new AbortResponse(jobId, "aborted", result.previousState().value(), result.wasRunning()));
+    }
+
+    @DELETE
+    @Path("/{jobId}")
+    @Operation(summary = "Remove a job with all its keys", description = "409 while the job is running: abort it first.")
+    public Uni<AdminResponses.Removed> remove(@RestPath String queue, @RestPath String jobId) {
+        return AdminParams.queue(queues, queue).maintenance().remove(jobId)
+                .map(previous -> new AdminResponses.Removed(jobId, previous.value()));
+    }
+
+    @POST
+    @Path("/{jobId}/retry")
+    @Operation(summary = "Retry a failed job", description = "Back to the queue with a fresh count of attempts; its "
+            + "next run is a new epoch. 409 unless the job failed (aborted jobs are never retried).")
+    public Uni<JobStatusView> retry(@RestPath String queue, @RestPath String jobId) {
+        JobQueue jobQueue = AdminParams.queue(queues, queue);
+        return jobQueue.maintenance().retry(jobId).chain(() -> jobQueue.requireJob(jobId))
+                .map(job -> JobStatusView.of(job, json));
+    }
+
+    private static long total(Map<JobState, Long> counts, JobState state) {
+        if (state == JobState.WAITING || state == JobState.PAUSED) {
+            return counts.get(JobState.WAITING) + counts.get(JobState.PAUSED);
+        }
+        return counts.getOrDefault(state, 0L);
+    }
+}

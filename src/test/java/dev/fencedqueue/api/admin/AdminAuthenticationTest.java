@@ -1,0 +1,78 @@
+package dev.fencedqueue.api.admin;
+
+import static dev.fencedqueue.api.admin.AdminApi.admin;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.equalToIgnoringCase;
+import static org.hamcrest.Matchers.hasItem;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/** Every {@code /admin} path needs HTTP Basic credentials of a user with role {@code admin}; nothing else does. */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class AdminAuthenticationTest {
+
+    @Inject
+    QueueInspector redis;
+
+    @Test
+    void adminPathsAnswer401WithABasicChallengeWithoutCredentials() {
+        given().get("/admin/queues").then().statusCode(401)
+                .header("WWW-Authenticate", equalToIgnoringCase("basic realm=\"fenced-queue\""));
+        given().get("/admin").then().statusCode(401);
+        given().get("/admin/queues/deep-research/jobs").then().statusCode(401);
+    }
+
+    @Test
+    void adminActionsAreNotCarriedOutWithWrongCredentials() {
+        JobQueue queue = redis.freshQueue();
+        given().auth().preemptive().basic(AdminApi.USERNAME, "wrong").post("/admin/queues/" + queue.name() + "/pause")
+                .then().statusCode(401);
+        given().auth().preemptive().basic("intruder", AdminApi.PASSWORD).post("/admin/queues/" + queue.name() + "/pause")
+                .then().statusCode(401);
+        given().post("/admin/queues/" + queue.name() + "/pause").then().statusCode(401);
+
+        assertThat(queue.isPaused().await().atMost(Duration.ofSeconds(5))).isFalse();
+    }
+
+    @Test
+    void adminPathsAnswerWithTheConfiguredCredentials() {
+        admin().get("/admin/queues").then().statusCode(200).contentType(ContentType.JSON)
+                .body("queue", hasItem("deep-research"));
+        // A challenge-response client (no preemptive credentials) gets the same answer after the 401.
+        given().auth().basic(AdminApi.USERNAME, AdminApi.PASSWORD).get("/admin/queues").then().statusCode(200);
+    }
+
+    @Test
+    void researchApiAndHealthStayOpen() {
+        given().contentType(ContentType.JSON).body(Map.of("query", "open to everyone")).post("/research/start")
+                .then().statusCode(202);
+        // Credentials sent where none are needed are ignored, even wrong ones.
+        given().auth().preemptive().basic("nobody", "nothing").contentType(ContentType.JSON)
+                .body(Map.of("query", "open with a stray Authorization header")).post("/research/start")
+                .then().statusCode(202);
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+        given().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
+    void openApiDescribesTheOperatorApi() {
+        given().accept("application/json").get("/q/openapi").then().statusCode(200)
+                .body(containsString("/admin/queues/{queue}/jobs/{jobId}"))
+                .body(containsString("/admin/queues/{queue}/limits"));
+    }
+}
