@@ -124,4 +124,9 @@ public final class ProbeProcessor implements JobProcessor {
     public int maxRunning() {
         return maxRunning.get();
     }
+
+    /** @return the job ids of the attempts so far, in the order they started */
+    public List<String> startedJobIds() {
+        return attempts.stream().map(attempt -> attempt.context().jobId()).toList();
+    }
 }
