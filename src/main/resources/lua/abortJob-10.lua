@@ -67,5 +67,5 @@ releaseDedup(ARGV[5], KEYS[6], jobId)
 if code == 1 then
     redis.call('PUBLISH', ARGV[4], jobId .. ':' .. (redis.call('GET', KEYS[8]) or '0'))
 end
-applyRetention(KEYS[5], ARGV[5], now, redis.call('HGET', KEYS[6], 'keepFailed'))
+applyRetention(KEYS[5], ARGV[5], now, redis.call('HGET', KEYS[6], 'keepFailed'), jobId)
 return {code, state}

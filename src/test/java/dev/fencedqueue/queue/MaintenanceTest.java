@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -245,11 +246,7 @@ class MaintenanceTest {
 
     @Test
     void obliterateDeletesAPausedQueueOfManyJobsInBatches() {
-        List<Uni<AddResult>> adds = new ArrayList<>();
-        for (int i = 0; i < 1500; i++) {
-            adds.add(queue.add("job", Map.of("i", i), JobOptions.defaults()));
-        }
-        Uni.join().all(adds).andFailFast().await().atMost(TIMEOUT);
+        BulkAdd.jobs(queue, 1500, JobOptions.defaults());
         queue.pause().await().atMost(TIMEOUT);
         int keys = redis.keys(queue).size();
         assertThat(keys).isGreaterThan(1500);

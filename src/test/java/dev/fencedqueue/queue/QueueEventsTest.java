@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -142,20 +143,15 @@ class QueueEventsTest {
 
     @Test
     void streamIsTrimmedToItsBound() {
-        List<Uni<AddResult>> adds = new ArrayList<>();
-        for (int i = 0; i < 3 * SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH; i++) {
-            adds.add(queue.add("job", null, JobOptions.defaults()));
-        }
-        Uni.join().all(adds).andFailFast().await().atMost(TIMEOUT);
+        List<String> jobIds = BulkAdd.jobs(queue, 3 * SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH, JobOptions.defaults());
 
         // Approximate trimming drops whole stream nodes (100 entries each by default).
         assertThat(redis.queueEventsLength(queue)).isBetween((long) SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH,
                 SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH + 100L);
         AssertSubscriber<QueueEvent> events = follow("0");
         await().atMost(TIMEOUT).until(() -> events.getItems().size() == redis.queueEventsLength(queue));
-        assertThat(events.getItems().get(0).jobId()).as("the oldest events were trimmed").isNotEqualTo("1");
-        assertThat(events.getItems().get(events.getItems().size() - 1).jobId())
-                .isEqualTo(Integer.toString(3 * SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH));
+        assertThat(events.getItems().get(0).jobId()).as("the oldest events were trimmed").isNotEqualTo(jobIds.get(0));
+        assertThat(events.getItems().get(events.getItems().size() - 1).jobId()).isEqualTo(jobIds.get(jobIds.size() - 1));
     }
 
     @Test

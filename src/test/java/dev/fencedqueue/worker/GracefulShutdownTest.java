@@ -139,6 +139,7 @@ class GracefulShutdownTest {
         assertThat(slowOnB.context().jobId()).isEqualTo(slow);
         assertThat(slowOnB.fencingToken()).isEqualTo(2);
         assertThat(slowOnB.context().job().attemptsMade()).isZero();
+        assertThat(slowOnB.context().job().stalledCounter()).as("A renewed its lock while draining").isZero();
         assertThat(attemptOf(processorA, slow).isCancelled()).isTrue();
         assertThat(stopped).succeedsWithin(TIMEOUT);
         assertThat(processorA.started()).isEqualTo(2);
