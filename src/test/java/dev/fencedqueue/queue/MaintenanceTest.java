@@ -205,6 +205,27 @@ class MaintenanceTest {
     }
 
     @Test
+    void cleanFindsOldDelayedAndPrioritizedJobsBehindYoungerOnesThatComeFirst() {
+        String oldDelayed = add(JobOptions.defaults().withDelay(Duration.ofMinutes(30)));
+        String oldPrioritized = add(JobOptions.defaults().withPriority(5));
+        long addedBefore = redis.redisTimeMillis();
+        await().atMost(TIMEOUT).until(() -> redis.redisTimeMillis() > addedBefore + 300);
+        List<String> youngDelayed = new ArrayList<>();
+        List<String> youngPrioritized = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            youngDelayed.add(add(JobOptions.defaults().withDelay(Duration.ofMinutes(1))));
+            youngPrioritized.add(add(JobOptions.defaults().withPriority(1)));
+        }
+
+        assertThat(queue.maintenance().clean(JobState.DELAYED, Duration.ofMillis(300), 1).await().atMost(TIMEOUT))
+                .containsExactly(oldDelayed);
+        assertThat(queue.maintenance().clean(JobState.PRIORITIZED, Duration.ofMillis(300), 1).await().atMost(TIMEOUT))
+                .containsExactly(oldPrioritized);
+        assertThat(page(JobState.DELAYED, 0, 10)).containsExactlyInAnyOrderElementsOf(youngDelayed);
+        assertThat(page(JobState.PRIORITIZED, 0, 10)).containsExactlyInAnyOrderElementsOf(youngPrioritized);
+    }
+
+    @Test
     void drainRemovesJobsWaitingToRunAndDelayedOnesOnlyWhenAskedButNeverRunningOnes() {
         Jobs jobs = jobsInEveryState();
 
