@@ -3,6 +3,7 @@ package dev.fencedqueue.queue;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 
 import java.time.Duration;
 import java.util.Map;
@@ -86,7 +87,8 @@ class DeduplicationTest {
     @Test
     void deduplicationWithTtlLastsItsTtlEvenAfterTheJobCompleted() {
         workers.start(completing(), TestWorkers.options("w-ttl"));
-        JobOptions options = JobOptions.defaults().withDeduplication(new Deduplication("throttled", Duration.ofSeconds(30)));
+        JobOptions options = JobOptions.defaults()
+                .withDeduplication(new Deduplication("throttled", Duration.ofSeconds(30)));
         AddResult first = add(options);
         await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.COMPLETED);
 
@@ -114,7 +116,7 @@ class DeduplicationTest {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         workers.start(processor, TestWorkers.options("w-fail"));
         JobOptions options = untilEnded("until-failed").withAttempts(2)
-                .withBackoff(dev.fencedqueue.queue.Backoff.fixed(Duration.ofMillis(300)));
+                .withBackoff(Backoff.fixed(Duration.ofMillis(300)));
         AddResult first = add(options);
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         processor.attempt(0).fail(new IllegalStateException("first"));
@@ -191,7 +193,7 @@ class DeduplicationTest {
     private static String start(String idempotencyKey, boolean created) {
         return given().contentType(ContentType.JSON).header("Idempotency-Key", idempotencyKey)
                 .body(Map.of("query", "idempotent research")).post("/research/start")
-                .then().statusCode(202).body("created", org.hamcrest.Matchers.equalTo(created)).extract().path("jobId");
+                .then().statusCode(202).body("created", equalTo(created)).extract().path("jobId");
     }
 
     private void assertAcceptedAgain(JobOptions options, String endedJobId) {

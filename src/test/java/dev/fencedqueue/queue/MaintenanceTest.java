@@ -85,7 +85,8 @@ class MaintenanceTest {
         assertThat(page(JobState.DELAYED, 0, 10)).containsExactly(in1s, in2s, in3s);
         assertThat(page(JobState.DELAYED, 1, 1)).containsExactly(in2s);
         assertThat(page(JobState.PRIORITIZED, 0, 10)).containsExactly(high, low);
-        assertThat(queue.getJobs(JobState.WAITING, 0, 1).await().atMost(TIMEOUT).get(0).state()).isEqualTo(JobState.WAITING);
+        assertThat(queue.getJobs(JobState.WAITING, 0, 1).await().atMost(TIMEOUT).get(0).state())
+                .isEqualTo(JobState.WAITING);
 
         queue.pause().await().atMost(TIMEOUT);
         assertThat(page(JobState.PAUSED, 0, 10)).as("paused lists the wait list").isEqualTo(waiting);
@@ -125,7 +126,8 @@ class MaintenanceTest {
         assertThat(maintenance.remove(jobs.delayed()).await().atMost(TIMEOUT)).isEqualTo(JobState.DELAYED);
         assertThat(maintenance.remove(jobs.prioritized()).await().atMost(TIMEOUT)).isEqualTo(JobState.PRIORITIZED);
 
-        for (String removed : List.of(jobs.completed(), jobs.failed(), jobs.waiting().get(0), jobs.delayed(), jobs.prioritized())) {
+        for (String removed : List.of(jobs.completed(), jobs.failed(), jobs.waiting().get(0), jobs.delayed(),
+                jobs.prioritized())) {
             assertThat(redis.jobKeys(queue, removed)).as("keys of %s", removed).isEmpty();
         }
         assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.WAITING, 1L)
@@ -183,7 +185,8 @@ class MaintenanceTest {
         String recent = add(JobOptions.defaults());
         awaitJob(recent, job -> job.state() == JobState.COMPLETED);
 
-        List<String> cleaned = queue.maintenance().clean(JobState.COMPLETED, Duration.ofMillis(300), 10).await().atMost(TIMEOUT);
+        List<String> cleaned = queue.maintenance().clean(JobState.COMPLETED, Duration.ofMillis(300), 10)
+                .await().atMost(TIMEOUT);
 
         assertThat(cleaned).containsExactlyInAnyOrderElementsOf(old);
         old.forEach(id -> assertThat(redis.jobKeys(queue, id)).isEmpty());
@@ -246,7 +249,8 @@ class MaintenanceTest {
     @Test
     void obliterateRefusesARunningQueueAndRunningJobsUnlessForcedThenLeavesNoKey() {
         Jobs jobs = jobsInEveryState();
-        add(JobOptions.defaults().withIdempotencyKey("idem", Duration.ofHours(1)).withDeduplication(new Deduplication("dedup", null)));
+        add(JobOptions.defaults().withIdempotencyKey("idem", Duration.ofHours(1))
+                .withDeduplication(new Deduplication("dedup", null)));
         QueueMaintenance maintenance = queue.maintenance();
 
         assertThatThrownBy(() -> maintenance.obliterate(false).await().atMost(TIMEOUT))

@@ -121,7 +121,8 @@ class QueueEventsTest {
 
         assertThat(awaitEvents(events, stalled, "failed")).extracting(QueueEvent::event)
                 .containsExactly("waiting", "active", "stalled", "active", "failed");
-        assertThat(awaitEvents(events, removed, "removed")).extracting(QueueEvent::event).containsExactly("delayed", "removed");
+        assertThat(awaitEvents(events, removed, "removed")).extracting(QueueEvent::event)
+                .containsExactly("delayed", "removed");
         assertThat(awaitEvents(events, "", "resumed")).extracting(QueueEvent::event).containsExactly("paused", "resumed");
     }
 
@@ -143,7 +144,8 @@ class QueueEventsTest {
 
     @Test
     void streamIsTrimmedToItsBound() {
-        List<String> jobIds = BulkAdd.jobs(queue, 3 * SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH, JobOptions.defaults());
+        List<String> jobIds = BulkAdd.jobs(queue, 3 * SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH,
+                JobOptions.defaults());
 
         // Approximate trimming drops whole stream nodes (100 entries each by default).
         assertThat(redis.queueEventsLength(queue)).isBetween((long) SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH,
@@ -170,7 +172,8 @@ class QueueEventsTest {
     }
 
     private AssertSubscriber<QueueEvent> follow(String afterId) {
-        AssertSubscriber<QueueEvent> subscriber = queue.events(afterId).subscribe().withSubscriber(AssertSubscriber.create(Long.MAX_VALUE));
+        AssertSubscriber<QueueEvent> subscriber = queue.events(afterId).subscribe()
+                .withSubscriber(AssertSubscriber.create(Long.MAX_VALUE));
         subscribers.add(subscriber);
         return subscriber;
     }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
@@ -74,7 +76,7 @@ class RetentionTest {
                 .containsExactly(kept);
         assertThat(redis.job(queue, kept).state()).isEqualTo(JobState.COMPLETED);
         assertThat(redis.queueEvents(queue)).extracting(QueueEvent::event, QueueEvent::jobId)
-                .contains(org.assertj.core.groups.Tuple.tuple("completed", removed));
+                .contains(tuple("completed", removed));
     }
 
     @Test
@@ -122,7 +124,8 @@ class RetentionTest {
             first.add(add(keep));
         }
         Job last = awaitJob(first.get(4), job -> job.state() == JobState.COMPLETED);
-        assertThat(completedIds()).as("the count removes the oldest").containsExactly(first.get(4), first.get(3), first.get(2));
+        assertThat(completedIds()).as("the count removes the oldest")
+                .containsExactly(first.get(4), first.get(3), first.get(2));
 
         await().atMost(TIMEOUT).until(() -> redis.redisTimeMillis() > last.finishedOn() + 400);
         String newest = add(keep);
@@ -134,7 +137,8 @@ class RetentionTest {
 
     @Test
     void removeOnFailAppliesToJobsThatFailedForGood() {
-        ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().failure(new IllegalStateException("no")));
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(),
+                context -> Uni.createFrom().failure(new IllegalStateException("no")));
         workers.start(processor, TestWorkers.options("w-fail"));
         String kept = add(JobOptions.defaults().withRemoveOnFail(KeepJobs.count(1)));
         String removed = add(JobOptions.defaults().withAttempts(2).withRemoveOnFail(KeepJobs.NONE));
@@ -144,7 +148,7 @@ class RetentionTest {
         assertThat(failedIds()).containsExactly(kept);
 
         String last = add(JobOptions.defaults().withRemoveOnFail(KeepJobs.count(1)));
-        await().atMost(TIMEOUT).until(() -> redis.job(queue, last) != null && redis.job(queue, last).state() == JobState.FAILED);
+        awaitJob(last, job -> job.state() == JobState.FAILED);
         assertThat(failedIds()).as("the count trims the whole failed set").containsExactly(last);
         assertThat(redis.jobKeys(queue, kept)).isEmpty();
     }
@@ -248,7 +252,7 @@ class RetentionTest {
         return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 
-    private Job awaitJob(String jobId, java.util.function.Predicate<Job> condition) {
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
         return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -75,7 +75,8 @@ class BackoffTest {
 
         awaitJob(jobId, job -> job.state() == JobState.FAILED);
 
-        assertThat(waits(processor, jobId)).hasSize(2).allSatisfy(wait -> assertThat(wait).isBetween(250L, 250 + MAX_LATENESS_MS));
+        assertThat(waits(processor, jobId)).hasSize(2)
+                .allSatisfy(wait -> assertThat(wait).isBetween(250L, 250 + MAX_LATENESS_MS));
         assertThat(redis.job(queue, jobId).attemptsMade()).isEqualTo(3);
     }
 
@@ -205,8 +206,8 @@ class BackoffTest {
 
     /** @return a processor whose attempt n fails at once with "attempt n failed" */
     private ProbeProcessor failing() {
-        return ProbeProcessor.of(queue.name(),
-                context -> Uni.createFrom().failure(new IllegalStateException("attempt " + context.fencingToken() + " failed")));
+        return ProbeProcessor.of(queue.name(), context -> Uni.createFrom()
+                .failure(new IllegalStateException("attempt " + context.fencingToken() + " failed")));
     }
 
     /** @return for each retry of the job, ms from the failure of the attempt before to the start of the retry */
@@ -220,7 +221,10 @@ class BackoffTest {
         return waits;
     }
 
-    /** @return when (Redis clock, ms) attempt {@code attemptsMade} of the job failed: the id of its {@code failed} queue event */
+    /**
+     * @return when attempt {@code attemptsMade} of the job failed (Redis clock, ms): the time in the id of its
+     *         {@code failed} queue event
+     */
     private long failedAt(String jobId, int attemptsMade) {
         Response entries = redis.send(Request.cmd(Command.XRANGE).arg(queue.keys().events()).arg("-").arg("+"));
         Set<String> wanted = Set.of("event=failed", "jobId=" + jobId, "attemptsMade=" + attemptsMade);

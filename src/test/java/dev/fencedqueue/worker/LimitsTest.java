@@ -78,8 +78,10 @@ class LimitsTest {
             }
             windows.get(windows.size() - 1).add(start);
         }
-        assertThat(windows).as("starts %s", starts).hasSize(4).allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(3));
-        assertThat(windows.subList(0, 3)).as("a full window is used up").allSatisfy(window -> assertThat(window).hasSize(3));
+        assertThat(windows).as("starts %s", starts).hasSize(4)
+                .allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(3));
+        assertThat(windows.subList(0, 3)).as("a full window is used up")
+                .allSatisfy(window -> assertThat(window).hasSize(3));
         for (int i = 1; i < windows.size(); i++) {
             long opened = windows.get(i).get(0);
             long previousClosed = windows.get(i - 1).get(0) + 500;
