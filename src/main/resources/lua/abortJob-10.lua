@@ -1,8 +1,9 @@
 --[[
   Aborts a job (an intended stop, never retried): a waiting or delayed job leaves the queue, a running
   job loses its lock and its worker is told through the revoked channel, so it closes its LLM call.
-  Either way the job ends in state 'aborted' (kept in the failed set for retention) and its stream ends
-  with one 'aborted' event carrying the current fencing token; later writes of any epoch are rejected.
+  Either way the job ends in state 'aborted' (kept in the failed set, where its removeOnFail retention
+  applies at once) and its stream ends with one 'aborted' event carrying the current fencing token; later
+  writes of any epoch are rejected.
 
   KEYS[1] wait list
   KEYS[2] active list
@@ -31,6 +32,8 @@
 --- @include "finishedPayload"
 --- @include "queueEvent"
 --- @include "releaseDedup"
+--- @include "removeJobKeys"
+--- @include "applyRetention"
 
 local jobId = ARGV[1]
 local state = redis.call('HGET', KEYS[6], 'state')
@@ -64,4 +67,5 @@ releaseDedup(ARGV[5], KEYS[6], jobId)
 if code == 1 then
     redis.call('PUBLISH', ARGV[4], jobId .. ':' .. (redis.call('GET', KEYS[8]) or '0'))
 end
+applyRetention(KEYS[5], ARGV[5], now, redis.call('HGET', KEYS[6], 'keepFailed'), jobId)
 return {code, state}

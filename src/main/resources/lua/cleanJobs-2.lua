@@ -13,7 +13,9 @@
   ARGV[4] most jobs to remove in this call
   ARGV[5] maximum length of the queue event stream (entries)
 
-  Returns the ids of the removed jobs (call again while the list is as long as the limit).
+  Returns the ids of the removed jobs (call again while the list is as long as the limit). Delayed and
+  prioritized sets are not ordered by age, so they are read through (a page of 1,000 at a time) until the
+  limit is reached.
 ]]
 --- @include "nowMs"
 --- @include "queueEvent"
@@ -46,13 +48,20 @@ elseif state == 'waiting' then
         end
     end
 else
-    for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, limit - 1)) do
-        if oldEnough(id) then
-            redis.call('ZREM', KEYS[1], id)
-            removeJobKeys(prefix, id)
-            removed[#removed + 1] = id
+    -- Ordered by due time or priority, not by age: page through the set past the younger jobs.
+    local kept = 0
+    repeat
+        local page = redis.call('ZRANGE', KEYS[1], kept, kept + 999)
+        for _, id in ipairs(page) do
+            if #removed < limit and oldEnough(id) then
+                redis.call('ZREM', KEYS[1], id)
+                removeJobKeys(prefix, id)
+                removed[#removed + 1] = id
+            else
+                kept = kept + 1
+            end
         end
-    end
+    until #page == 0 or #removed >= limit
 end
 if #removed > 0 then
     queueEvent(KEYS[2], ARGV[5], 'cleaned', '', 'state', state, 'count', #removed)

@@ -59,7 +59,7 @@ for _, jobId in ipairs(redis.call('SMEMBERS', KEYS[1])) do
             queueEvent(KEYS[9], ARGV[6], 'stalled', jobId)
             queueEvent(KEYS[9], ARGV[6], 'failed', jobId, 'failedReason', reason)
             releaseDedup(prefix, jobRef, jobId)
-            applyRetention(KEYS[5], prefix, now, redis.call('HGET', jobRef, 'keepFailed'))
+            applyRetention(KEYS[5], prefix, now, redis.call('HGET', jobRef, 'keepFailed'), jobId)
             result[#result + 1] = jobId
             result[#result + 1] = 'failed'
         else

@@ -60,7 +60,7 @@ if fields[1] == '1' then
 end
 queueEvent(KEYS[12], ARGV[8], 'completed', jobId, 'returnvalue', ARGV[5])
 releaseDedup(prefix, KEYS[3], jobId)
-applyRetention(KEYS[2], prefix, now, fields[2])
+applyRetention(KEYS[2], prefix, now, fields[2], jobId)
 
 local activation, extra, jobs = activateJobs(KEYS[7], KEYS[1], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
     prefix, tonumber(ARGV[9]), ARGV[10], ARGV[11], ARGV[12], ARGV[7], ARGV[8], now)

@@ -80,7 +80,7 @@ else
     end
     queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
     releaseDedup(prefix, KEYS[8], jobId)
-    applyRetention(KEYS[5], prefix, now, fields[2])
+    applyRetention(KEYS[5], prefix, now, fields[2], jobId)
 end
 
 local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[12],

@@ -35,7 +35,7 @@ repeat
     end
 until cursor == '0' or deleted >= limit
 if deleted < limit then
-    redis.call('DEL', KEYS[1])
+    deleted = deleted + redis.call('DEL', KEYS[1])
     return {deleted, 1}
 end
 return {deleted, 0}

@@ -1,9 +1,10 @@
 -- Applies a finished job's retention to its finished set (score: finish time, ms). keep is the job's
 -- '<count>,<age ms>' (its removeOnComplete or removeOnFail; absent = keep all): jobs older than the age
 -- and, beyond the newest count, the oldest ones are removed with all their keys. -1 disables a limit;
--- count 0 removes the job that just finished. At most 1,000 jobs per limit and call, so a script never
--- runs long; the next finishing job removes the rest. Returns how many jobs were removed.
-local function applyRetention(setKey, prefix, now, keep)
+-- count 0 removes only the job that just finished (jobId), as BullMQ's 'true' does, so that jobs kept by
+-- their own options stay. At most 1,000 jobs per limit and call, so a script never runs long; the next
+-- finishing job removes the rest. Returns how many jobs were removed.
+local function applyRetention(setKey, prefix, now, keep, jobId)
     if not keep then
         return 0
     end
@@ -19,7 +20,12 @@ local function applyRetention(setKey, prefix, now, keep)
         end
         removed = removed + #old
     end
-    if keepCount >= 0 then
+    if keepCount == 0 then
+        if redis.call('ZREM', setKey, jobId) == 1 then
+            removeJobKeys(prefix, jobId)
+            removed = removed + 1
+        end
+    elseif keepCount > 0 then
         local excess = redis.call('ZCARD', setKey) - keepCount
         if excess > 0 then
             local ids = redis.call('ZRANGE', setKey, 0, math.min(excess, 1000) - 1)

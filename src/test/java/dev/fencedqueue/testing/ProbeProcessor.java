@@ -1,5 +1,6 @@
 package dev.fencedqueue.testing;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,6 +24,8 @@ public final class ProbeProcessor implements JobProcessor {
         private final JobContext context;
         private final CompletableFuture<Object> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
+        private final long startedAt = System.nanoTime();
+        private volatile long cancelledAt;
 
         Attempt(JobContext context) {
             this.context = context;
@@ -51,6 +54,11 @@ public final class ProbeProcessor implements JobProcessor {
         /** @return whether the worker cancelled this attempt's {@code Uni} */
         public boolean isCancelled() {
             return cancelled.isDone();
+        }
+
+        /** @return how long after the processor got it the worker cancelled this attempt, or {@code null} */
+        public Duration cancelledAfter() {
+            return isCancelled() ? Duration.ofNanos(cancelledAt - startedAt) : null;
         }
 
         Uni<Object> held() {
@@ -96,7 +104,10 @@ public final class ProbeProcessor implements JobProcessor {
         attempts.add(attempt);
         maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
         return Uni.createFrom().deferred(() -> body.apply(attempt))
-                .onCancellation().invoke(() -> attempt.cancelled.complete(null))
+                .onCancellation().invoke(() -> {
+                    attempt.cancelledAt = System.nanoTime();
+                    attempt.cancelled.complete(null);
+                })
                 .onTermination().invoke(running::decrementAndGet);
     }
 
@@ -123,5 +134,10 @@ public final class ProbeProcessor implements JobProcessor {
     /** @return the most attempts that ever ran at the same time */
     public int maxRunning() {
         return maxRunning.get();
+    }
+
+    /** @return the job ids of the attempts so far, in the order they started */
+    public List<String> startedJobIds() {
+        return attempts.stream().map(attempt -> attempt.context().jobId()).toList();
     }
 }

@@ -1,13 +1,18 @@
 package dev.fencedqueue.testing;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.QueueEvent;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.Replies;
 import dev.fencedqueue.queue.SharedConnection;
@@ -81,5 +86,94 @@ public class QueueInspector {
     public Long delayedDue(JobQueue queue, String jobId) {
         Response score = send(Request.cmd(Command.ZSCORE).arg(queue.keys().delayed()).arg(jobId));
         return score == null ? null : (long) Double.parseDouble(score.toString());
+    }
+
+    /** @return the score of a job in the queue's prioritized set, or {@code null} */
+    public Long prioritizedScore(JobQueue queue, String jobId) {
+        Response score = send(Request.cmd(Command.ZSCORE).arg(queue.keys().prioritized()).arg(jobId));
+        return score == null ? null : (long) Double.parseDouble(score.toString());
+    }
+
+    /** @return every key of the queue ({@code SCAN} over its prefix), sorted */
+    public List<String> keys(JobQueue queue) {
+        List<String> found = new ArrayList<>();
+        String cursor = "0";
+        do {
+            Response page = send(Request.cmd(Command.SCAN).arg(cursor).arg("MATCH").arg(queue.keys().prefix() + "*")
+                    .arg("COUNT").arg(1000));
+            cursor = page.get(0).toString();
+            Replies.elements(page.get(1)).forEach(key -> found.add(key.toString()));
+        } while (!"0".equals(cursor));
+        found.sort(null);
+        return found;
+    }
+
+    /** @return those of the job's own keys (hash, lock, fencing token, event stream) that exist */
+    public List<String> jobKeys(JobQueue queue, String jobId) {
+        return List.of(queue.keys().job(jobId), queue.keys().lock(jobId), queue.keys().fence(jobId),
+                queue.keys().events(jobId)).stream()
+                .filter(key -> send(Request.cmd(Command.EXISTS).arg(key)).toInteger() == 1).toList();
+    }
+
+    /** @return whether a key exists */
+    public boolean exists(String key) {
+        return send(Request.cmd(Command.EXISTS).arg(key)).toInteger() == 1;
+    }
+
+    /** @return every entry of the queue's event stream, in order (as {@link JobQueue#events} reads them) */
+    public List<QueueEvent> queueEvents(JobQueue queue) {
+        Response entries = send(Request.cmd(Command.XRANGE).arg(queue.keys().events()).arg("-").arg("+"));
+        return Replies.elements(entries).stream().map(entry -> {
+            Map<String, String> fields = new LinkedHashMap<>(Replies.toStringMap(entry.get(1)));
+            String event = fields.remove("event");
+            String jobId = fields.remove("jobId");
+            return new QueueEvent(entry.get(0).toString(), event, jobId == null ? "" : jobId, fields);
+        }).toList();
+    }
+
+    /** @return the length of the queue's event stream ({@code XLEN}) */
+    public long queueEventsLength(JobQueue queue) {
+        return send(Request.cmd(Command.XLEN).arg(queue.keys().events())).toLong();
+    }
+
+    /** @return {@code used_memory} of {@code INFO memory}, bytes */
+    public long usedMemory() {
+        return infoField("memory", "used_memory");
+    }
+
+    /** @return a numeric field of an {@code INFO} section */
+    public long infoField(String section, String field) {
+        String info = send(Request.cmd(Command.INFO).arg(section)).toString();
+        return Arrays.stream(info.split("\r?\n")).filter(line -> line.startsWith(field + ":"))
+                .map(line -> Long.parseLong(line.substring(field.length() + 1).trim())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("INFO " + section + " has no " + field));
+    }
+
+    /**
+     * @param name a client name ({@code CLIENT SETNAME})
+     * @param command a command, lower case
+     * @return whether a connection of that name is blocked in that command
+     */
+    public boolean isBlocked(String name, String command) {
+        return clients().stream().anyMatch(c -> name.equals(clientField(c, "name")) && command.equals(clientField(c, "cmd"))
+                && clientField(c, "flags").contains("b"));
+    }
+
+    /** @return how many connections run (or last ran) {@code command}, lower case */
+    public long clientsRunning(String command) {
+        return clients().stream().filter(c -> command.equals(clientField(c, "cmd"))).count();
+    }
+
+    private List<String> clients() {
+        return Arrays.asList(send(Request.cmd(Command.CLIENT).arg("LIST")).toString().split("\n"));
+    }
+
+    private static String clientField(String client, String name) {
+        for (String pair : client.trim().split(" ")) {
+            if (pair.startsWith(name + "=")) {
+                return pair.substring(name.length() + 1);
+            }
+        }
+        return "";
     }
 }

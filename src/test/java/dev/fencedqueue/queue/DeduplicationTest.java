@@ -1,0 +1,229 @@
+package dev.fencedqueue.queue;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.worker.WorkerManager;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deduplication (an id that makes adds return the live job instead of adding one, for a TTL or until the
+ * job ends) and idempotency keys (which outlive the job's removal).
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class DeduplicationTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @Inject
+    WorkerManager manager;
+
+    @Inject
+    QueueInspector redis;
+
+    @Inject
+    Queues queues;
+
+    @Inject
+    ResearchConfig research;
+
+    private TestWorkers workers;
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        workers = new TestWorkers(manager);
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        workers.stopAll();
+    }
+
+    @Test
+    void deduplicationWithTtlIgnoresAddsDuringTheTtlAndAcceptsThemAfter() {
+        JobOptions options = JobOptions.defaults().withDeduplication(new Deduplication("report-7", Duration.ofMillis(500)));
+
+        AddResult first = add(options);
+        AddResult during = add(options.withAttempts(3));
+
+        assertThat(first.created()).isTrue();
+        assertThat(during).isEqualTo(new AddResult(first.jobId(), false, true));
+        assertThat(waitingCount()).isEqualTo(1);
+        assertThat(redis.job(queue, first.jobId()).attempts()).as("the live job is unchanged").isEqualTo(1);
+        assertThat(pttl(dedupKey("report-7"))).isBetween(1L, 500L);
+
+        await().atMost(TIMEOUT).until(() -> !redis.exists(dedupKey("report-7")));
+        AddResult after = add(options);
+
+        assertThat(after.created()).isTrue();
+        assertThat(after.deduplicated()).isFalse();
+        assertThat(after.jobId()).isNotEqualTo(first.jobId());
+    }
+
+    @Test
+    void deduplicationWithTtlLastsItsTtlEvenAfterTheJobCompleted() {
+        workers.start(completing(), TestWorkers.options("w-ttl"));
+        JobOptions options = JobOptions.defaults()
+                .withDeduplication(new Deduplication("throttled", Duration.ofSeconds(30)));
+        AddResult first = add(options);
+        await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.COMPLETED);
+
+        assertThat(add(options)).isEqualTo(new AddResult(first.jobId(), false, true));
+    }
+
+    @Test
+    void deduplicationWithoutTtlLastsUntilTheJobCompletes() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-complete"));
+        JobOptions options = untilEnded("until-completed");
+        AddResult first = add(options);
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        assertThat(add(options)).as("while active").isEqualTo(new AddResult(first.jobId(), false, true));
+        assertThat(pttl(dedupKey("until-completed"))).as("no TTL").isEqualTo(-1L);
+
+        processor.attempt(0).complete("done");
+        await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.COMPLETED);
+
+        assertAcceptedAgain(options, first.jobId());
+    }
+
+    @Test
+    void deduplicationWithoutTtlHoldsWhileAFailedAttemptWaitsForItsRetryAndEndsWhenTheJobFails() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-fail"));
+        JobOptions options = untilEnded("until-failed").withAttempts(2)
+                .withBackoff(Backoff.fixed(Duration.ofMillis(300)));
+        AddResult first = add(options);
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        processor.attempt(0).fail(new IllegalStateException("first"));
+        await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.DELAYED);
+        assertThat(add(options)).as("while delayed for its retry").isEqualTo(new AddResult(first.jobId(), false, true));
+
+        await().atMost(TIMEOUT).until(() -> processor.started() == 2);
+        processor.attempt(1).fail(new IllegalStateException("second"));
+        await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.FAILED);
+
+        assertAcceptedAgain(options, first.jobId());
+    }
+
+    @Test
+    void deduplicationWithoutTtlEndsWhenTheJobIsAborted() {
+        JobOptions options = untilEnded("until-aborted");
+        AddResult first = add(options);
+        assertThat(add(options).deduplicated()).isTrue();
+
+        queue.abort(first.jobId(), "not needed").await().atMost(TIMEOUT);
+
+        assertAcceptedAgain(options, first.jobId());
+    }
+
+    @Test
+    void deduplicationWithoutTtlEndsWhenTheJobIsRemoved() {
+        JobOptions options = untilEnded("until-removed");
+        AddResult first = add(options);
+        assertThat(add(options).deduplicated()).isTrue();
+
+        queue.maintenance().remove(first.jobId()).await().atMost(TIMEOUT);
+
+        assertAcceptedAgain(options, first.jobId());
+    }
+
+    @Test
+    void differentDeduplicationIdsDoNotInterfere() {
+        AddResult a = add(untilEnded("a"));
+        AddResult b = add(untilEnded("b"));
+
+        assertThat(a.created()).isTrue();
+        assertThat(b.created()).isTrue();
+        assertThat(b.jobId()).isNotEqualTo(a.jobId());
+    }
+
+    @Test
+    void idempotencyKeyKeepsReturningTheJobAfterRetentionRemovedIt() {
+        workers.start(completing(), TestWorkers.options("w-idempotent"));
+        JobOptions options = JobOptions.defaults().withIdempotencyKey("order-9", Duration.ofHours(1))
+                .withRemoveOnComplete(KeepJobs.NONE);
+        AddResult first = add(options);
+        await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()) == null);
+
+        AddResult again = add(options);
+
+        assertThat(again).isEqualTo(new AddResult(first.jobId(), false, false));
+        assertThat(waitingCount()).isZero();
+    }
+
+    @Test
+    void idempotencyKeyHeaderKeepsReturningTheJobAfterItWasRemoved() {
+        String key = UUID.randomUUID().toString();
+        String jobId = start(key, true);
+        JobQueue researchQueue = queues.queue(research.queue());
+        researchQueue.abort(jobId, "ends it at once").onFailure(JobFinishedException.class).recoverWithNull()
+                .await().atMost(TIMEOUT);
+        researchQueue.maintenance().remove(jobId).await().atMost(TIMEOUT);
+        given().get("/research/status/" + jobId).then().statusCode(404);
+
+        assertThat(start(key, false)).isEqualTo(jobId);
+        assertThat(start(UUID.randomUUID().toString(), true)).isNotEqualTo(jobId);
+    }
+
+    private static String start(String idempotencyKey, boolean created) {
+        return given().contentType(ContentType.JSON).header("Idempotency-Key", idempotencyKey)
+                .body(Map.of("query", "idempotent research")).post("/research/start")
+                .then().statusCode(202).body("created", equalTo(created)).extract().path("jobId");
+    }
+
+    private void assertAcceptedAgain(JobOptions options, String endedJobId) {
+        AddResult again = add(options);
+        assertThat(again.created()).as("a new job once the deduplicated one ended").isTrue();
+        assertThat(again.jobId()).isNotEqualTo(endedJobId);
+        assertThat(add(options)).isEqualTo(new AddResult(again.jobId(), false, true));
+    }
+
+    private static JobOptions untilEnded(String dedupId) {
+        return JobOptions.defaults().withDeduplication(new Deduplication(dedupId, null));
+    }
+
+    private ProbeProcessor completing() {
+        return ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
+    }
+
+    private String dedupKey(String id) {
+        return queue.keys().prefix() + "dedup:" + id;
+    }
+
+    private long pttl(String key) {
+        return redis.send(Request.cmd(Command.PTTL).arg(key)).toLong();
+    }
+
+    private long waitingCount() {
+        return queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.WAITING);
+    }
+
+    private AddResult add(JobOptions options) {
+        return queue.add("job", null, options).await().atMost(TIMEOUT);
+    }
+}

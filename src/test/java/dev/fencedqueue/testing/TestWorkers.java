@@ -1,0 +1,59 @@
+package dev.fencedqueue.testing;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.fencedqueue.worker.JobProcessor;
+import dev.fencedqueue.worker.Worker;
+import dev.fencedqueue.worker.WorkerManager;
+import dev.fencedqueue.worker.WorkerOptions;
+
+/**
+ * The workers one test starts through {@link WorkerManager}, all stopped by {@link #stopAll()} (call it
+ * from {@code @AfterEach}).
+ */
+public final class TestWorkers {
+
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
+    private final WorkerManager manager;
+    private final List<Worker> created = new CopyOnWriteArrayList<>();
+
+    public TestWorkers(WorkerManager manager) {
+        this.manager = manager;
+    }
+
+    /**
+     * Test options: concurrency 1, lock 1 s renewed every 300 ms, stalled check every 500 ms, one stall
+     * allowed, and a drain delay of 30 s, so that within a test only the marker and the worker's own timers
+     * wake an idle worker, never the blocking pop's timeout.
+     *
+     * @param workerId the worker id
+     * @return the options
+     */
+    public static WorkerOptions options(String workerId) {
+        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1,
+                Duration.ofSeconds(30));
+    }
+
+    /** @return a worker, created and started */
+    public Worker start(JobProcessor processor, WorkerOptions options) {
+        Worker worker = create(processor, options);
+        worker.start();
+        return worker;
+    }
+
+    /** @return a worker, created but not started */
+    public Worker create(JobProcessor processor, WorkerOptions options) {
+        Worker worker = manager.create(processor, options);
+        created.add(worker);
+        return worker;
+    }
+
+    /** Stops every worker created here (again, for those the test stopped itself: that does nothing). */
+    public void stopAll() {
+        created.forEach(worker -> manager.stop(worker).await().atMost(STOP_TIMEOUT));
+        created.clear();
+    }
+}

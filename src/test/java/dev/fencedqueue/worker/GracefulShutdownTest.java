@@ -1,0 +1,179 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.research.ResearchProcessor;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.SimulatorStreams;
+import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.testing.WorkersOffProfile;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Stopping a worker in one JVM: with {@code HAND_BACK} its running jobs are cancelled and go back to the
+ * queue at once, without counting an attempt, so that an idle worker resumes them in well under a second
+ * instead of after lock duration plus stalled interval (10 s + 10 s here); with {@code DRAIN} they may
+ * finish first, for up to the drain timeout. The profile's simulator streams for 6 s.
+ */
+@QuarkusTest
+@TestProfile(WorkersOffProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class GracefulShutdownTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration RESUMED_WITHIN = Duration.ofSeconds(1);
+
+    @Inject
+    WorkerManager manager;
+
+    @Inject
+    QueueInspector redis;
+
+    @Inject
+    ResearchProcessor research;
+
+    private TestWorkers workers;
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        workers = new TestWorkers(manager);
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        workers.stopAll();
+    }
+
+    @Test
+    void handBackClosesTheLlmCallAndAnIdleWorkerResumesTheJobAtOnceInANewEpoch() {
+        ProbeProcessor processorA = ProbeProcessor.of(queue.name(), research::process);
+        ProbeProcessor processorB = ProbeProcessor.of(queue.name(), research::process);
+        Worker workerA = workers.start(processorA, longLock("worker-A"));
+        String jobId = "hand-back-" + UUID.randomUUID();
+        queue.add("research", Map.of("query", "hand me back"), JobOptions.defaults().withJobId(jobId).withAttempts(2))
+                .await().atMost(TIMEOUT);
+        ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
+        CompletableFuture<CancelReason> reason = onA.context().cancelled().subscribeAsCompletionStage();
+        await().atMost(TIMEOUT).until(() -> redis.eventTypes(queue, jobId).contains("progress"));
+        WorkerOptions optionsB = longLock("worker-B");
+        workers.start(processorB, optionsB);
+        awaitBlockedOnMarker(optionsB);
+
+        long stoppedAt = System.nanoTime();
+        manager.stop(workerA).await().atMost(TIMEOUT);
+        Duration stopping = Duration.ofNanos(System.nanoTime() - stoppedAt);
+
+        assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.SHUTDOWN);
+        assertThat(onA.isCancelled()).isTrue();
+        ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0, RESUMED_WITHIN.plus(stopping));
+        assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(RESUMED_WITHIN.plus(stopping));
+        assertThat(onB.context().jobId()).isEqualTo(jobId);
+        assertThat(onB.fencingToken()).as("a new epoch").isEqualTo(2);
+        Job resumed = onB.context().job();
+        assertThat(resumed.attemptsMade()).as("the hand-back counted no attempt").isZero();
+        assertThat(resumed.attemptsStarted()).isEqualTo(1);
+        assertThat(resumed.workerId()).isEqualTo("worker-B");
+        // The first HTTP call of the test JVM can take seconds on a busy machine.
+        await().atMost(Duration.ofSeconds(10)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        assertThat(SimulatorStreams.of(jobId).opened()).isEqualTo(2);
+
+        List<JobEvent> events = redis.events(queue, jobId);
+        assertThat(events).filteredOn(JobEvent::isTerminal).isEmpty();
+        assertThat(events).filteredOn(event -> event.type().equals("started")).extracting(JobEvent::fencingToken)
+                .containsExactly(1L, 2L);
+    }
+
+    @Test
+    void drainLetsAJobFinishWithinTheTimeoutAndHandsBackTheOneThatDoesNot() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        // Lock 1 s: the draining worker must keep renewing it.
+        Worker workerA = workers.start(processorA, TestWorkers.options("worker-A").withConcurrency(2)
+                .withShutdown(ShutdownMode.DRAIN, Duration.ofMillis(1500)));
+        String finishing = add();
+        String slow = add();
+        await().atMost(TIMEOUT).until(() -> processorA.started() == 2);
+        WorkerOptions optionsB = TestWorkers.options("worker-B").withConcurrency(2);
+        workers.start(processorB, optionsB);
+        awaitBlockedOnMarker(optionsB);
+
+        long stoppedAt = System.nanoTime();
+        CompletableFuture<Void> stopped = manager.stop(workerA).subscribeAsCompletionStage();
+        String added = add();
+        ProbeProcessor.Attempt addedOnB = awaitAttempt(processorB, 0);
+        assertThat(addedOnB.context().jobId()).as("a draining worker takes no new job").isEqualTo(added);
+        attemptOf(processorA, finishing).complete("finished while draining");
+
+        Job finished = awaitJob(finishing, job -> job.state() == JobState.COMPLETED);
+        assertThat(finished.workerId()).isEqualTo("worker-A");
+        assertThat(stopped).isNotDone();
+        assertThat(redis.job(queue, slow).fencingToken()).as("still running on A, its lock renewed").isEqualTo(1);
+
+        ProbeProcessor.Attempt slowOnB = awaitAttempt(processorB, 1, Duration.ofMillis(1500).plus(RESUMED_WITHIN));
+        Duration handedBackAfter = Duration.ofNanos(System.nanoTime() - stoppedAt);
+        assertThat(handedBackAfter).isBetween(Duration.ofMillis(1400), Duration.ofMillis(1500).plus(RESUMED_WITHIN));
+        assertThat(slowOnB.context().jobId()).isEqualTo(slow);
+        assertThat(slowOnB.fencingToken()).isEqualTo(2);
+        assertThat(slowOnB.context().job().attemptsMade()).isZero();
+        assertThat(slowOnB.context().job().stalledCounter()).as("A renewed its lock while draining").isZero();
+        assertThat(attemptOf(processorA, slow).isCancelled()).isTrue();
+        assertThat(stopped).succeedsWithin(TIMEOUT);
+        assertThat(processorA.started()).isEqualTo(2);
+    }
+
+    /** Lock 10 s renewed every 3 s, stalled check every 10 s: a stalled-job takeover would take 10 s or more. */
+    private static WorkerOptions longLock(String workerId) {
+        return new WorkerOptions(workerId, 1, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(10), 1,
+                Duration.ofSeconds(30));
+    }
+
+    private static ProbeProcessor.Attempt attemptOf(ProbeProcessor processor, String jobId) {
+        return processor.attempts().stream().filter(a -> a.context().jobId().equals(jobId)).findFirst().orElseThrow();
+    }
+
+    private void awaitBlockedOnMarker(WorkerOptions options) {
+        String name = MarkerWaiter.connectionName(queue.name(), options);
+        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
+    }
+
+    private String add() {
+        return queue.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
+        return awaitAttempt(processor, index, TIMEOUT);
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index, Duration within) {
+        await().atMost(within).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() > index);
+        return processor.attempt(index);
+    }
+
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
+        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+}

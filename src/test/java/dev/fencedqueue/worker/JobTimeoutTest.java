@@ -1,0 +1,141 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.research.ResearchProcessor;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.ProcessorOnQueue;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.SimulatorStreams;
+import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.testing.WorkersOffProfile;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A job's {@code timeout}: an attempt that runs longer is cancelled (its LLM call closed) and counted as a
+ * failed attempt. The profile's simulator streams for 6 s, far longer than the timeouts here.
+ */
+@QuarkusTest
+@TestProfile(WorkersOffProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class JobTimeoutTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @Inject
+    WorkerManager manager;
+
+    @Inject
+    QueueInspector redis;
+
+    @Inject
+    ResearchProcessor research;
+
+    private TestWorkers workers;
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        workers = new TestWorkers(manager);
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        workers.stopAll();
+    }
+
+    @Test
+    void attemptRunningLongerThanItsTimeoutIsCancelledAndRetriedThenFails() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-timeout"));
+        String jobId = add(JobOptions.defaults().withAttempts(2).withTimeout(Duration.ofMillis(400)));
+
+        ProbeProcessor.Attempt first = awaitAttempt(processor, 0);
+        await().atMost(TIMEOUT).until(first::isCancelled);
+        assertThat(first.cancelledAfter()).isBetween(Duration.ofMillis(400), Duration.ofMillis(700));
+
+        ProbeProcessor.Attempt second = awaitAttempt(processor, 1);
+        assertThat(second.fencingToken()).as("the retry is a new epoch").isEqualTo(2);
+        assertThat(second.context().job().attemptsMade()).isEqualTo(1);
+        assertThat(second.context().job().failedReason()).isEqualTo("job `" + jobId + "` timed out after PT0.4S");
+        await().atMost(TIMEOUT).until(second::isCancelled);
+        assertThat(second.cancelledAfter()).isBetween(Duration.ofMillis(400), Duration.ofMillis(700));
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
+        assertThat(job.attemptsMade()).isEqualTo(2);
+        assertThat(job.failedReason()).isEqualTo("job `" + jobId + "` timed out after PT0.4S");
+        assertThat(redis.events(queue, jobId)).extracting(JobEvent::type).containsExactly("started", "started", "failed");
+        second.complete("too late");
+        assertThat(processor.started()).isEqualTo(2);
+    }
+
+    @Test
+    void attemptFinishingWithinItsTimeoutCompletes() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-in-time"));
+        String jobId = add(JobOptions.defaults().withTimeout(Duration.ofSeconds(3)));
+        ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
+        await().during(Duration.ofMillis(300)).atMost(TIMEOUT).until(() -> !attempt.isCancelled());
+
+        attempt.complete("in time");
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
+        assertThat(job.returnValue()).isEqualTo("\"in time\"");
+        assertThat(job.timeout()).isEqualTo(3000);
+        assertThat(attempt.isCancelled()).isFalse();
+    }
+
+    @Test
+    void timeoutClosesTheResearchLlmStreamAndFailsTheJob() {
+        workers.start(ProcessorOnQueue.of(research, queue.name()), TestWorkers.options("w-research"));
+        String jobId = "timeout-" + UUID.randomUUID();
+        add(JobOptions.defaults().withJobId(jobId).withTimeout(Duration.ofMillis(700)), Map.of("query", "slow topic"));
+
+        Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
+
+        assertThat(job.failedReason()).isEqualTo("job `" + jobId + "` timed out after PT0.7S");
+        // The first HTTP call of the test JVM can take seconds on a busy machine.
+        await().atMost(Duration.ofSeconds(10)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        assertThat(SimulatorStreams.of(jobId).opened()).isEqualTo(1);
+        assertThat(SimulatorStreams.of(jobId).completed()).isZero();
+        assertThat(redis.eventTypes(queue, jobId)).startsWith("started", "progress").endsWith("failed")
+                .doesNotContain("completed");
+    }
+
+    private String add(JobOptions options) {
+        return add(options, null);
+    }
+
+    private String add(JobOptions options, Object data) {
+        return queue.add("job", data, options).await().atMost(TIMEOUT).jobId();
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
+        await().atMost(TIMEOUT).until(() -> processor.started() > index);
+        return processor.attempt(index);
+    }
+
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
+        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The queue's fleet-wide limits, enforced in Redis at activation: a rate limit (job starts per window) and a
+ * global concurrency cap (jobs active at once), each across two workers sharing one probe processor.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class LimitsTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration QUIET = Duration.ofMillis(400);
+
+    @Inject
+    WorkerManager manager;
+
+    @Inject
+    QueueInspector redis;
+
+    private TestWorkers workers;
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        workers = new TestWorkers(manager);
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        workers.stopAll();
+    }
+
+    @Test
+    void rateLimitStartsAtMostMaxJobsPerWindowAcrossWorkers() {
+        queue.setRateLimit(3, Duration.ofMillis(500)).await().atMost(TIMEOUT);
+        for (int i = 0; i < 10; i++) {
+            add();
+        }
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
+        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+
+        await().atMost(TIMEOUT).until(() -> completed() == 10);
+
+        // The limiter's windows: each opens with the first start after the previous one closed.
+        List<Long> starts = processor.attempts().stream().map(a -> a.context().job().processedOn()).sorted().toList();
+        List<List<Long>> windows = new ArrayList<>();
+        for (long start : starts) {
+            if (windows.isEmpty() || start >= windows.get(windows.size() - 1).get(0) + 500) {
+                windows.add(new ArrayList<>());
+            }
+            windows.get(windows.size() - 1).add(start);
+        }
+        assertThat(windows).as("starts %s", starts).hasSize(4)
+                .allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(3));
+        assertThat(windows.subList(0, 3)).as("a full window is used up")
+                .allSatisfy(window -> assertThat(window).hasSize(3));
+        for (int i = 1; i < windows.size(); i++) {
+            long opened = windows.get(i).get(0);
+            long previousClosed = windows.get(i - 1).get(0) + 500;
+            assertThat(opened - previousClosed).as("workers resume when the window ends").isBetween(0L, 100L);
+        }
+    }
+
+    @Test
+    void removingTheRateLimitLiftsIt() {
+        queue.setRateLimit(1, Duration.ofSeconds(30)).await().atMost(TIMEOUT);
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        add();
+        add();
+        add();
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+
+        queue.setRateLimit(null, null).await().atMost(TIMEOUT);
+        add();
+
+        await().atMost(TIMEOUT).until(() -> processor.started() == 4);
+    }
+
+    @Test
+    void globalConcurrencyCapsActiveJobsAcrossWorkersAndEveryJobStillCompletes() {
+        queue.setGlobalConcurrency(3).await().atMost(TIMEOUT);
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(),
+                context -> Uni.createFrom().item((Object) "done").onItem().delayIt().by(Duration.ofMillis(50)));
+        workers.start(processor, TestWorkers.options("w-1").withConcurrency(5));
+        workers.start(processor, TestWorkers.options("w-2").withConcurrency(5));
+        AtomicLong mostActive = new AtomicLong();
+
+        for (int i = 0; i < 30; i++) {
+            add();
+        }
+
+        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(5)).until(() -> {
+            mostActive.accumulateAndGet(activeCount(), Math::max);
+            return completed() == 30;
+        });
+        assertThat(processor.maxRunning()).as("attempts running at once").isEqualTo(3);
+        assertThat(mostActive.get()).as("LLEN active").isBetween(1L, 3L);
+        assertThat(processor.started()).isEqualTo(30);
+    }
+
+    @Test
+    void removingTheGlobalConcurrencyLiftsIt() {
+        queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        add();
+        add();
+        add();
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1 && activeCount() == 1);
+
+        queue.setGlobalConcurrency(null).await().atMost(TIMEOUT);
+        add();
+
+        await().atMost(TIMEOUT).until(() -> processor.started() == 4);
+        assertThat(activeCount()).isEqualTo(4);
+    }
+
+    private long activeCount() {
+        return redis.send(Request.cmd(Command.LLEN).arg(queue.keys().active())).toLong();
+    }
+
+    private long completed() {
+        return queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED);
+    }
+
+    private void add() {
+        queue.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT);
+    }
+}

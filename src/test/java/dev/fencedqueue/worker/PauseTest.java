@@ -1,0 +1,182 @@
+package dev.fencedqueue.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueEvent;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Global pause ({@link JobQueue#pause()}: no worker of the fleet takes a job, running ones go on) and local
+ * pause ({@link Worker#pause(boolean)}: this worker takes no job). Workers block on the marker for up to
+ * 30 s, so a prompt start after resuming shows that resuming woke them.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class PauseTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration QUIET = Duration.ofMillis(400);
+    private static final Duration PROMPTLY = Duration.ofMillis(500);
+
+    @Inject
+    WorkerManager manager;
+
+    @Inject
+    QueueInspector redis;
+
+    private TestWorkers workers;
+    private JobQueue queue;
+
+    @BeforeEach
+    void freshQueue() {
+        workers = new TestWorkers(manager);
+        queue = redis.freshQueue();
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        workers.stopAll();
+    }
+
+    @Test
+    void pausedQueueActivatesNoJobWhileRunningJobsGoOnAndComplete() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        String running = add();
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+
+        assertThat(queue.pause().await().atMost(TIMEOUT)).isTrue();
+        assertThat(queue.pause().await().atMost(TIMEOUT)).as("already paused").isFalse();
+        assertThat(queue.isPaused().await().atMost(TIMEOUT)).isTrue();
+        String waiting1 = add();
+        String waiting2 = add();
+        String prioritized = add(JobOptions.defaults().withPriority(1));
+
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+        assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.PAUSED, 2L)
+                .containsEntry(JobState.WAITING, 0L).containsEntry(JobState.PRIORITIZED, 1L)
+                .containsEntry(JobState.ACTIVE, 1L);
+        assertThat(redis.job(queue, waiting1).state()).isEqualTo(JobState.WAITING);
+
+        processor.attempt(0).complete("finished while paused");
+        awaitJob(running, job -> job.state() == JobState.COMPLETED);
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+
+        long resumedAt = System.nanoTime();
+        assertThat(queue.resume().await().atMost(TIMEOUT)).isTrue();
+        assertThat(queue.resume().await().atMost(TIMEOUT)).as("already running").isFalse();
+        await().atMost(PROMPTLY).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() == 4);
+        assertThat(Duration.ofNanos(System.nanoTime() - resumedAt)).isLessThan(PROMPTLY);
+        assertThat(processor.startedJobIds().subList(1, 4)).containsExactlyInAnyOrder(waiting1, waiting2, prioritized);
+        assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.PAUSED, 0L)
+                .containsEntry(JobState.ACTIVE, 3L);
+        assertThat(queueEvents()).containsSubsequence("paused", "resumed");
+    }
+
+    @Test
+    void resumeWakesAWorkerThatIsBlockedOnTheMarker() {
+        queue.pause().await().atMost(TIMEOUT);
+        String jobId = add();
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        WorkerOptions options = TestWorkers.options("w-blocked");
+        workers.start(processor, options);
+        String name = MarkerWaiter.connectionName(queue.name(), options);
+        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
+        assertThat(processor.started()).isZero();
+
+        long resumedAt = System.nanoTime();
+        queue.resume().await().atMost(TIMEOUT);
+
+        await().atMost(PROMPTLY).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() == 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - resumedAt)).isLessThan(PROMPTLY);
+        assertThat(processor.startedJobIds()).containsExactly(jobId);
+    }
+
+    @Test
+    void locallyPausedWorkerTakesNoJobWhileOtherWorkersDoAndResumesOnDemand() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = workers.start(processorA, TestWorkers.options("w-A").withConcurrency(2));
+        String first = add();
+        await().atMost(TIMEOUT).until(() -> processorA.started() == 1);
+        workers.start(processorB, TestWorkers.options("w-B"));
+
+        workerA.pause(false).await().atMost(TIMEOUT);
+        String second = add();
+        await().atMost(TIMEOUT).until(() -> processorB.started() == 1);
+        assertThat(processorB.startedJobIds()).containsExactly(second);
+        String third = add();
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processorA.started() == 1 && processorB.started() == 1);
+
+        processorA.attempt(0).complete("running job goes on");
+        awaitJob(first, job -> job.state() == JobState.COMPLETED);
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processorA.started() == 1);
+        assertThat(redis.job(queue, third).state()).isEqualTo(JobState.WAITING);
+
+        workerA.resume();
+        await().atMost(PROMPTLY).until(() -> processorA.started() == 2);
+        assertThat(processorA.startedJobIds()).containsExactly(first, third);
+    }
+
+    @Test
+    void localPauseThatWaitsForActiveJobsCompletesOnlyOnceTheyEnded() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Worker worker = workers.start(processor, TestWorkers.options("w-wait").withConcurrency(2));
+        add();
+        add();
+        await().atMost(TIMEOUT).until(() -> processor.started() == 2);
+
+        CompletableFuture<Void> paused = worker.pause(true).subscribeAsCompletionStage();
+        String waiting = add();
+        await().during(QUIET).atMost(TIMEOUT).until(() -> !paused.isDone());
+        processor.attempt(0).complete("one");
+        await().during(QUIET).atMost(TIMEOUT).until(() -> !paused.isDone());
+        processor.attempt(1).complete("two");
+
+        assertThat(paused).succeedsWithin(TIMEOUT);
+        assertThat(worker.activeJobIds()).isEmpty();
+        assertThat(processor.started()).isEqualTo(2);
+        assertThat(redis.job(queue, waiting).state()).isEqualTo(JobState.WAITING);
+
+        worker.resume();
+        await().atMost(PROMPTLY).until(() -> processor.started() == 3);
+        assertThat(processor.attempt(2).context().jobId()).isEqualTo(waiting);
+    }
+
+    private List<String> queueEvents() {
+        return redis.queueEvents(queue).stream().map(QueueEvent::event).toList();
+    }
+
+    private String add() {
+        return add(JobOptions.defaults());
+    }
+
+    private String add(JobOptions options) {
+        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
+    }
+
+    private Job awaitJob(String jobId, Predicate<Job> condition) {
+        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+}
