@@ -38,14 +38,21 @@ if state == 'completed' or state == 'failed' then
         removeJobKeys(prefix, id)
     end
 elseif state == 'waiting' then
-    local oldest = redis.call('LRANGE', KEYS[1], -limit, -1)
-    for i = #oldest, 1, -1 do
-        local id = oldest[i]
-        if oldEnough(id) then
-            redis.call('LREM', KEYS[1], 1, id)
-            removeJobKeys(prefix, id)
-            removed[#removed + 1] = id
+    -- Oldest at the tail, but LIFO, stalled and handed-back jobs go there too: page from the tail
+    -- towards the head past younger jobs, then remove what was found.
+    local seen = 0
+    repeat
+        local page = redis.call('LRANGE', KEYS[1], -(seen + 1000), -(seen + 1))
+        for i = #page, 1, -1 do
+            if #removed < limit and oldEnough(page[i]) then
+                removed[#removed + 1] = page[i]
+            end
         end
+        seen = seen + #page
+    until #page < 1000 or #removed >= limit
+    for _, id in ipairs(removed) do
+        redis.call('LREM', KEYS[1], -1, id)
+        removeJobKeys(prefix, id)
     end
 else
     -- Ordered by due time or priority, not by age: page through the set past the younger jobs.

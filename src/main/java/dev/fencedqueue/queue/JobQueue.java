@@ -131,7 +131,8 @@ public class JobQueue {
         }
         return ctx.scripts().run(LuaScript.ABORT_JOB,
                 List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.job(jobId), keys.lock(jobId), keys.fence(jobId), keys.events(jobId), keys.events()),
+                        keys.job(jobId), keys.lock(jobId), keys.fence(jobId), keys.events(jobId), keys.events(),
+                        keys.marker(), keys.meta()),
                 List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
                 .map(reply -> {
                     int code = reply.get(0).toInteger();
@@ -174,18 +175,16 @@ public class JobQueue {
      * Redis at activation.
      *
      * @param concurrency the cap, at least 1, or {@code null} to remove it
-     * @return completes when set
+     * @return completes when set (blocked workers are woken, so a raised or lifted cap applies at once)
      * @throws IllegalArgumentException when {@code concurrency} is below 1
      */
     public Uni<Void> setGlobalConcurrency(Integer concurrency) {
-        if (concurrency == null) {
-            return ctx.redis().send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("concurrency")).replaceWithVoid();
-        }
-        if (concurrency < 1) {
+        if (concurrency != null && concurrency < 1) {
             throw new IllegalArgumentException("`concurrency` must be at least 1, was " + concurrency);
         }
-        return ctx.redis().send(Request.cmd(Command.HSET).arg(keys.meta()).arg("concurrency").arg(concurrency))
-                .replaceWithVoid();
+        Request change = concurrency == null ? Request.cmd(Command.HDEL).arg(keys.meta()).arg("concurrency")
+                : Request.cmd(Command.HSET).arg(keys.meta()).arg("concurrency").arg(concurrency);
+        return ctx.redis().send(change).chain(this::wakeWorkers);
     }
 
     /**
@@ -195,19 +194,17 @@ public class JobQueue {
      *
      * @param max jobs per window, at least 1, or {@code null} to remove the limit
      * @param duration the window, at least 1 ms (ignored when {@code max} is {@code null})
-     * @return completes when set
+     * @return completes when set (blocked workers are woken, so a lifted limit applies at once)
      * @throws IllegalArgumentException when {@code max} is below 1 or {@code duration} is not positive
      */
     public Uni<Void> setRateLimit(Integer max, Duration duration) {
-        if (max == null) {
-            return ctx.redis().send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("limiterMax").arg("limiterDuration"))
-                    .replaceWithVoid();
-        }
-        if (max < 1 || duration == null || duration.toMillis() < 1) {
+        if (max != null && (max < 1 || duration == null || duration.toMillis() < 1)) {
             throw new IllegalArgumentException("`max` must be at least 1 and `duration` at least 1 ms");
         }
-        return ctx.redis().send(Request.cmd(Command.HSET).arg(keys.meta()).arg("limiterMax").arg(max)
-                .arg("limiterDuration").arg(duration.toMillis())).replaceWithVoid();
+        Request change = max == null ? Request.cmd(Command.HDEL).arg(keys.meta()).arg("limiterMax").arg("limiterDuration")
+                : Request.cmd(Command.HSET).arg(keys.meta()).arg("limiterMax").arg(max)
+                        .arg("limiterDuration").arg(duration.toMillis());
+        return ctx.redis().send(change).chain(this::wakeWorkers);
     }
 
     /**
@@ -292,6 +289,14 @@ public class JobQueue {
                 List.of(keys.meta(), keys.marker(), keys.waitList(), keys.prioritized(), keys.events()),
                 List.of(paused ? "1" : "0", ctx.queueEventsArg()))
                 .map(reply -> reply.toInteger() == 1);
+    }
+
+    /**
+     * Sets the "jobs ready" marker, so that workers blocked on it look at the queue again (after a limit
+     * was lifted or raised); a worker that finds nothing to do goes back to waiting.
+     */
+    private Uni<Void> wakeWorkers() {
+        return ctx.redis().send(Request.cmd(Command.ZADD).arg(keys.marker()).arg(0).arg("0")).replaceWithVoid();
     }
 
     private Uni<Long> count(Command command, String key) {

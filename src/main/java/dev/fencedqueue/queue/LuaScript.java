@@ -13,7 +13,7 @@ public enum LuaScript {
     MOVE_TO_COMPLETED("moveToCompleted", 12),
     MOVE_TO_FAILED("moveToFailed", 12),
     MOVE_STALLED_JOBS_TO_WAIT("moveStalledJobsToWait", 9),
-    ABORT_JOB("abortJob", 10),
+    ABORT_JOB("abortJob", 12),
     HAND_BACK_JOB("handBackJob", 9),
     SET_PAUSED("setPaused", 5),
     REMOVE_JOB("removeJob", 10),

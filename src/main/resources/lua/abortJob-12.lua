@@ -15,6 +15,8 @@
   KEYS[8] job fencing token counter
   KEYS[9] job event stream
   KEYS[10] queue event stream
+  KEYS[11] marker set
+  KEYS[12] meta hash
 
   ARGV[1] job id
   ARGV[2] reason (text)
@@ -49,6 +51,11 @@ if state == 'active' then
     code = 1
     redis.call('LREM', KEYS[2], 1, jobId)
     redis.call('DEL', KEYS[7])
+    -- A slot is free now: under a global concurrency cap, a blocked worker may take the next job.
+    if redis.call('HEXISTS', KEYS[12], 'paused') == 0
+            and (redis.call('LLEN', KEYS[1]) > 0 or redis.call('ZCARD', KEYS[4]) > 0) then
+        redis.call('ZADD', KEYS[11], 0, '0')
+    end
 else
     redis.call('LREM', KEYS[1], 0, jobId)
     redis.call('ZREM', KEYS[3], jobId)
