@@ -106,7 +106,8 @@ final class JobFetcher {
     void handle(Activation activation, long sentAt) {
         clockOffsetMillis = activation.now() - System.currentTimeMillis();
         activation.jobs().forEach(job -> runner.run(job, sentAt));
-        if (activation.code() == Activation.NONE_READY && activation.extra() >= 0) {
+        if ((activation.code() == Activation.NONE_READY || activation.code() == Activation.ACTIVATED)
+                && activation.extra() >= 0) {
             scheduleDelayed(activation.extra());
         } else if (activation.code() == Activation.RATE_LIMITED) {
             scheduleAfterRateLimit(activation.extra());

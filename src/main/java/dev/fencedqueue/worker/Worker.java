@@ -71,7 +71,7 @@ public final class Worker {
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         this.stalledJobChecker = new StalledJobChecker(ctx, options);
-        this.finisher = new JobFinisher(ctx, processor, options);
+        this.finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);

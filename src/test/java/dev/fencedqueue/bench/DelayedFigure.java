@@ -1,0 +1,50 @@
+package dev.fencedqueue.bench;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Random;
+
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.worker.Worker;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Figure 4: delayed-job lateness. A running worker (concurrency 50, no-op jobs) gets {@code count} jobs
+ * with delays drawn uniformly from 0 to 3,000 ms, added pipelined. Lateness = processor start − due time;
+ * the due time is the job's {@code timestamp} (Redis {@code TIME} at add) plus its delay, and the start is
+ * read from this JVM's wall clock, the same system clock Redis reads (same host; the offset is recorded).
+ */
+final class DelayedFigure {
+
+    /**
+     * @param lateness lateness samples
+     * @param clockOffsetMillis Redis clock minus JVM clock, ms (within the round trip of one {@code TIME})
+     */
+    record Result(Samples lateness, long clockOffsetMillis) {
+    }
+
+    private DelayedFigure() {
+    }
+
+    static Result measure(BenchContext bench, int count, long seed) {
+        JobQueue queue = bench.freshQueue("delayed");
+        Samples lateness = new Samples(count);
+        Worker worker = bench.startWorker(BenchProcessor.of(queue.name(), context -> {
+            Instant now = Instant.now();
+            Job job = context.job();
+            long dueMicros = (job.timestamp() + job.delay()) * 1000;
+            lateness.add((now.getEpochSecond() * 1_000_000 + now.getNano() / 1000 - dueMicros) * 1000);
+            return Uni.createFrom().nullItem();
+        }), 50);
+        long before = System.currentTimeMillis();
+        long redisNow = bench.redisTimeMillis();
+        long offset = redisNow - (before + System.currentTimeMillis()) / 2;
+        Random random = new Random(seed);
+        Pipeline.run(count, 256, i -> queue.add("delayed", null,
+                BenchContext.NOOP_JOB.withDelay(Duration.ofMillis(random.nextInt(3001)))));
+        BenchContext.awaitCompleted(worker, count);
+        bench.stop(worker);
+        return new Result(lateness, offset);
+    }
+}
