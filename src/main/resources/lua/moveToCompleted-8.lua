@@ -53,7 +53,8 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
         return code
     end
     local keep = fields[3]
-    redis.call('LREM', KEYS[1], 1, jobId)
+    -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
+    redis.call('LREM', KEYS[1], '-1', jobId)
     if fields[2] == '1' then
         appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
     end

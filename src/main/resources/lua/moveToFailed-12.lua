@@ -53,7 +53,8 @@ if code ~= 0 then
     return {code, 0, now, -1}
 end
 local retryDelay = tonumber(ARGV[6])
-redis.call('LREM', KEYS[1], 1, jobId)
+-- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
+redis.call('LREM', KEYS[1], '-1', jobId)
 redis.call('DEL', KEYS[9])
 local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
 redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])

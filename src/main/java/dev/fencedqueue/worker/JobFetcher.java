@@ -1,12 +1,15 @@
 package dev.fencedqueue.worker;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import io.vertx.core.Timer;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
@@ -55,8 +58,13 @@ final class JobFetcher {
     private boolean fetchWanted;
     private boolean stopped;
     private int failureStreak;
-    private long clockOffsetMillis;
-    private long delayedTimer = -1;
+    /** Longest round trip (µs) whose reply still updates the clock offset: a slower one says little. */
+    private static final long MAX_CLOCK_ROUND_TRIP_MICROS = 2_000;
+
+    /** Redis clock minus this JVM's clock, µs, estimated from the latest quick activation. */
+    private long clockOffsetMicros;
+    private boolean clockMeasured;
+    private Timer delayedTimer;
     private long delayedDue = Long.MAX_VALUE;
     private long limiterTimer = -1;
 
@@ -104,7 +112,11 @@ final class JobFetcher {
      * @param sentAt when it was sent (System.nanoTime)
      */
     void handle(Activation activation, long sentAt) {
-        clockOffsetMillis = activation.now() - System.currentTimeMillis();
+        long roundTripMicros = (System.nanoTime() - sentAt) / 1000;
+        if (roundTripMicros <= MAX_CLOCK_ROUND_TRIP_MICROS || !clockMeasured) {
+            clockOffsetMicros = clockOffsetMicros(activation.now(), roundTripMicros);
+            clockMeasured = true;
+        }
         activation.jobs().forEach(job -> runner.run(job, sentAt));
         if ((activation.code() == Activation.NONE_READY || activation.code() == Activation.ACTIVATED)
                 && activation.extra() >= 0) {
@@ -117,9 +129,11 @@ final class JobFetcher {
     /** Stops fetching and its timers; a pending blocking pop is released by {@link MarkerWaiter#close()}. */
     void stop() {
         stopped = true;
-        cancel(delayedTimer);
+        if (delayedTimer != null) {
+            delayedTimer.cancel();
+            delayedTimer = null;
+        }
         cancel(limiterTimer);
-        delayedTimer = -1;
         limiterTimer = -1;
     }
 
@@ -177,18 +191,48 @@ final class JobFetcher {
         vertx.setTimer(backoff, id -> requestFetch());
     }
 
+    /**
+     * Times the next look at the queue for the due time of a delayed job: a timer with microsecond
+     * precision on this JVM's clock, shifted by the measured offset to the Redis clock, so that the job is
+     * activated within about a round trip of its due time (waiting for Redis to wake a blocked pop would
+     * cost up to 100 ms, its default {@code hz}).
+     */
     private void scheduleDelayed(long dueMillis) {
         if (stopped || dueMillis >= delayedDue) {
             return;
         }
-        cancel(delayedTimer);
+        if (delayedTimer != null) {
+            delayedTimer.cancel();
+        }
         delayedDue = dueMillis;
-        long wait = Math.max(1, dueMillis - (System.currentTimeMillis() + clockOffsetMillis));
-        delayedTimer = vertx.setTimer(wait, id -> {
-            delayedTimer = -1;
-            delayedDue = Long.MAX_VALUE;
-            requestFetch();
-        });
+        long wait = Math.max(1, dueMillis * 1000 - (nowMicros() + clockOffsetMicros));
+        Timer timer = vertx.timer(wait, TimeUnit.MICROSECONDS);
+        delayedTimer = timer;
+        timer.onSuccess(ignored -> onContext.execute(() -> {
+            if (delayedTimer == timer) {
+                delayedTimer = null;
+                delayedDue = Long.MAX_VALUE;
+                requestFetch();
+            }
+        }));
+    }
+
+    /**
+     * Estimates the Redis clock's offset from a reply: Redis read its clock (truncated to the millisecond)
+     * between the send and the reply, so about half-way, plus half a millisecond.
+     *
+     * @param redisNowMillis the Redis clock the script read, ms
+     * @param roundTripMicros time from the send to now, µs
+     * @return Redis clock minus this JVM's clock, µs
+     */
+    private static long clockOffsetMicros(long redisNowMillis, long roundTripMicros) {
+        return redisNowMillis * 1000 + 500 - (nowMicros() - roundTripMicros / 2);
+    }
+
+    /** @return this JVM's wall clock, µs since the epoch */
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }
 
     private void scheduleAfterRateLimit(long waitMillis) {

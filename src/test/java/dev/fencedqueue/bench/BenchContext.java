@@ -115,6 +115,11 @@ record BenchContext(Queues queues, WorkerManager workers, SharedConnection redis
                 .getProcessCpuTime() / 1000;
     }
 
+    /** @return bytes allocated so far by all live threads of this JVM (an estimate from the thread MXBean) */
+    static long jvmAllocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
     /** @return the Redis clock, ms since the epoch */
     long redisTimeMillis() {
         var time = redis.send(Request.cmd(Command.TIME)).await().atMost(TIMEOUT);

@@ -138,6 +138,7 @@ class QueueBenchmark {
         out.record(metric + "_add_rate", result.addsPerSecond(), "jobs/s", "\"jobs\": " + jobs + ", \"inFlight\": 500");
         out.record(metric + "_redis_cpu", result.redisCpuMicrosPerJob(), "us/job", fields);
         out.record(metric + "_jvm_cpu", result.jvmCpuMicrosPerJob(), "us/job", fields);
+        out.record(metric + "_jvm_alloc", result.jvmBytesPerJob(), "bytes/job", fields);
     }
 
     private static void describe(BenchReport report) {

@@ -18,8 +18,10 @@ final class ThroughputFigure {
      * @param addsPerSecond jobs added per second while the queue was filled (pipelined, 500 in flight)
      * @param redisCpuMicrosPerJob Redis CPU time per job while processing, µs
      * @param jvmCpuMicrosPerJob this JVM's CPU time per job while processing, µs
+     * @param jvmBytesPerJob bytes this JVM allocated per job while processing
      */
-    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerJob, double jvmCpuMicrosPerJob) {
+    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerJob, double jvmCpuMicrosPerJob,
+            double jvmBytesPerJob) {
     }
 
     private ThroughputFigure() {
@@ -33,16 +35,18 @@ final class ThroughputFigure {
         }
         long redisCpu = bench.redisCpuMicros();
         long jvmCpu = BenchContext.jvmCpuMicros();
+        long allocated = BenchContext.jvmAllocatedBytes();
         long start = System.nanoTime();
         Worker worker = bench.startWorker(BenchProcessor.noop(queue.name()), concurrency);
         long end = BenchContext.awaitCompleted(worker, jobs);
         redisCpu = bench.redisCpuMicros() - redisCpu;
         jvmCpu = BenchContext.jvmCpuMicros() - jvmCpu;
+        allocated = BenchContext.jvmAllocatedBytes() - allocated;
         bench.stop(worker);
         if (COMMAND_STATS) {
             System.out.println(bench.commandStats());
         }
         return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, (double) redisCpu / jobs,
-                (double) jvmCpu / jobs);
+                (double) jvmCpu / jobs, (double) allocated / jobs);
     }
 }
