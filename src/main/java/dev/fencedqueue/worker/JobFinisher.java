@@ -117,11 +117,14 @@ final class JobFinisher {
     /**
      * @param write a finishing write
      * @param options the worker's options
-     * @return the write, resubscribed while Redis is unreachable, for up to the lock duration
+     * @return the write, resubscribed while Redis is unreachable, for up to the lock duration (the
+     *         retrying pipeline, which allocates a queue and a timer, is built only after a first failure)
      */
     static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
-        return write.onFailure(SharedConnection::isConnectionFailure).retry()
-                .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2)).expireIn(options.lockDuration().toMillis());
+        return write.onFailure(SharedConnection::isConnectionFailure)
+                .recoverWithUni(() -> write.onFailure(SharedConnection::isConnectionFailure).retry()
+                        .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2))
+                        .expireIn(options.lockDuration().toMillis()));
     }
 
     /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */

@@ -120,6 +120,26 @@ record BenchContext(Queues queues, WorkerManager workers, SharedConnection redis
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
     }
 
+    /** @return garbage collections so far and their total time in ms, summed over all collectors */
+    static long[] gcCountAndMillis() {
+        long count = 0;
+        long millis = 0;
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, gc.getCollectionCount());
+            millis += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[] {count, millis};
+    }
+
+    /**
+     * @param before {@link #gcCountAndMillis()} taken before a figure
+     * @return JSON fields {@code "gcCount"} and {@code "gcMs"} for the collections since then
+     */
+    static String gcFields(long[] before) {
+        long[] now = gcCountAndMillis();
+        return "\"gcCount\": " + (now[0] - before[0]) + ", \"gcMs\": " + (now[1] - before[1]);
+    }
+
     /** @return the Redis clock, ms since the epoch */
     long redisTimeMillis() {
         var time = redis.send(Request.cmd(Command.TIME)).await().atMost(TIMEOUT);

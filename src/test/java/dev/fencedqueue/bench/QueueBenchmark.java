@@ -105,23 +105,28 @@ class QueueBenchmark {
             throughput(bench, out, "noop_jobs_c50", jobsC50, 50);
         }
         if (FIGURES.contains("latency")) {
+            long[] gc = BenchContext.gcCountAndMillis();
             Samples latency = LatencyFigure.measure(bench, latencySamples / 5, latencySamples);
-            String fields = "\"samples\": " + latency.size();
+            String fields = "\"samples\": " + latency.size() + ", " + BenchContext.gcFields(gc);
             out.record("add_to_start_latency_p50", latency.percentileMillis(50), "ms", fields);
             out.record("add_to_start_latency_p99", latency.percentileMillis(99), "ms", fields);
         }
         if (FIGURES.contains("delayed")) {
+            long[] gc = BenchContext.gcCountAndMillis();
             DelayedFigure.Result delayed = DelayedFigure.measure(bench, delayedJobs, run);
             String fields = "\"jobs\": " + delayed.lateness().size() + ", \"delays\": \"uniform 0-3000 ms\", "
-                    + "\"concurrency\": 50, \"redisMinusJvmClockMs\": " + delayed.clockOffsetMillis();
+                    + "\"concurrency\": 50, \"addsInFlight\": " + DelayedFigure.ADDS_IN_FLIGHT
+                    + ", \"redisMinusJvmClockMs\": " + delayed.clockOffsetMillis() + ", " + BenchContext.gcFields(gc);
             out.record("delayed_lateness_p50", delayed.lateness().percentileMillis(50), "ms", fields);
             out.record("delayed_lateness_p99", delayed.lateness().percentileMillis(99), "ms", fields);
             out.record("delayed_lateness_max", delayed.lateness().percentileMillis(100), "ms", fields);
         }
         if (FIGURES.contains("progress")) {
+            long[] gc = BenchContext.gcCountAndMillis();
             ProgressFigure.Result piped = ProgressFigure.measure(bench, progressEvents, true);
             out.record("fenced_progress_events", piped.eventsPerSecond(), "events/s", "\"events\": " + progressEvents
-                    + ", \"inFlight\": " + ProgressFigure.WINDOW + ", \"inOrder\": " + piped.inOrder());
+                    + ", \"inFlight\": " + ProgressFigure.WINDOW + ", \"inOrder\": " + piped.inOrder() + ", "
+                    + BenchContext.gcFields(gc));
             ProgressFigure.Result awaited = ProgressFigure.measure(bench, progressEvents / 4, false);
             out.record("fenced_progress_events_awaited", awaited.eventsPerSecond(), "events/s", "\"events\": "
                     + progressEvents / 4 + ", \"inFlight\": 1, \"inOrder\": " + awaited.inOrder());
@@ -131,9 +136,10 @@ class QueueBenchmark {
     }
 
     private static void throughput(BenchContext bench, Recorder out, String metric, int jobs, int concurrency) {
+        long[] gc = BenchContext.gcCountAndMillis();
         ThroughputFigure.Result result = ThroughputFigure.measure(bench, jobs, concurrency);
         String fields = "\"jobs\": " + jobs + ", \"concurrency\": " + concurrency + ", \"preAdded\": true, "
-                + "\"eventStream\": false, \"removeOnComplete\": true";
+                + "\"eventStream\": false, \"removeOnComplete\": true, " + BenchContext.gcFields(gc);
         out.record(metric, result.jobsPerSecond(), "jobs/s", fields);
         out.record(metric + "_add_rate", result.addsPerSecond(), "jobs/s", "\"jobs\": " + jobs + ", \"inFlight\": 500");
         out.record(metric + "_redis_cpu", result.redisCpuMicrosPerJob(), "us/job", fields);
