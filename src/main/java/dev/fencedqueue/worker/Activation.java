@@ -49,22 +49,23 @@ record Activation(int code, long now, long extra, List<Activated> jobs) {
      * {@code offset}.
      */
     static Activation parse(Response reply, int offset, String queue) {
-        int code = reply.get(offset).toInteger();
-        long now = reply.get(offset + 1).toLong();
-        long extra = reply.get(offset + 2).toLong();
-        int size = reply.size();
+        io.vertx.redis.client.Response raw = reply.getDelegate(); // no wrapper per element
+        int code = raw.get(offset).toInteger();
+        long now = raw.get(offset + 1).toLong();
+        long extra = raw.get(offset + 2).toLong();
+        int size = raw.size();
         List<Activated> jobs = size > offset + 3 ? new ArrayList<>((size - offset - 3) / 4) : List.of();
         for (int i = offset + 3; i + 3 < size; i += 4) {
-            Response values = reply.get(i + 3);
+            io.vertx.redis.client.Response values = raw.get(i + 3);
             Map<String, String> hash = new HashMap<>(2 * FIELDS.size());
             for (int f = 0; f < FIELDS.size() && f < values.size(); f++) {
-                Response value = values.get(f);
+                io.vertx.redis.client.Response value = values.get(f);
                 if (value != null) {
                     hash.put(FIELDS.get(f), value.toString());
                 }
             }
-            jobs.add(new Activated(Job.fromHash(queue, reply.get(i).toString(), hash, reply.get(i + 1).toLong()),
-                    reply.get(i + 2).toString()));
+            jobs.add(new Activated(Job.fromHash(queue, raw.get(i).toString(), hash, raw.get(i + 1).toLong()),
+                    raw.get(i + 2).toString()));
         }
         return new Activation(code, now, extra, jobs);
     }

@@ -21,8 +21,12 @@ import io.vertx.mutiny.redis.client.Response;
  */
 final class CompletionBatcher {
 
-    /** Most jobs completed by one script call. */
-    static final int MAX_JOBS = 64;
+    /**
+     * Most jobs completed by one script call: enough to spread the call's fixed cost (about a third of a
+     * one-job call), few enough that a worker with many slots keeps several calls in flight, so that Redis
+     * runs one while the worker handles the replies of another instead of the two taking turns.
+     */
+    static final int MAX_JOBS = 16;
 
     /** One completion waiting for the write. */
     private record Pending(ActiveJob job, String returnValue, String event, int fetch,

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
@@ -80,9 +81,16 @@ final class JobFetcher {
         this.runner = runner;
     }
 
-    /** @return a fresh lock token prefix for one activation call */
+    /** Random per process, so that lock tokens of different instances never collide. */
+    private static final String LOCK_PREFIX_BASE = UUID.randomUUID() + ":";
+    private static final AtomicLong LOCK_PREFIX_COUNTER = new AtomicLong();
+
+    /**
+     * @return a fresh lock token prefix for one activation call: random per process plus a counter (a
+     *         random UUID per call would cost a SecureRandom read on the event loop each time)
+     */
     static String lockPrefix() {
-        return UUID.randomUUID().toString();
+        return LOCK_PREFIX_BASE + Long.toString(LOCK_PREFIX_COUNTER.incrementAndGet(), 36);
     }
 
     /** Looks at the queue as soon as a slot is free (after a slot freed, a wake-up, a thaw). */

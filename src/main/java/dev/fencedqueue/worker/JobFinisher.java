@@ -71,8 +71,9 @@ final class JobFinisher {
             return fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
                     fetch, lockPrefix);
         }
-        String event = "{\"status\":\"completed\",\"fencingToken\":" + job.fencingToken() + ",\"workerId\":"
-                + quotedWorkerId + ",\"result\":" + returnValue + "}";
+        // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
+        String event = !job.job.eventStream() ? "" : "{\"status\":\"completed\",\"fencingToken\":" + job.fencingToken()
+                + ",\"workerId\":" + quotedWorkerId + ",\"result\":" + returnValue + "}";
         return batcher.complete(job, returnValue, event, fetch);
     }
 

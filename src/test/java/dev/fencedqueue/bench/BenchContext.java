@@ -140,6 +140,19 @@ record BenchContext(Queues queues, WorkerManager workers, SharedConnection redis
         return "\"gcCount\": " + (now[0] - before[0]) + ", \"gcMs\": " + (now[1] - before[1]);
     }
 
+    /** @return CPU time (ns) used so far by each live thread, by thread name (for {@code -Dbench.debug=true}) */
+    static java.util.Map<String, Long> threadCpuNanos() {
+        var threads = ManagementFactory.getThreadMXBean();
+        java.util.Map<String, Long> cpu = new java.util.HashMap<>();
+        for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null) {
+                cpu.merge(info.getThreadName().replaceAll("-\\d+$", "-N"), Math.max(0, threads.getThreadCpuTime(info.getThreadId())),
+                        Long::sum);
+            }
+        }
+        return cpu;
+    }
+
     /** @return the Redis clock, ms since the epoch */
     long redisTimeMillis() {
         var time = redis.send(Request.cmd(Command.TIME)).await().atMost(TIMEOUT);

@@ -13,6 +13,9 @@ final class ThroughputFigure {
     /** {@code -Dbench.commandstats=true} prints Redis's {@code INFO commandstats} of each processing phase. */
     private static final boolean COMMAND_STATS = Boolean.getBoolean("bench.commandstats");
 
+    /** {@code -Dbench.debug=true} prints the CPU time per job of the busiest threads. */
+    private static final boolean DEBUG = Boolean.getBoolean("bench.debug");
+
     /**
      * @param jobsPerSecond completed jobs per second
      * @param addsPerSecond jobs added per second while the queue was filled (pipelined, 500 in flight)
@@ -36,12 +39,19 @@ final class ThroughputFigure {
         long redisCpu = bench.redisCpuMicros();
         long jvmCpu = BenchContext.jvmCpuMicros();
         long allocated = BenchContext.jvmAllocatedBytes();
+        var threadsBefore = DEBUG ? BenchContext.threadCpuNanos() : null;
         long start = System.nanoTime();
         Worker worker = bench.startWorker(BenchProcessor.noop(queue.name()), concurrency);
         long end = BenchContext.awaitCompleted(worker, jobs);
         redisCpu = bench.redisCpuMicros() - redisCpu;
         jvmCpu = BenchContext.jvmCpuMicros() - jvmCpu;
         allocated = BenchContext.jvmAllocatedBytes() - allocated;
+        if (DEBUG) {
+            var after = BenchContext.threadCpuNanos();
+            after.entrySet().stream().map(e -> java.util.Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+                    .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                    .forEach(e -> System.out.printf("THREAD %-40s %8.1f us/job%n", e.getKey(), e.getValue() / 1e3 / jobs));
+        }
         bench.stop(worker);
         if (COMMAND_STATS) {
             System.out.println(bench.commandStats());
