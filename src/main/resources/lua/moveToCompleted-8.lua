@@ -76,7 +76,7 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
 end
 
 local prefix = ARGV[1]
-local now, nowText = nowMs()
+local now, nowText, nowMicros = nowMs()
 local codes = {}
 local completed = 0
 for i = 8, #ARGV, 5 do
@@ -87,11 +87,11 @@ for i = 8, #ARGV, 5 do
     end
 end
 if completed == 0 then
-    return {codes, 0, now, -1}
+    return {codes, 0, nowMicros, -1}
 end
 local activation, extra, jobs = activateJobs(KEYS[3], KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8],
     prefix, tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[2], ARGV[3], now, nowText)
-local result = {codes, activation, now, extra}
+local result = {codes, activation, nowMicros, extra}
 for i = 1, #jobs do
     result[#result + 1] = jobs[i]
 end

@@ -13,12 +13,12 @@ import io.vertx.mutiny.redis.client.Response;
  * {@code moveToCompleted}/{@code moveToFailed}).
  *
  * @param code 1 jobs activated, 0 none ready, -4 queue paused, -5 rate limited, -10 global concurrency reached
- * @param now the Redis clock when the script ran, ms since the epoch
+ * @param nowMicros the Redis clock when the script ran, µs since the epoch
  * @param extra with code 0, and with code 1 when fewer jobs were ready than asked for, the due time (ms) of
  *        the earliest delayed job, or -1; with code -5 the ms until the rate-limit window resets
  * @param jobs the activated jobs
  */
-record Activation(int code, long now, long extra, List<Activated> jobs) {
+record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
 
     static final int ACTIVATED = 1;
     static final int NONE_READY = 0;
@@ -51,7 +51,7 @@ record Activation(int code, long now, long extra, List<Activated> jobs) {
     static Activation parse(Response reply, int offset, String queue) {
         io.vertx.redis.client.Response raw = reply.getDelegate(); // no wrapper per element
         int code = raw.get(offset).toInteger();
-        long now = raw.get(offset + 1).toLong();
+        long nowMicros = raw.get(offset + 1).toLong();
         long extra = raw.get(offset + 2).toLong();
         int size = raw.size();
         List<Activated> jobs = size > offset + 3 ? new ArrayList<>((size - offset - 3) / 4) : List.of();
@@ -67,6 +67,6 @@ record Activation(int code, long now, long extra, List<Activated> jobs) {
             jobs.add(new Activated(Job.fromHash(queue, raw.get(i).toString(), hash, raw.get(i + 1).toLong()),
                     raw.get(i + 2).toString()));
         }
-        return new Activation(code, now, extra, jobs);
+        return new Activation(code, nowMicros, extra, jobs);
     }
 }

@@ -101,7 +101,7 @@ final class CompletionBatcher {
         Response codes = reply.get(0);
         Activation next = Activation.parse(reply, 1, keys.queue());
         Activation none = new Activation(next.code() == Activation.ACTIVATED ? Activation.NONE_READY : next.code(),
-                next.now(), -1, List.of());
+                next.nowMicros(), -1, List.of());
         boolean handedOut = false;
         for (int i = 0; i < batch.size(); i++) {
             long code = codes.get(i).toLong();

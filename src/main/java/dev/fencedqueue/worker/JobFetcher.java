@@ -4,13 +4,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import io.vertx.core.Timer;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
@@ -65,7 +64,9 @@ final class JobFetcher {
     /** Redis clock minus this JVM's clock, µs, estimated from the latest quick activation. */
     private long clockOffsetMicros;
     private boolean clockMeasured;
-    private Timer delayedTimer;
+    private ScheduledFuture<?> delayedTimer;
+    /** Identifies the pending delayed-job timer; a timer that fires after it was replaced does nothing. */
+    private Object delayedGeneration;
     private long delayedDue = Long.MAX_VALUE;
     private long limiterTimer = -1;
 
@@ -122,7 +123,7 @@ final class JobFetcher {
     void handle(Activation activation, long sentAt) {
         long roundTripMicros = (System.nanoTime() - sentAt) / 1000;
         if (roundTripMicros <= MAX_CLOCK_ROUND_TRIP_MICROS || !clockMeasured) {
-            clockOffsetMicros = clockOffsetMicros(activation.now(), roundTripMicros);
+            clockOffsetMicros = clockOffsetMicros(activation.nowMicros(), roundTripMicros);
             clockMeasured = true;
         }
         activation.jobs().forEach(job -> runner.run(job, sentAt));
@@ -138,8 +139,9 @@ final class JobFetcher {
     void stop() {
         stopped = true;
         if (delayedTimer != null) {
-            delayedTimer.cancel();
+            delayedTimer.cancel(false);
             delayedTimer = null;
+            delayedGeneration = null;
         }
         cancel(limiterTimer);
         limiterTimer = -1;
@@ -200,41 +202,43 @@ final class JobFetcher {
     }
 
     /**
-     * Times the next look at the queue for the due time of a delayed job: a timer with microsecond
-     * precision on this JVM's clock, shifted by the measured offset to the Redis clock, so that the job is
-     * activated within about a round trip of its due time (waiting for Redis to wake a blocked pop would
-     * cost up to 100 ms, its default {@code hz}).
+     * Times the next look at the queue for the due time of a delayed job, on this JVM's clock shifted by the
+     * measured offset to the Redis clock, so that the job is activated within about a round trip of its due
+     * time (waiting for Redis to wake a blocked pop would cost up to 100 ms, its default {@code hz}). The
+     * timer is a {@link DueTimer}, precise to well under a millisecond, which hands over to the worker's
+     * context.
      */
     private void scheduleDelayed(long dueMillis) {
         if (stopped || dueMillis >= delayedDue) {
             return;
         }
         if (delayedTimer != null) {
-            delayedTimer.cancel();
+            delayedTimer.cancel(false);
         }
         delayedDue = dueMillis;
         long wait = Math.max(1, dueMillis * 1000 - (nowMicros() + clockOffsetMicros));
-        Timer timer = vertx.timer(wait, TimeUnit.MICROSECONDS);
-        delayedTimer = timer;
-        timer.onSuccess(ignored -> onContext.execute(() -> {
-            if (delayedTimer == timer) {
+        Object generation = new Object();
+        delayedGeneration = generation;
+        delayedTimer = DueTimer.schedule(() -> onContext.execute(() -> {
+            if (delayedGeneration == generation) { // not cancelled or replaced meanwhile
+                delayedGeneration = null;
                 delayedTimer = null;
                 delayedDue = Long.MAX_VALUE;
                 requestFetch();
             }
-        }));
+        }), wait);
     }
 
     /**
-     * Estimates the Redis clock's offset from a reply: Redis read its clock (truncated to the millisecond)
-     * between the send and the reply, so about half-way, plus half a millisecond.
+     * Estimates the Redis clock's offset from a reply: Redis read its clock between the send and the
+     * reply, so about half-way.
      *
-     * @param redisNowMillis the Redis clock the script read, ms
+     * @param redisNowMicros the Redis clock the script read, µs
      * @param roundTripMicros time from the send to now, µs
      * @return Redis clock minus this JVM's clock, µs
      */
-    private static long clockOffsetMicros(long redisNowMillis, long roundTripMicros) {
-        return redisNowMillis * 1000 + 500 - (nowMicros() - roundTripMicros / 2);
+    private static long clockOffsetMicros(long redisNowMicros, long roundTripMicros) {
+        return redisNowMicros - (nowMicros() - roundTripMicros / 2);
     }
 
     /** @return this JVM's wall clock, µs since the epoch */

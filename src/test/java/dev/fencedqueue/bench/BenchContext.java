@@ -133,11 +133,19 @@ record BenchContext(Queues queues, WorkerManager workers, SharedConnection redis
 
     /**
      * @param before {@link #gcCountAndMillis()} taken before a figure
-     * @return JSON fields {@code "gcCount"} and {@code "gcMs"} for the collections since then
+     * @return JSON fields {@code "gcCount"} and {@code "gcMs"} for the collections since then, and
+     *         {@code "loadAvg1m"}, how busy the (shared) machine was
      */
     static String gcFields(long[] before) {
         long[] now = gcCountAndMillis();
-        return "\"gcCount\": " + (now[0] - before[0]) + ", \"gcMs\": " + (now[1] - before[1]);
+        return "\"gcCount\": " + (now[0] - before[0]) + ", \"gcMs\": " + (now[1] - before[1]) + ", \"loadAvg1m\": "
+                + loadAverage();
+    }
+
+    /** @return the machine's 1-minute load average (runnable threads, all processes), or -1 when unknown */
+    static String loadAverage() {
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return String.format(java.util.Locale.ROOT, "%.2f", load);
     }
 
     /** @return CPU time (ns) used so far by each live thread, by thread name (for {@code -Dbench.debug=true}) */

@@ -45,7 +45,7 @@ final class DelayedFigure {
             long dueMicros = (job.timestamp() + job.delay()) * 1000;
             long late = (now.getEpochSecond() * 1_000_000 + now.getNano() / 1000 - dueMicros) * 1000;
             lateness.add(late);
-            if (Boolean.getBoolean("bench.debug") && late > 10_000_000) {
+            if (Boolean.getBoolean("bench.debug") && late > 3_000_000) {
                 System.out.println("LATE " + job.id() + " delay " + job.delay() + " due " + (job.timestamp() + job.delay())
                         + " late " + late / 1e6 + " ms, start " + now.toEpochMilli());
             }
