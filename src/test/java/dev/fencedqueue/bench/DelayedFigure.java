@@ -24,13 +24,14 @@ final class DelayedFigure {
      * that keeps a few hundred in flight makes the jobs with the shortest delays late by the length of its
      * burst (about 10-30 ms here), which says nothing about how delayed jobs are timed.
      */
-    static final int ADDS_IN_FLIGHT = 16;
+    static final int ADDS_IN_FLIGHT = Integer.getInteger("bench.delayedAddsInFlight", 16);
 
     /**
      * @param lateness lateness samples
      * @param clockOffsetMillis Redis clock minus JVM clock, ms (within the round trip of one {@code TIME})
+     * @param addMillis how long adding the jobs took, ms
      */
-    record Result(Samples lateness, long clockOffsetMillis) {
+    record Result(Samples lateness, long clockOffsetMillis, long addMillis) {
     }
 
     private DelayedFigure() {
@@ -55,10 +56,10 @@ final class DelayedFigure {
         long redisNow = bench.redisTimeMillis();
         long offset = redisNow - (before + System.currentTimeMillis()) / 2;
         Random random = new Random(seed);
-        Pipeline.run(count, ADDS_IN_FLIGHT, i -> queue.add("delayed", null,
+        long addNanos = Pipeline.run(count, ADDS_IN_FLIGHT, i -> queue.add("delayed", null,
                 BenchContext.NOOP_JOB.withDelay(Duration.ofMillis(random.nextInt(3001)))));
         BenchContext.awaitCompleted(worker, count);
         bench.stop(worker);
-        return new Result(lateness, offset);
+        return new Result(lateness, offset, addNanos / 1_000_000);
     }
 }

@@ -115,7 +115,8 @@ class QueueBenchmark {
             long[] gc = BenchContext.gcCountAndMillis();
             DelayedFigure.Result delayed = DelayedFigure.measure(bench, delayedJobs, run);
             String fields = "\"jobs\": " + delayed.lateness().size() + ", \"delays\": \"uniform 0-3000 ms\", "
-                    + "\"concurrency\": 50, \"addsInFlight\": " + DelayedFigure.ADDS_IN_FLIGHT
+                    + "\"concurrency\": 50, \"addsInFlight\": " + DelayedFigure.ADDS_IN_FLIGHT + ", \"addMs\": "
+                    + delayed.addMillis()
                     + ", \"redisMinusJvmClockMs\": " + delayed.clockOffsetMillis() + ", " + BenchContext.gcFields(gc);
             out.record("delayed_lateness_p50", delayed.lateness().percentileMillis(50), "ms", fields);
             out.record("delayed_lateness_p99", delayed.lateness().percentileMillis(99), "ms", fields);
