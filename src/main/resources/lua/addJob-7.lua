@@ -58,31 +58,40 @@ end
 
 local jobId = ARGV[2]
 if jobId == '' then
-    jobId = tostring(redis.call('INCR', KEYS[6]))
+    jobId = string.format('%d', redis.call('INCR', KEYS[6]))
 end
 local jobKey = prefix .. 'job:' .. jobId
 if redis.call('EXISTS', jobKey) == 1 then
     return {jobId, 0}
 end
 
-local now = nowMs()
+local now, nowText = nowMs()
 local delay = tonumber(ARGV[7])
 local priority = tonumber(ARGV[8])
-redis.call('HSET', jobKey,
-    'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5], 'timestamp', now,
-    'attempts', ARGV[6], 'attemptsMade', 0, 'attemptsStarted', 0, 'stalledCounter', 0,
-    'delay', delay, 'priority', priority, 'lifo', ARGV[9], 'events', ARGV[10], 'timeout', ARGV[17])
+local state = delay > 0 and 'delayed' or (priority > 0 and 'prioritized' or 'waiting')
+-- One HSET; numbers are passed as the ARGV text they came in (Lua would format them again).
+local fields = {'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5], 'timestamp', nowText,
+    'attempts', ARGV[6], 'attemptsMade', '0', 'attemptsStarted', '0', 'stalledCounter', '0',
+    'delay', ARGV[7], 'priority', ARGV[8], 'lifo', ARGV[9], 'events', ARGV[10], 'timeout', ARGV[17], 'state', state}
 if ARGV[13] ~= '' then
-    redis.call('HSET', jobKey, 'keepCompleted', ARGV[13])
+    fields[#fields + 1] = 'keepCompleted'
+    fields[#fields + 1] = ARGV[13]
 end
 if ARGV[14] ~= '' then
-    redis.call('HSET', jobKey, 'keepFailed', ARGV[14])
+    fields[#fields + 1] = 'keepFailed'
+    fields[#fields + 1] = ARGV[14]
 end
+if dedupRef then
+    fields[#fields + 1] = 'dedupId'
+    fields[#fields + 1] = ARGV[15]
+    fields[#fields + 1] = 'dedupTtl'
+    fields[#fields + 1] = ARGV[16]
+end
+redis.call('HSET', jobKey, unpack(fields))
 if idempotencyRef then
     redis.call('SET', idempotencyRef, jobId, 'PX', ARGV[12])
 end
 if dedupRef then
-    redis.call('HSET', jobKey, 'dedupId', ARGV[15], 'dedupTtl', ARGV[16])
     if tonumber(ARGV[16]) > 0 then
         redis.call('SET', dedupRef, jobId, 'PX', ARGV[16])
     else
@@ -91,11 +100,9 @@ if dedupRef then
 end
 
 if delay > 0 then
-    redis.call('HSET', jobKey, 'state', 'delayed')
     scheduleDelayed(KEYS[2], KEYS[4], jobId, now + delay)
-    queueEvent(KEYS[7], ARGV[18], 'delayed', jobId, 'delay', delay)
+    queueEvent(KEYS[7], ARGV[18], 'delayed', jobId, 'delay', ARGV[7])
 else
-    redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
     pushReady(KEYS[1], KEYS[3], KEYS[4], KEYS[5], jobId, priority, ARGV[9] == '1')
     if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
         redis.call('ZREM', KEYS[4], '0')

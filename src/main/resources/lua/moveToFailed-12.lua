@@ -47,13 +47,14 @@
 --- @include "activateJobs"
 
 local prefix, jobId = ARGV[1], ARGV[2]
-local now = nowMs()
+local now, nowText, nowMicros = nowMs()
 local code = checkOwnership(KEYS[8], KEYS[9], KEYS[10], ARGV[3], ARGV[4])
 if code ~= 0 then
-    return {code, 0, now, -1}
+    return {code, 0, nowMicros, -1}
 end
 local retryDelay = tonumber(ARGV[6])
-redis.call('LREM', KEYS[1], 1, jobId)
+-- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
+redis.call('LREM', KEYS[1], '-1', jobId)
 redis.call('DEL', KEYS[9])
 local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
 redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])
@@ -84,8 +85,8 @@ else
 end
 
 local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[12],
-    prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now)
-local result = {code, activation, now, extra}
+    prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now, nowText)
+local result = {code, activation, nowMicros, extra}
 for i = 1, #jobs do
     result[#result + 1] = jobs[i]
 end

@@ -1,19 +1,31 @@
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
 -- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
 -- concurrency (meta 'concurrency'), then for each job takes it from the wait list (or the prioritized
--- set), sets its lock (lockPrefix .. ':' .. n, PX lockDuration), INCRs its fencing token (a new epoch),
--- appends its 'started' event (when it keeps an event stream) and an 'active' queue event. Sets the
--- marker again when jobs are left, so that another blocked worker wakes up.
+-- set), sets its lock (lockPrefix .. ':' .. jobId, PX lockDuration), INCRs its fencing token (a new
+-- epoch), appends its 'started' event (when it keeps an event stream) and an 'active' queue event. Sets
+-- the marker again when jobs are left, so that another blocked worker wakes up. now/nowText: the Redis
+-- clock (ms) as a number and as text.
 -- Returns code, extra, jobs:
---   code  1  jobs is a flat list {jobId, fencingToken, lockToken, fieldCount, field, value, ...}
+--   code  1  jobs is a flat list {jobId, fencingToken, lockToken, fields, ...}, 4 entries per job; fields
+--            holds the job's fields after activation, in the order of JOB_FIELDS (false = absent), so
+--            that the worker reads the job without a second command; extra = due time (ms) of the
+--            earliest delayed job when fewer than maxJobs jobs were ready (so the worker can time its
+--            next look), else -1
 --   code  0  nothing ready; extra = due time (ms) of the earliest delayed job, or -1
 --   code -4  the queue is paused
 --   code -5  rate limited; extra = ms until the window resets
 --   code -10 the global concurrency is reached
 -- Needs the includes pushReady, appendJobEvent and queueEvent.
+
+-- The job fields an activation returns, in this order (Activation.FIELDS in Java reads them back). The
+-- first four are also what activation itself needs to know.
+local JOB_FIELDS = {'state', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
+    'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason',
+    'processedOn', 'workerId'}
+
 local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, markerKey, metaKey, eventsKey,
-        prefix, maxJobs, lockPrefix, lockDuration, workerId, maxStreamLength, maxEvents, now)
-    local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, 1000)
+        prefix, maxJobs, lockPrefix, lockDuration, workerId, maxStreamLength, maxEvents, now, nowText)
+    local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', nowText, 'LIMIT', '0', '1000')
     for _, id in ipairs(due) do
         redis.call('ZREM', delayedKey, id)
         local jobKey = prefix .. 'job:' .. id
@@ -64,47 +76,50 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             break
         end
         local jobKey = prefix .. 'job:' .. jobId
-        if redis.call('EXISTS', jobKey) == 0 then
+        local fields = redis.call('HMGET', jobKey, unpack(JOB_FIELDS))
+        if not fields[1] then
             redis.call('LREM', activeKey, 1, jobId) -- removed while it waited
         else
             if limiterMax and redis.call('INCR', limiterKey) == 1 then
-                redis.call('PEXPIRE', limiterKey, tonumber(meta[4]) or 1000)
+                redis.call('PEXPIRE', limiterKey, meta[4] or '1000')
             end
             count = count + 1
-            local lockToken = lockPrefix .. ':' .. count
+            local lockToken = lockPrefix .. ':' .. jobId
             redis.call('SET', jobKey .. ':lock', lockToken, 'PX', lockDuration)
             local token = redis.call('INCR', jobKey .. ':fence')
-            local attempt = redis.call('HINCRBY', jobKey, 'attemptsStarted', 1)
-            local previous = redis.call('HGET', jobKey, 'state')
-            redis.call('HSET', jobKey, 'state', 'active', 'processedOn', now, 'workerId', workerId)
-            redis.call('HDEL', jobKey, 'progress')
-            if redis.call('HGET', jobKey, 'events') == '1' then
+            local attempt = (tonumber(fields[2]) or 0) + 1
+            redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
+                'attemptsStarted', attempt)
+            if fields[4] then
+                redis.call('HDEL', jobKey, 'progress')
+            end
+            if fields[3] == '1' then
                 appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', token,
                     '{"status":"started","fencingToken":' .. token .. ',"workerId":' .. cjson.encode(workerId)
                         .. ',"attempt":' .. attempt .. '}')
             end
-            queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', previous or 'waiting', 'workerId', workerId)
-            local hash = redis.call('HGETALL', jobKey)
+            queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', fields[1], 'workerId', workerId)
+            fields[1], fields[2], fields[4], fields[16], fields[17] = 'active', attempt, false, nowText, workerId
             jobs[#jobs + 1] = jobId
             jobs[#jobs + 1] = token
             jobs[#jobs + 1] = lockToken
-            jobs[#jobs + 1] = #hash
-            for i = 1, #hash do
-                jobs[#jobs + 1] = hash[i]
-            end
+            jobs[#jobs + 1] = fields
         end
     end
     if count > 0 then
         code = 1
-    elseif code == 0 then
-        local nextDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+    end
+    if code == 0 or (code == 1 and count < maxJobs) then
+        local nextDue = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
         if nextDue[2] then
             extra = tonumber(nextDue[2])
-            redis.call('ZADD', markerKey, 'LT', extra, 'delayed')
+            if code == 0 then
+                redis.call('ZADD', markerKey, 'LT', nextDue[2], 'delayed')
+            end
         end
     end
     if code ~= -10 and code ~= -5 and (redis.call('LLEN', waitKey) > 0 or redis.call('ZCARD', prioritizedKey) > 0) then
-        redis.call('ZADD', markerKey, 0, '0')
+        redis.call('ZADD', markerKey, '0', '0')
     end
     return code, extra, jobs
 end

@@ -13,7 +13,7 @@ local function applyRetention(setKey, prefix, now, keep, jobId)
     local keepAge = tonumber(string.sub(keep, comma + 1))
     local removed = 0
     if keepAge >= 0 then
-        local old = redis.call('ZRANGEBYSCORE', setKey, '-inf', now - keepAge, 'LIMIT', 0, 1000)
+        local old = redis.call('ZRANGEBYSCORE', setKey, '-inf', now - keepAge, 'LIMIT', '0', '1000')
         for _, id in ipairs(old) do
             removeJobKeys(prefix, id)
             redis.call('ZREM', setKey, id)
@@ -28,11 +28,11 @@ local function applyRetention(setKey, prefix, now, keep, jobId)
     elseif keepCount > 0 then
         local excess = redis.call('ZCARD', setKey) - keepCount
         if excess > 0 then
-            local ids = redis.call('ZRANGE', setKey, 0, math.min(excess, 1000) - 1)
+            local ids = redis.call('ZRANGE', setKey, '0', math.min(excess, 1000) - 1)
             for _, id in ipairs(ids) do
                 removeJobKeys(prefix, id)
             end
-            redis.call('ZREMRANGEBYRANK', setKey, 0, #ids - 1)
+            redis.call('ZREMRANGEBYRANK', setKey, '0', #ids - 1)
             removed = removed + #ids
         end
     end

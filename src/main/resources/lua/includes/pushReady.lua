@@ -11,5 +11,5 @@ local function pushReady(waitKey, prioritizedKey, markerKey, metaKey, jobId, pri
     else
         redis.call('LPUSH', waitKey, jobId)
     end
-    redis.call('ZADD', markerKey, 0, '0')
+    redis.call('ZADD', markerKey, '0', '0')
 end

@@ -1,8 +1,11 @@
 -- Deletes every key of a job: its hash, lock, fencing token counter and event stream, and its
 -- deduplication key when that key still points to the job. (Idempotency keys outlive the job on purpose.)
-local function removeJobKeys(prefix, jobId)
+-- dedupId: the job's 'dedupId' field when already read (false when absent), or nil to read it here.
+local function removeJobKeys(prefix, jobId, dedupId)
     local jobRef = prefix .. 'job:' .. jobId
-    local dedupId = redis.call('HGET', jobRef, 'dedupId')
+    if dedupId == nil then
+        dedupId = redis.call('HGET', jobRef, 'dedupId')
+    end
     if dedupId then
         local dedupKey = prefix .. 'dedup:' .. dedupId
         if redis.call('GET', dedupKey) == jobId then

@@ -2,6 +2,7 @@
 -- time if it is the earliest, so that one blocked worker wakes up and times the promotion.
 -- dueMs: due time in ms since the epoch (Redis clock).
 local function scheduleDelayed(delayedKey, markerKey, jobId, dueMs)
-    redis.call('ZADD', delayedKey, dueMs, jobId)
-    redis.call('ZADD', markerKey, 'LT', dueMs, 'delayed')
+    local due = string.format('%d', dueMs)
+    redis.call('ZADD', delayedKey, due, jobId)
+    redis.call('ZADD', markerKey, 'LT', due, 'delayed')
 end

@@ -10,7 +10,7 @@ public enum LuaScript {
     MOVE_TO_ACTIVE("moveToActive", 7),
     APPEND_EVENT("appendEvent", 4),
     EXTEND_LOCKS("extendLocks", 1),
-    MOVE_TO_COMPLETED("moveToCompleted", 12),
+    MOVE_TO_COMPLETED("moveToCompleted", 8),
     MOVE_TO_FAILED("moveToFailed", 12),
     MOVE_STALLED_JOBS_TO_WAIT("moveStalledJobsToWait", 9),
     ABORT_JOB("abortJob", 12),

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -39,6 +40,7 @@ public class LuaScripts {
             String text = resolveIncludes(read(script.resource()));
             sources.put(script, new Source(text, sha1(text)));
         }
+        connection.onConnect(this::load);
     }
 
     /**
@@ -59,6 +61,23 @@ public class LuaScripts {
         return connection.send(request(Command.EVALSHA, source.sha, keys, args))
                 .onFailure(LuaScripts::isNoScript)
                 .recoverWithUni(() -> connection.send(request(Command.EVAL, source.text, keys, args)));
+    }
+
+    /**
+     * Loads every script into Redis's script cache on a connection ({@code SCRIPT LOAD}, pipelined). Run on
+     * each new shared connection before any other command, so that calls by SHA do not meet
+     * {@code NOSCRIPT} after a Redis restart or failover: such a miss, answered with a fallback to
+     * {@code EVAL}, would let a later pipelined call overtake the one that missed (the order of a job's
+     * pipelined progress events depends on it). Only a {@code SCRIPT FLUSH} on a live connection can still
+     * cause a miss.
+     *
+     * @param target the connection, must not be {@code null}
+     * @return completes once all are loaded; fails when Redis refused one
+     */
+    Uni<Void> load(RedisConnection target) {
+        return Uni.join().all(sources.values().stream()
+                .map(source -> target.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(source.text))).toList())
+                .andFailFast().replaceWithVoid();
     }
 
     /** @return the resolved text of a script (includes expanded), for tests and diagnostics */

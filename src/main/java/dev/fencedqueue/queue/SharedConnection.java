@@ -3,9 +3,11 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
@@ -31,13 +33,18 @@ public class SharedConnection {
 
     private final Redis redis;
     private final Duration timeout;
+    private final Context context;
     private final AtomicReference<Slot> current = new AtomicReference<>();
+    private volatile Function<RedisConnection, Uni<Void>> preparation = connection -> Uni.createFrom().voidItem();
 
     /** Most connections the long-lived client opens; each worker and each event tailer holds one. */
     private static final int MAX_LONG_LIVED_CONNECTIONS = 1024;
 
     public SharedConnection(Vertx vertx, Redis defaultClient, RedisOptionsCapture options, RedisKeysConfig config) {
         defaultClient.getDelegate(); // makes sure Quarkus built (and so customized) its default client first
+        // The client opens its connections on the context current here (the same one, as Vert.x keeps one
+        // context per non-Vert.x thread): remember it, so that workers can run on that event loop.
+        this.context = vertx.getDelegate().getOrCreateContext();
         this.redis = Redis.createClient(vertx, options.defaultOptions()
                 .setMaxPoolSize(MAX_LONG_LIVED_CONNECTIONS).setMaxPoolWaiting(MAX_LONG_LIVED_CONNECTIONS));
         this.timeout = config.commandTimeout();
@@ -49,6 +56,15 @@ public class SharedConnection {
      */
     public Redis client() {
         return redis;
+    }
+
+    /**
+     * @return the Vert.x context on whose event loop the connections of this instance do their I/O; code
+     *         that sends many commands and handles their replies runs there without a thread hop each way
+     *         (the workers do)
+     */
+    public Context context() {
+        return context;
     }
 
     /** @return the command timeout ({@code fq.redis.command-timeout}) */
@@ -80,6 +96,7 @@ public class SharedConnection {
         }
         Slot fresh = new Slot();
         fresh.connection = Uni.createFrom().deferred(redis::connect)
+                .call(this::prepare)
                 .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no connection within " + timeout))
                 .onItem().invoke(connection -> watch(fresh, connection))
                 .onFailure().invoke(() -> current.compareAndSet(fresh, null))
@@ -88,6 +105,28 @@ public class SharedConnection {
             return fresh.connection;
         }
         return connection();
+    }
+
+    /**
+     * Sets what runs on every new shared connection before it carries any other command ({@link LuaScripts}
+     * loads its scripts there, so that no {@code EVALSHA} meets {@code NOSCRIPT} after a Redis restart or a
+     * failover), and runs it at once on the connection already open, if any.
+     *
+     * @param preparation the preparation, must not be {@code null}; when it fails, the new connection is
+     *        closed and the commands waiting for it fail
+     */
+    public void onConnect(Function<RedisConnection, Uni<Void>> preparation) {
+        this.preparation = preparation;
+        Slot slot = current.get();
+        if (slot != null && slot.open != null) {
+            preparation.apply(slot.open).subscribe().with(ignored -> {
+            }, failure -> LOG.debugf("preparing the shared Redis connection failed: %s", failure.getMessage()));
+        }
+    }
+
+    private Uni<Void> prepare(RedisConnection connection) {
+        return preparation.apply(connection)
+                .onFailure().call(() -> connection.close().onFailure().recoverWithNull());
     }
 
     private void watch(Slot slot, RedisConnection connection) {

@@ -13,12 +13,12 @@ import io.vertx.mutiny.redis.client.Response;
  * {@code moveToCompleted}/{@code moveToFailed}).
  *
  * @param code 1 jobs activated, 0 none ready, -4 queue paused, -5 rate limited, -10 global concurrency reached
- * @param now the Redis clock when the script ran, ms since the epoch
- * @param extra with code 0 the due time (ms) of the earliest delayed job or -1; with code -5 the ms until
- *        the rate-limit window resets
+ * @param nowMicros the Redis clock when the script ran, µs since the epoch
+ * @param extra with code 0, and with code 1 when fewer jobs were ready than asked for, the due time (ms) of
+ *        the earliest delayed job, or -1; with code -5 the ms until the rate-limit window resets
  * @param jobs the activated jobs
  */
-record Activation(int code, long now, long extra, List<Activated> jobs) {
+record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
 
     static final int ACTIVATED = 1;
     static final int NONE_READY = 0;
@@ -36,27 +36,37 @@ record Activation(int code, long now, long extra, List<Activated> jobs) {
     }
 
     /**
-     * Reads {@code code, now, extra, jobId, fencingToken, lockToken, fieldCount, field, value, ...} from a
-     * script reply, starting at {@code offset}.
+     * The job fields an activation returns for each job, in this order ({@code JOB_FIELDS} in
+     * {@code includes/activateJobs.lua}).
+     */
+    static final List<String> FIELDS = List.of("state", "attemptsStarted", "events", "progress", "name", "data", "opts",
+            "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout", "failedReason",
+            "processedOn", "workerId");
+
+    /**
+     * Reads {@code code, now, extra, jobId, fencingToken, lockToken, [value, ...], ...} (four entries per
+     * job, the last one the values of {@link #FIELDS}, nil when absent) from a script reply, starting at
+     * {@code offset}.
      */
     static Activation parse(Response reply, int offset, String queue) {
-        int code = reply.get(offset).toInteger();
-        long now = reply.get(offset + 1).toLong();
-        long extra = reply.get(offset + 2).toLong();
-        List<Activated> jobs = new ArrayList<>();
-        int i = offset + 3;
-        while (i + 3 < reply.size()) {
-            String jobId = reply.get(i).toString();
-            long token = reply.get(i + 1).toLong();
-            String lockToken = reply.get(i + 2).toString();
-            int fieldCount = reply.get(i + 3).toInteger();
-            Map<String, String> hash = new HashMap<>(fieldCount);
-            for (int f = i + 4; f + 1 < i + 4 + fieldCount; f += 2) {
-                hash.put(reply.get(f).toString(), reply.get(f + 1).toString());
+        io.vertx.redis.client.Response raw = reply.getDelegate(); // no wrapper per element
+        int code = raw.get(offset).toInteger();
+        long nowMicros = raw.get(offset + 1).toLong();
+        long extra = raw.get(offset + 2).toLong();
+        int size = raw.size();
+        List<Activated> jobs = size > offset + 3 ? new ArrayList<>((size - offset - 3) / 4) : List.of();
+        for (int i = offset + 3; i + 3 < size; i += 4) {
+            io.vertx.redis.client.Response values = raw.get(i + 3);
+            Map<String, String> hash = new HashMap<>(2 * FIELDS.size());
+            for (int f = 0; f < FIELDS.size() && f < values.size(); f++) {
+                io.vertx.redis.client.Response value = values.get(f);
+                if (value != null) {
+                    hash.put(FIELDS.get(f), value.toString());
+                }
             }
-            jobs.add(new Activated(Job.fromHash(queue, jobId, hash, token), lockToken));
-            i += 4 + fieldCount;
+            jobs.add(new Activated(Job.fromHash(queue, raw.get(i).toString(), hash, raw.get(i + 1).toLong()),
+                    raw.get(i + 2).toString()));
         }
-        return new Activation(code, now, extra, jobs);
+        return new Activation(code, nowMicros, extra, jobs);
     }
 }

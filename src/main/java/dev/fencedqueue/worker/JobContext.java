@@ -10,6 +10,14 @@ import io.smallrye.mutiny.Uni;
  * job's event stream, and a signal of cancellation. Every write carries the attempt's fencing token and
  * is applied inside Redis only while that token is current and the job active; a rejected write fails
  * with {@link dev.fencedqueue.queue.OwnershipLostException} and cancels the attempt at once.
+ *
+ * <p>Writes are lazy: a returned {@code Uni} writes when subscribed. The writes of one attempt land in the
+ * job's stream in the order they are subscribed, also when a processor does not wait for one before
+ * subscribing the next. To publish fast, keep many in flight instead of awaiting each (one round trip
+ * each): for example {@code Multi.createFrom().iterable(updates).onItem().transformToUni(u ->
+ * context.progress(u.percent(), u.message())).merge(256)} subscribes them in order with up to 256 in
+ * flight. Keep the number in flight bounded (a few hundred): the Redis client refuses commands beyond its
+ * waiting queue (2,048 by default, shared by the whole instance).
  */
 public interface JobContext {
 

@@ -1,8 +1,11 @@
 package dev.fencedqueue.worker;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
@@ -55,8 +58,15 @@ final class JobFetcher {
     private boolean fetchWanted;
     private boolean stopped;
     private int failureStreak;
-    private long clockOffsetMillis;
-    private long delayedTimer = -1;
+    /** Longest round trip (µs) whose reply still updates the clock offset: a slower one says little. */
+    private static final long MAX_CLOCK_ROUND_TRIP_MICROS = 2_000;
+
+    /** Redis clock minus this JVM's clock, µs, estimated from the latest quick activation. */
+    private long clockOffsetMicros;
+    private boolean clockMeasured;
+    private ScheduledFuture<?> delayedTimer;
+    /** Identifies the pending delayed-job timer; a timer that fires after it was replaced does nothing. */
+    private Object delayedGeneration;
     private long delayedDue = Long.MAX_VALUE;
     private long limiterTimer = -1;
 
@@ -72,9 +82,16 @@ final class JobFetcher {
         this.runner = runner;
     }
 
-    /** @return a fresh lock token prefix for one activation call */
+    /** Random per process, so that lock tokens of different instances never collide. */
+    private static final String LOCK_PREFIX_BASE = UUID.randomUUID() + ":";
+    private static final AtomicLong LOCK_PREFIX_COUNTER = new AtomicLong();
+
+    /**
+     * @return a fresh lock token prefix for one activation call: random per process plus a counter (a
+     *         random UUID per call would cost a SecureRandom read on the event loop each time)
+     */
     static String lockPrefix() {
-        return UUID.randomUUID().toString();
+        return LOCK_PREFIX_BASE + Long.toString(LOCK_PREFIX_COUNTER.incrementAndGet(), 36);
     }
 
     /** Looks at the queue as soon as a slot is free (after a slot freed, a wake-up, a thaw). */
@@ -104,9 +121,14 @@ final class JobFetcher {
      * @param sentAt when it was sent (System.nanoTime)
      */
     void handle(Activation activation, long sentAt) {
-        clockOffsetMillis = activation.now() - System.currentTimeMillis();
+        long roundTripMicros = (System.nanoTime() - sentAt) / 1000;
+        if (roundTripMicros <= MAX_CLOCK_ROUND_TRIP_MICROS || !clockMeasured) {
+            clockOffsetMicros = clockOffsetMicros(activation.nowMicros(), roundTripMicros);
+            clockMeasured = true;
+        }
         activation.jobs().forEach(job -> runner.run(job, sentAt));
-        if (activation.code() == Activation.NONE_READY && activation.extra() >= 0) {
+        if ((activation.code() == Activation.NONE_READY || activation.code() == Activation.ACTIVATED)
+                && activation.extra() >= 0) {
             scheduleDelayed(activation.extra());
         } else if (activation.code() == Activation.RATE_LIMITED) {
             scheduleAfterRateLimit(activation.extra());
@@ -116,9 +138,12 @@ final class JobFetcher {
     /** Stops fetching and its timers; a pending blocking pop is released by {@link MarkerWaiter#close()}. */
     void stop() {
         stopped = true;
-        cancel(delayedTimer);
+        if (delayedTimer != null) {
+            delayedTimer.cancel(false);
+            delayedTimer = null;
+            delayedGeneration = null;
+        }
         cancel(limiterTimer);
-        delayedTimer = -1;
         limiterTimer = -1;
     }
 
@@ -176,18 +201,50 @@ final class JobFetcher {
         vertx.setTimer(backoff, id -> requestFetch());
     }
 
+    /**
+     * Times the next look at the queue for the due time of a delayed job, on this JVM's clock shifted by the
+     * measured offset to the Redis clock, so that the job is activated within about a round trip of its due
+     * time (waiting for Redis to wake a blocked pop would cost up to 100 ms, its default {@code hz}). The
+     * timer is a {@link DueTimer}, precise to well under a millisecond, which hands over to the worker's
+     * context.
+     */
     private void scheduleDelayed(long dueMillis) {
         if (stopped || dueMillis >= delayedDue) {
             return;
         }
-        cancel(delayedTimer);
+        if (delayedTimer != null) {
+            delayedTimer.cancel(false);
+        }
         delayedDue = dueMillis;
-        long wait = Math.max(1, dueMillis - (System.currentTimeMillis() + clockOffsetMillis));
-        delayedTimer = vertx.setTimer(wait, id -> {
-            delayedTimer = -1;
-            delayedDue = Long.MAX_VALUE;
-            requestFetch();
-        });
+        long wait = Math.max(1, dueMillis * 1000 - (nowMicros() + clockOffsetMicros));
+        Object generation = new Object();
+        delayedGeneration = generation;
+        delayedTimer = DueTimer.schedule(() -> onContext.execute(() -> {
+            if (delayedGeneration == generation) { // not cancelled or replaced meanwhile
+                delayedGeneration = null;
+                delayedTimer = null;
+                delayedDue = Long.MAX_VALUE;
+                requestFetch();
+            }
+        }), wait);
+    }
+
+    /**
+     * Estimates the Redis clock's offset from a reply: Redis read its clock between the send and the
+     * reply, so about half-way.
+     *
+     * @param redisNowMicros the Redis clock the script read, µs
+     * @param roundTripMicros time from the send to now, µs
+     * @return Redis clock minus this JVM's clock, µs
+     */
+    private static long clockOffsetMicros(long redisNowMicros, long roundTripMicros) {
+        return redisNowMicros - (nowMicros() - roundTripMicros / 2);
+    }
+
+    /** @return this JVM's wall clock, µs since the epoch */
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }
 
     private void scheduleAfterRateLimit(long waitMillis) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,7 +20,8 @@ import io.smallrye.mutiny.Uni;
  * Writes how an attempt ended: completion ({@code moveToCompleted}), failure ({@code moveToFailed}, which
  * retries after the job's backoff while attempts remain) or hand-back on shutdown ({@code handBackJob}).
  * All are fenced: only the current epoch's owner can end a job. Completion and failure also activate the
- * worker's next jobs in the same round trip. Writes that fail because Redis is briefly unreachable are
+ * worker's next jobs in the same round trip; completions of the same turn of the worker's context share one
+ * write ({@link CompletionBatcher}). Writes that fail because Redis is briefly unreachable are
  * retried for up to the lock duration, so a Redis restart does not turn a finished job into a rerun.
  */
 final class JobFinisher {
@@ -38,38 +40,41 @@ final class JobFinisher {
     private final QueueKeys keys;
     private final JobProcessor processor;
     private final WorkerOptions options;
+    private final CompletionBatcher batcher;
+    private final String quotedWorkerId;
 
-    JobFinisher(QueueContext ctx, JobProcessor processor, WorkerOptions options) {
+    JobFinisher(QueueContext ctx, JobProcessor processor, WorkerOptions options, Executor onContext) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.processor = processor;
         this.options = options;
+        this.batcher = new CompletionBatcher(ctx, options, onContext);
+        this.quotedWorkerId = quote(options.workerId());
     }
 
     /**
+     * Completes a job, together with the other completions of the same turn of the worker's context
+     * (see {@link CompletionBatcher}); subscribe on that context.
+     *
      * @param job the job
      * @param result the processor's result
      * @param fetch how many next jobs to activate for the worker
-     * @param lockPrefix lock token prefix for those jobs
+     * @param lockPrefix lock token prefix for those jobs, used when the result cannot be serialized and
+     *        the job fails instead
      * @return the outcome
      */
     Uni<Outcome> complete(ActiveJob job, Object result, int fetch, String lockPrefix) {
         String returnValue;
         try {
-            returnValue = ctx.json().writeValueAsString(result);
+            returnValue = result == null ? "null" : ctx.json().writeValueAsString(result);
         } catch (JsonProcessingException e) {
             return fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
                     fetch, lockPrefix);
         }
-        String event = "{\"status\":\"completed\",\"fencingToken\":" + job.fencingToken() + ",\"workerId\":"
-                + quote(options.workerId()) + ",\"result\":" + returnValue + "}";
-        String id = job.id();
-        return finish(LuaScript.MOVE_TO_COMPLETED,
-                List.of(keys.active(), keys.completed(), keys.job(id), keys.lock(id), keys.fence(id), keys.events(id),
-                        keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
-                List.of(keys.prefix(), id, job.lockToken, Long.toString(job.fencingToken()), returnValue, event,
-                        ctx.streamLengthArg(), ctx.queueEventsArg(), Integer.toString(fetch), lockPrefix,
-                        Long.toString(options.lockDuration().toMillis()), options.workerId()));
+        // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
+        String event = !job.job.eventStream() ? "" : "{\"status\":\"completed\",\"fencingToken\":" + job.fencingToken()
+                + ",\"workerId\":" + quotedWorkerId + ",\"result\":" + returnValue + "}";
+        return batcher.complete(job, returnValue, event, fetch);
     }
 
     /**
@@ -102,17 +107,25 @@ final class JobFinisher {
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
                         keys.lock(id), keys.fence(id), keys.events()),
                 List.of(id, job.lockToken, Long.toString(job.fencingToken()), ctx.queueEventsArg()))
-                .map(reply -> reply.toLong()));
+                .map(reply -> reply.toLong()), options);
     }
 
     private Uni<Outcome> finish(LuaScript script, List<String> scriptKeys, List<String> args) {
         return retrying(ctx.scripts().run(script, scriptKeys, args)
-                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue()))));
+                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue()))), options);
     }
 
-    private <T> Uni<T> retrying(Uni<T> write) {
-        return write.onFailure(SharedConnection::isConnectionFailure).retry()
-                .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2)).expireIn(options.lockDuration().toMillis());
+    /**
+     * @param write a finishing write
+     * @param options the worker's options
+     * @return the write, resubscribed while Redis is unreachable, for up to the lock duration (the
+     *         retrying pipeline, which allocates a queue and a timer, is built only after a first failure)
+     */
+    static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
+        return write.onFailure(SharedConnection::isConnectionFailure)
+                .recoverWithUni(() -> write.onFailure(SharedConnection::isConnectionFailure).retry()
+                        .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2))
+                        .expireIn(options.lockDuration().toMillis()));
     }
 
     /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */

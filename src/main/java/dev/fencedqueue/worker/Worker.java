@@ -65,13 +65,13 @@ public final class Worker {
         this.options = options;
         this.json = json;
         this.vertx = vertx;
-        this.context = vertx.getOrCreateContext();
+        this.context = ctx.redis().context(); // the shared connection's event loop: no thread hop per command
         this.onContext = command -> context.runOnContext(ignored -> command.run());
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         this.stalledJobChecker = new StalledJobChecker(ctx, options);
-        this.finisher = new JobFinisher(ctx, processor, options);
+        this.finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
@@ -215,6 +215,17 @@ public final class Worker {
     void ownershipLost(ActiveJob job, QueueException reason) {
         counters.rejected(job, reason.getMessage());
         context.runOnContext(ignored -> cancel(job, CancelReason.OWNERSHIP_LOST));
+    }
+
+    /**
+     * The executor through which the writes of this worker's jobs are sent: tasks run on the worker's
+     * context, one at a time, in the order they were submitted, whatever thread submits them. Commands go
+     * out on the shared connection in the order they are sent, and Redis runs them in that order, so writes
+     * of one job subscribed one after the other land in that order even when none waits for the previous
+     * one.
+     */
+    Executor lane() {
+        return onContext;
     }
 
     LuaScripts scripts() {

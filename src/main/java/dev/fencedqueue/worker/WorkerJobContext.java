@@ -16,7 +16,11 @@ import dev.fencedqueue.queue.ScriptErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.ResponseType;
 
-/** The {@link JobContext} a worker gives to its processor for one attempt. */
+/**
+ * The {@link JobContext} a worker gives to its processor for one attempt. Its writes are sent from the
+ * worker's context, in the order they are subscribed (see {@link Worker#lane()}), so that pipelined writes
+ * land in Redis in that order whatever thread subscribes them.
+ */
 final class WorkerJobContext implements JobContext {
 
     private static final Set<String> RESERVED = Set.of("started", "reset", "completed", "failed", "aborted");
@@ -108,6 +112,7 @@ final class WorkerJobContext implements JobContext {
                     }
                     return reply.toString();
                 })
+                .runSubscriptionOn(worker.lane())
                 .onFailure(WorkerJobContext::meansOwnershipLost)
                 .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
     }

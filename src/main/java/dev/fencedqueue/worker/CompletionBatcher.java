@@ -1,0 +1,113 @@
+package dev.fencedqueue.worker;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueKeys;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * Writes the completions a worker's jobs reach during one turn of its context with one
+ * {@code moveToCompleted} call, which also activates the next jobs for all the slots they free: the first
+ * completion of a turn schedules the write behind the tasks already queued on the context (such as the
+ * other replies of the same socket read), so a busy worker pays one script call and one round trip for
+ * several jobs, and an idle one waits for nothing. Each job is still checked against its own fencing
+ * token and lock inside the script. Confined to the worker's context.
+ */
+final class CompletionBatcher {
+
+    /**
+     * Most jobs completed by one script call: enough to spread the call's fixed cost (about a third of a
+     * one-job call), few enough that a worker with many slots keeps several calls in flight, so that Redis
+     * runs one while the worker handles the replies of another instead of the two taking turns.
+     */
+    static final int MAX_JOBS = 16;
+
+    /** One completion waiting for the write. */
+    private record Pending(ActiveJob job, String returnValue, String event, int fetch,
+            UniEmitter<? super JobFinisher.Outcome> emitter) {
+    }
+
+    private final QueueContext ctx;
+    private final QueueKeys keys;
+    private final WorkerOptions options;
+    private final Executor onContext;
+    private List<Pending> pending = new ArrayList<>();
+
+    CompletionBatcher(QueueContext ctx, WorkerOptions options, Executor onContext) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+        this.options = options;
+        this.onContext = onContext;
+    }
+
+    /**
+     * Queues a completion; subscribe on the worker's context.
+     *
+     * @param job the job
+     * @param returnValue its return value (JSON)
+     * @param event the data of its {@code completed} event (JSON)
+     * @param fetch how many next jobs to activate for the slots this completion frees
+     * @return the outcome for this job; the first successful job of a write carries the activation, the
+     *         others an activation without jobs; fails when the write failed for good
+     */
+    Uni<JobFinisher.Outcome> complete(ActiveJob job, String returnValue, String event, int fetch) {
+        return Uni.createFrom().emitter(emitter -> {
+            pending.add(new Pending(job, returnValue, event, fetch, emitter));
+            if (pending.size() == 1) {
+                onContext.execute(this::flush);
+            } else if (pending.size() >= MAX_JOBS) {
+                flush();
+            }
+        });
+    }
+
+    private void flush() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<Pending> batch = pending;
+        pending = new ArrayList<>();
+        int fetch = 0;
+        List<String> args = new ArrayList<>(7 + 5 * batch.size());
+        args.add(keys.prefix());
+        args.add(ctx.streamLengthArg());
+        args.add(ctx.queueEventsArg());
+        args.add(null);
+        args.add(JobFetcher.lockPrefix());
+        args.add(Long.toString(options.lockDuration().toMillis()));
+        args.add(options.workerId());
+        for (Pending p : batch) {
+            fetch += p.fetch;
+            args.add(p.job.id());
+            args.add(p.job.lockToken);
+            args.add(Long.toString(p.job.fencingToken()));
+            args.add(p.returnValue);
+            args.add(p.event);
+        }
+        args.set(3, Integer.toString(fetch));
+        JobFinisher.retrying(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED,
+                List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(),
+                        keys.meta(), keys.events()), args), options)
+                .subscribe().with(reply -> deliver(batch, reply), failure -> batch.forEach(p -> p.emitter.fail(failure)));
+    }
+
+    private void deliver(List<Pending> batch, Response reply) {
+        Response codes = reply.get(0);
+        Activation next = Activation.parse(reply, 1, keys.queue());
+        Activation none = new Activation(next.code() == Activation.ACTIVATED ? Activation.NONE_READY : next.code(),
+                next.nowMicros(), -1, List.of());
+        boolean handedOut = false;
+        for (int i = 0; i < batch.size(); i++) {
+            long code = codes.get(i).toLong();
+            boolean carries = code == 0 && !handedOut;
+            handedOut |= carries;
+            batch.get(i).emitter.complete(new JobFinisher.Outcome(code, carries ? next : none));
+        }
+    }
+}

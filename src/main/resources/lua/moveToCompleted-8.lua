@@ -1,0 +1,98 @@
+--[[
+  Completes one or more jobs of a worker and, in the same round trip, activates the worker's next jobs.
+  For each job: a fenced write of its return value, the move from active to completed, the 'completed'
+  events, the job's retention (removeOnComplete); then one activateJobs for all the slots they freed.
+  Only the owner of a job's current epoch can complete it; a job whose check fails is left unchanged and
+  the others are completed. A job whose removeOnComplete keeps no job (count 0) is deleted with all its
+  keys at once, without first being written as completed (its queue event still carries its return
+  value). A job's own keys are named from the key prefix and its id ('<prefix>job:<id>', ':lock',
+  ':fence', ':events'), all within the queue's hash tag.
+
+  KEYS[1] active list
+  KEYS[2] completed set (score: finish time, ms)
+  KEYS[3] wait list
+  KEYS[4] prioritized set
+  KEYS[5] delayed set
+  KEYS[6] marker set
+  KEYS[7] meta hash
+  KEYS[8] queue event stream
+
+  ARGV[1] key prefix of the queue, 'fq:{name}:'
+  ARGV[2] maximum length of a job event stream (entries)
+  ARGV[3] maximum length of the queue event stream (entries)
+  ARGV[4] next jobs to activate for this worker (0 = none)
+  ARGV[5] lock token prefix for those jobs
+  ARGV[6] lock duration (ms)
+  ARGV[7] worker id
+  ARGV[8...] five per job: job id, lock token, fencing token, return value (JSON), data of its
+          'completed' event (JSON; written only when the job keeps an event stream)
+
+  Returns {codes, activationCode, now, extra, jobs...}: codes holds one code per job, in ARGV order: 0
+  when completed, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token), -9
+  (not active), in which case that job was left unchanged; the rest is the activation as in moveToActive
+  (ARGV[4] being the number asked for). When no job could be completed, nothing is activated
+  (activationCode 0, extra -1).
+]]
+--- @include "nowMs"
+--- @include "checkOwnership"
+--- @include "appendJobEvent"
+--- @include "pushReady"
+--- @include "queueEvent"
+--- @include "removeJobKeys"
+--- @include "releaseDedup"
+--- @include "applyRetention"
+--- @include "activateJobs"
+
+-- Completes one job; returns 0, or the ownership check's code.
+local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData)
+    local jobKey = prefix .. 'job:' .. jobId
+    local fields = redis.call('HMGET', jobKey, 'state', 'events', 'keepCompleted', 'dedupId', 'dedupTtl',
+        'attemptsMade')
+    local code = checkOwnershipOf(fields[1], jobKey .. ':lock', jobKey .. ':fence', lockToken, token)
+    if code ~= 0 then
+        return code
+    end
+    local keep = fields[3]
+    -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
+    redis.call('LREM', KEYS[1], '-1', jobId)
+    if fields[2] == '1' then
+        appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
+    end
+    queueEvent(KEYS[8], ARGV[3], 'completed', jobId, 'returnvalue', returnValue)
+    if keep and string.sub(keep, 1, 2) == '0,' then
+        removeJobKeys(prefix, jobId, fields[4])
+        if redis.call('ZCARD', KEYS[2]) > 0 then
+            applyRetention(KEYS[2], prefix, now, keep, jobId)
+        end
+    else
+        redis.call('DEL', jobKey .. ':lock')
+        redis.call('ZADD', KEYS[2], nowText, jobId)
+        redis.call('HSET', jobKey, 'state', 'completed', 'returnvalue', returnValue, 'finishedOn', nowText,
+            'attemptsMade', (tonumber(fields[6]) or 0) + 1)
+        releaseDedupOf(prefix, jobId, fields[4], fields[5])
+        applyRetention(KEYS[2], prefix, now, keep, jobId)
+    end
+    return 0
+end
+
+local prefix = ARGV[1]
+local now, nowText, nowMicros = nowMs()
+local codes = {}
+local completed = 0
+for i = 8, #ARGV, 5 do
+    local code = complete(prefix, now, nowText, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
+    codes[#codes + 1] = code
+    if code == 0 then
+        completed = completed + 1
+    end
+end
+if completed == 0 then
+    return {codes, 0, nowMicros, -1}
+end
+local activation, extra, jobs = activateJobs(KEYS[3], KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8],
+    prefix, tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[2], ARGV[3], now, nowText)
+local result = {codes, activation, nowMicros, extra}
+for i = 1, #jobs do
+    result[#result + 1] = jobs[i]
+end
+return result

@@ -1,0 +1,20 @@
+package dev.fencedqueue.bench;
+
+import java.util.Map;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+
+/**
+ * The service as the benchmark runs it: no worker of its own (the benchmark starts the workers it
+ * measures, with production lock settings), INFO logging, and job event streams long enough to hold every
+ * progress event of the progress figure, so that their order can be checked.
+ */
+public class BenchmarkProfile implements QuarkusTestProfile {
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of("fq.worker.enabled", "false",
+                "quarkus.log.category.\"dev.fencedqueue\".level", "INFO",
+                "fq.events.max-stream-length", "100000");
+    }
+}

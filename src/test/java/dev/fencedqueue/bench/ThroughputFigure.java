@@ -1,0 +1,62 @@
+package dev.fencedqueue.bench;
+
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.worker.Worker;
+
+/**
+ * Figures 1 and 2: no-op jobs processed per second by one worker. As in BullMQ's benchmark, the jobs are
+ * added first (pipelined) and then processed: the clock runs from {@link Worker#start()} until the worker
+ * has written the completion of the last job. Jobs keep no event stream and are removed as they complete.
+ */
+final class ThroughputFigure {
+
+    /** {@code -Dbench.commandstats=true} prints Redis's {@code INFO commandstats} of each processing phase. */
+    private static final boolean COMMAND_STATS = Boolean.getBoolean("bench.commandstats");
+
+    /** {@code -Dbench.debug=true} prints the CPU time per job of the busiest threads. */
+    private static final boolean DEBUG = Boolean.getBoolean("bench.debug");
+
+    /**
+     * @param jobsPerSecond completed jobs per second
+     * @param addsPerSecond jobs added per second while the queue was filled (pipelined, 500 in flight)
+     * @param redisCpuMicrosPerJob Redis CPU time per job while processing, µs
+     * @param jvmCpuMicrosPerJob this JVM's CPU time per job while processing, µs
+     * @param jvmBytesPerJob bytes this JVM allocated per job while processing
+     */
+    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerJob, double jvmCpuMicrosPerJob,
+            double jvmBytesPerJob) {
+    }
+
+    private ThroughputFigure() {
+    }
+
+    static Result measure(BenchContext bench, int jobs, int concurrency) {
+        JobQueue queue = bench.freshQueue("c" + concurrency);
+        long addNanos = Pipeline.run(jobs, 500, i -> queue.add("noop", null, BenchContext.NOOP_JOB));
+        if (COMMAND_STATS) {
+            bench.resetCommandStats();
+        }
+        long redisCpu = bench.redisCpuMicros();
+        long jvmCpu = BenchContext.jvmCpuMicros();
+        long allocated = BenchContext.jvmAllocatedBytes();
+        var threadsBefore = DEBUG ? BenchContext.threadCpuNanos() : null;
+        long start = System.nanoTime();
+        Worker worker = bench.startWorker(BenchProcessor.noop(queue.name()), concurrency);
+        long end = BenchContext.awaitCompleted(worker, jobs);
+        redisCpu = bench.redisCpuMicros() - redisCpu;
+        jvmCpu = BenchContext.jvmCpuMicros() - jvmCpu;
+        allocated = BenchContext.jvmAllocatedBytes() - allocated;
+        if (DEBUG) {
+            var after = BenchContext.threadCpuNanos();
+            after.entrySet().stream().map(e -> java.util.Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+                    .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                    .forEach(e -> System.out.printf("THREAD %-40s %8.1f us/job%n", e.getKey(), e.getValue() / 1e3 / jobs));
+        }
+        bench.stop(worker);
+        if (COMMAND_STATS) {
+            System.out.println(bench.commandStats());
+        }
+        return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, (double) redisCpu / jobs,
+                (double) jvmCpu / jobs, (double) allocated / jobs);
+    }
+}
