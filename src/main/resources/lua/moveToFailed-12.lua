@@ -2,7 +2,9 @@
   Ends an attempt that failed and, in the same round trip, activates the worker's next jobs. Only for
   the owner of the current epoch: either schedules the next attempt (after a backoff delay computed by
   the worker: delayed set and marker, or straight back to wait) or fails the job for good, recording its
-  reason, appending its 'failed' event and applying its retention (removeOnFail); then activateJobs.
+  reason, appending its 'failed' event and applying its retention (removeOnFail); then activateJobs. A
+  retried attempt yields the queue events 'failed' (with 'retry') and then 'delayed' (with 'delay', ms) or
+  'waiting' (with 'prev' 'failed').
 
   KEYS[1]  active list
   KEYS[2]  wait list
@@ -64,6 +66,7 @@ if retryDelay > 0 then
     redis.call('HSET', KEYS[8], 'state', 'delayed')
     scheduleDelayed(KEYS[3], KEYS[6], jobId, now + retryDelay)
     queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
+    queueEvent(KEYS[12], ARGV[8], 'delayed', jobId, 'delay', ARGV[6])
 elseif retryDelay == 0 then
     code = 1
     local fields = redis.call('HMGET', KEYS[8], 'priority', 'lifo')
@@ -71,6 +74,7 @@ elseif retryDelay == 0 then
     redis.call('HSET', KEYS[8], 'state', priority > 0 and 'prioritized' or 'waiting')
     pushReady(KEYS[2], KEYS[4], KEYS[6], KEYS[7], jobId, priority, fields[2] == '1')
     queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
+    queueEvent(KEYS[12], ARGV[8], 'waiting', jobId, 'prev', 'failed')
 else
     code = 0
     redis.call('ZADD', KEYS[5], now, jobId)

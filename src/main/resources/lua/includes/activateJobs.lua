@@ -3,7 +3,8 @@
 -- concurrency (meta 'concurrency'), then for each job takes it from the wait list (or the prioritized
 -- set), sets its lock (lockPrefix .. ':' .. jobId, PX lockDuration), INCRs its fencing token (a new
 -- epoch), appends its 'started' event (when it keeps an event stream) and an 'active' queue event. Sets
--- the marker again when jobs are left, so that another blocked worker wakes up. now/nowText: the Redis
+-- the marker again when jobs are left, so that another blocked worker wakes up (and removes it when none
+-- is left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis
 -- clock (ms) as a number and as text.
 -- Returns code, extra, jobs:
 --   code  1  jobs is a flat list {jobId, fencingToken, lockToken, fields, ...}, 4 entries per job; fields
@@ -43,10 +44,9 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
         redis.call('ZREM', markerKey, '0')
         return -4, -1, {}
     end
+    -- With maxJobs 0 (a finishing worker that takes no more jobs) nothing is activated, but the marker
+    -- is still set below, so that a slot it freed under the global concurrency wakes another worker.
     local jobs = {}
-    if maxJobs <= 0 then
-        return 0, -1, jobs
-    end
     local concurrency = tonumber(meta[2])
     local limiterMax = tonumber(meta[3])
     local limiterKey = prefix .. 'limiter'
@@ -118,7 +118,9 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             end
         end
     end
-    if code ~= -10 and code ~= -5 and (redis.call('LLEN', waitKey) > 0 or redis.call('ZCARD', prioritizedKey) > 0) then
+    if redis.call('LLEN', waitKey) == 0 and redis.call('ZCARD', prioritizedKey) == 0 then
+        redis.call('ZREM', markerKey, '0') -- a stale marker would only wake a worker for nothing
+    elseif code ~= -10 and code ~= -5 then
         redis.call('ZADD', markerKey, '0', '0')
     end
     return code, extra, jobs

@@ -9,5 +9,10 @@ public enum CancelReason {
     /** The job was aborted, or the stalled-job check handed it to another worker, and the worker was told. */
     REVOKED,
     /** The worker is shutting down. */
-    SHUTDOWN
+    SHUTDOWN,
+    /**
+     * The attempt ran longer than the job's {@code timeout}: its pipeline is cancelled and the attempt is
+     * written as failed ({@link JobTimeoutException}), retried if attempts are left.
+     */
+    TIMEOUT
 }

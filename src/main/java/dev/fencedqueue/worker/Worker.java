@@ -246,14 +246,17 @@ public final class Worker {
         Uni<Object> pipeline = Uni.createFrom().deferred(() -> processor.process(jobContext));
         if (job.timeout() > 0) {
             Duration timeout = Duration.ofMillis(job.timeout());
-            pipeline = pipeline.ifNoItem().after(timeout).failWith(() -> new JobTimeoutException(job.id(), timeout));
+            pipeline = pipeline.ifNoItem().after(timeout).failWith(() -> {
+                running.cancelled.complete(CancelReason.TIMEOUT); // no more writes; the failure is still written
+                return new JobTimeoutException(job.id(), timeout);
+            });
         }
         running.pipeline = pipeline.emitOn(onContext)
                 .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure));
     }
 
     private void finish(ActiveJob job, Object result, Throwable failure) {
-        if (job.isCancelled() || job.finishing) {
+        if (job.finishing || job.isCancelled() && job.cancelled.getNow(null) != CancelReason.TIMEOUT) {
             return;
         }
         if (failure != null && WorkerJobContext.meansOwnershipLost(failure)) {

@@ -78,7 +78,7 @@ class QueueEventsTest {
     }
 
     @Test
-    void aRetriedJobYieldsFailedThenWaitingAgainAndADelayedJobYieldsDelayed() {
+    void aRetriedJobYieldsFailedDelayedThenWaitingAgainAndADelayedJobYieldsDelayed() {
         AssertSubscriber<QueueEvent> events = follow("0");
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> context.job().attemptsMade() == 0
                 && "flaky".equals(context.job().name())
@@ -89,15 +89,23 @@ class QueueEventsTest {
         String retried = queue.add("flaky", Map.of(), JobOptions.defaults().withAttempts(2)
                 .withBackoff(Backoff.fixed(Duration.ofMillis(100)))).await().atMost(TIMEOUT).jobId();
         String delayed = add(JobOptions.defaults().withDelay(Duration.ofMillis(100)));
+        String retriedAtOnce = queue.add("flaky", Map.of(), JobOptions.defaults().withAttempts(2)).await()
+                .atMost(TIMEOUT).jobId();
 
         List<QueueEvent> retries = awaitEvents(events, retried, "completed");
         assertThat(retries).extracting(QueueEvent::event)
-                .containsExactly("waiting", "active", "failed", "waiting", "active", "completed");
+                .containsExactly("waiting", "active", "failed", "delayed", "waiting", "active", "completed");
         assertThat(retries.get(2).fields()).containsEntry("failedReason", "first attempt fails")
                 .containsEntry("attemptsMade", "1").containsEntry("retry", "delayed");
-        assertThat(retries.get(3).fields()).containsEntry("prev", "delayed");
+        assertThat(retries.get(3).fields()).containsEntry("delay", "100");
+        assertThat(retries.get(4).fields()).containsEntry("prev", "delayed");
         assertThat(awaitEvents(events, delayed, "completed")).extracting(QueueEvent::event)
                 .containsExactly("delayed", "waiting", "active", "completed");
+        List<QueueEvent> atOnce = awaitEvents(events, retriedAtOnce, "completed");
+        assertThat(atOnce).extracting(QueueEvent::event)
+                .containsExactly("waiting", "active", "failed", "waiting", "active", "completed");
+        assertThat(atOnce.get(2).fields()).containsEntry("retry", "waiting");
+        assertThat(atOnce.get(3).fields()).containsEntry("prev", "failed");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
@@ -71,7 +72,9 @@ class JobTimeoutTest {
         String jobId = add(JobOptions.defaults().withAttempts(2).withTimeout(Duration.ofMillis(400)));
 
         ProbeProcessor.Attempt first = awaitAttempt(processor, 0);
+        CompletableFuture<CancelReason> reason = first.context().cancelled().subscribeAsCompletionStage();
         await().atMost(TIMEOUT).until(first::isCancelled);
+        assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.TIMEOUT);
         assertThat(first.cancelledAfter()).isBetween(Duration.ofMillis(400), Duration.ofMillis(700));
 
         ProbeProcessor.Attempt second = awaitAttempt(processor, 1);

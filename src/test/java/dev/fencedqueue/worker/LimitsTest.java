@@ -148,6 +148,29 @@ class LimitsTest {
         assertThat(activeCount()).isEqualTo(4);
     }
 
+    @Test
+    void slotFreedUnderTheGlobalCapByAPausedWorkerWakesAnotherWorker() {
+        queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        Worker first = workers.start(processor, TestWorkers.options("w-1"));
+        add();
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        WorkerOptions second = TestWorkers.options("w-2");
+        workers.start(processor, second);
+        add();
+        String secondConnection = MarkerWaiter.connectionName(queue.name(), second);
+        await().atMost(TIMEOUT).until(() -> redis.isBlocked(secondConnection, "bzpopmin"));
+        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+
+        first.pause(false).await().atMost(TIMEOUT);
+        processor.attempt(0).complete("done");
+
+        // The paused worker's completion activates nothing for itself but leaves the marker for w-2, whose
+        // blocking pop would otherwise time out only after its drain delay (30 s).
+        await().atMost(Duration.ofSeconds(2)).until(() -> processor.started() == 2);
+        assertThat(processor.attempt(1).context().job().workerId()).isEqualTo("w-2");
+    }
+
     private long activeCount() {
         return redis.send(Request.cmd(Command.LLEN).arg(queue.keys().active())).toLong();
     }
