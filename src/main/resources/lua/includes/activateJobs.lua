@@ -1,3 +1,4 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
 -- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
 -- concurrency (meta 'concurrency'), then for each job takes it from the wait list (or the prioritized

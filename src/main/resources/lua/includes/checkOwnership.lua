@@ -1,3 +1,4 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Checks that a writer still owns an active job: the job exists, the writer's fencing token is the
 -- current one, the job is active, and its lock (if it still exists) carries the writer's lock token.
 -- Returns 0 when it does, else -1 (no such job), -7 (stale fencing token), -9 (not active),

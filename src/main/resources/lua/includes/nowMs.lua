@@ -1,3 +1,4 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Redis server time in milliseconds since the epoch: the one clock every process compares against.
 -- Returns it as a number and as decimal text (hot scripts pass the text to redis.call, because Lua turns
 -- a number argument into text with a costly '%.14g' format), and the time in microseconds, which the

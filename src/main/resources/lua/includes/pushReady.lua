@@ -1,3 +1,4 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Makes a job ready to run: appends it to the wait list (or, when it has a priority, to the prioritized
 -- set, ordered by priority then insertion) and sets the "jobs ready" marker that wakes blocked workers.
 -- waitKey, prioritizedKey, markerKey, metaKey: key names; priority: 0 = none, lower runs first;

@@ -1,3 +1,4 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Ends the deduplication of a finished job whose dedup key has no TTL (it lives until the job ends).
 -- releaseDedupOf takes the job's 'dedupId' and 'dedupTtl' fields already read (false when absent).
 local function releaseDedupOf(prefix, jobId, dedupId, dedupTtl)
