@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Supplier;
 
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Replies;
@@ -207,14 +208,9 @@ final class JobEventTailer {
         }
     }
 
-    private <T> Uni<T> onContext(java.util.function.Supplier<T> action) {
-        return Uni.createFrom().emitter(emitter -> context.runOnContext(ignored -> {
-            try {
-                emitter.complete(action.get());
-            } catch (RuntimeException e) {
-                emitter.fail(e);
-            }
-        }));
+    /** @return a {@code Uni} of {@code action}'s result, computed on the tailer's context */
+    private <T> Uni<T> onContext(Supplier<T> action) {
+        return Uni.createFrom().item(action).runSubscriptionOn(command -> context.runOnContext(ignored -> command.run()));
     }
 
     private final class Feed implements LiveFeed {

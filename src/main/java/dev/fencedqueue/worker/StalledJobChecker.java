@@ -8,12 +8,15 @@ import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
 
 /**
  * Runs the stalled-job check ({@code moveStalledJobsToWait}). Every worker calls it every stalled
  * interval; the script itself makes sure it runs once per interval across the fleet.
  */
 final class StalledJobChecker {
+
+    private static final Logger LOG = Logger.getLogger(StalledJobChecker.class);
 
     private final QueueContext ctx;
     private final QueueKeys keys;
@@ -40,5 +43,16 @@ final class StalledJobChecker {
                     }
                     return stalled;
                 });
+    }
+
+    /**
+     * Runs {@link #check()} once in the background and logs the jobs it found stalled; a failed check is
+     * only logged (at debug), the next interval runs it again.
+     */
+    void checkAndLog() {
+        check().subscribe().with(
+                stalled -> stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s",
+                        keys.queue(), jobId, outcome)),
+                failure -> LOG.debugf("stalled-job check of queue %s failed: %s", keys.queue(), failure.getMessage()));
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -129,8 +130,8 @@ public final class Worker {
             running = true;
             updateAccepting();
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
-            stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> checkStalled());
-            checkStalled();
+            stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> stalledJobChecker.checkAndLog());
+            stalledJobChecker.checkAndLog();
             fetcher.requestFetch();
             LOG.infof("worker %s started on queue %s (concurrency %d, lock %s, renew every %s)", id(), queue(),
                     options.concurrency(), options.lockDuration(), options.lockRenewInterval());
@@ -334,26 +335,14 @@ public final class Worker {
         }
     }
 
-    private void checkStalled() {
-        stalledJobChecker.check().subscribe().with(
-                stalled -> stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s",
-                        queue(), jobId, outcome)),
-                failure -> LOG.debugf("stalled-job check of queue %s failed: %s", queue(), failure.getMessage()));
-    }
-
     private void cancelTimer(long timer) {
         if (timer >= 0) {
             vertx.cancelTimer(timer);
         }
     }
 
-    private <T> Uni<T> onContext(java.util.function.Supplier<T> action) {
-        return Uni.createFrom().emitter(emitter -> context.runOnContext(ignored -> {
-            try {
-                emitter.complete(action.get());
-            } catch (RuntimeException e) {
-                emitter.fail(e);
-            }
-        }));
+    /** @return a {@code Uni} of {@code action}'s result, computed on this worker's context */
+    private <T> Uni<T> onContext(Supplier<T> action) {
+        return Uni.createFrom().item(action).runSubscriptionOn(onContext);
     }
 }

@@ -48,7 +48,8 @@ final class DelayedFigure {
             lateness.add(late);
             if (Boolean.getBoolean("bench.debug") && late > 3_000_000) {
                 System.out.println("LATE " + job.id() + " delay " + job.delay() + " due " + (job.timestamp() + job.delay())
-                        + " late " + late / 1e6 + " ms, start " + now.toEpochMilli());
+                        + " late " + late / 1e6 + " ms, start " + now.toEpochMilli() + " activated (Redis) " + job.processedOn()
+                        + " attempt " + job.attemptsStarted());
             }
             return Uni.createFrom().nullItem();
         }), 50);
