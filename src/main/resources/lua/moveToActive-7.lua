@@ -35,8 +35,4 @@
 local now, nowText, nowMicros = nowMs()
 local code, extra, jobs = activateJobs(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7],
     ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], now, nowText)
-local result = {code, nowMicros, extra}
-for i = 1, #jobs do
-    result[#result + 1] = jobs[i]
-end
-return result
+return activationReply({}, code, nowMicros, extra, jobs)

@@ -91,8 +91,4 @@ if completed == 0 then
 end
 local activation, extra, jobs = activateJobs(KEYS[3], KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8],
     prefix, tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[2], ARGV[3], now, nowText)
-local result = {codes, activation, nowMicros, extra}
-for i = 1, #jobs do
-    result[#result + 1] = jobs[i]
-end
-return result
+return activationReply({codes}, activation, nowMicros, extra, jobs)

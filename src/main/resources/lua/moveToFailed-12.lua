@@ -90,8 +90,4 @@ end
 
 local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[12],
     prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now, nowText)
-local result = {code, activation, nowMicros, extra}
-for i = 1, #jobs do
-    result[#result + 1] = jobs[i]
-end
-return result
+return activationReply({code}, activation, nowMicros, extra, jobs)

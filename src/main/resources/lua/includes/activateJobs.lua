@@ -126,3 +126,16 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     end
     return code, extra, jobs
 end
+
+-- Builds a script's reply: the values in head, then the activation as Activation.parse reads it: code,
+-- the Redis clock (µs), extra, then the 4 entries of each job.
+local function activationReply(head, code, nowMicros, extra, jobs)
+    local reply = head
+    reply[#reply + 1] = code
+    reply[#reply + 1] = nowMicros
+    reply[#reply + 1] = extra
+    for i = 1, #jobs do
+        reply[#reply + 1] = jobs[i]
+    end
+    return reply
+end

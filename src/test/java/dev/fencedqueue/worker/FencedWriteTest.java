@@ -22,6 +22,7 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -50,17 +51,18 @@ class FencedWriteTest {
     @Inject
     QueueInspector redis;
 
-    private final List<Worker> started = new ArrayList<>();
+    private TestWorkers testWorkers;
     private JobQueue queue;
 
     @BeforeEach
     void freshQueue() {
+        testWorkers = new TestWorkers(workers);
         queue = redis.freshQueue();
     }
 
     @AfterEach
     void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+        testWorkers.stopAll();
     }
 
     @Test
@@ -211,9 +213,8 @@ class FencedWriteTest {
     }
 
     private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = workers.create(processor, new WorkerOptions(workerId, 1, Duration.ofSeconds(1),
+        Worker worker = testWorkers.create(processor, new WorkerOptions(workerId, 1, Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
-        started.add(worker);
         worker.start();
         return worker;
     }

@@ -16,6 +16,7 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -47,17 +48,18 @@ class PipelinedWritesTest {
     @Inject
     ObjectMapper json;
 
-    private final List<Worker> started = new ArrayList<>();
+    private TestWorkers testWorkers;
     private JobQueue queue;
 
     @BeforeEach
     void freshQueue() {
+        testWorkers = new TestWorkers(workers);
         queue = redis.freshQueue();
     }
 
     @AfterEach
     void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(TIMEOUT));
+        testWorkers.stopAll();
     }
 
     @Test
@@ -110,9 +112,8 @@ class PipelinedWritesTest {
 
     private Worker start(ProbeProcessor processor, int concurrency) {
         // Renewal every 5 s: within the test no lock renewal looks at the tokens.
-        Worker worker = workers.create(processor, new WorkerOptions("w-pipelined-" + started.size(), concurrency,
+        Worker worker = testWorkers.create(processor, new WorkerOptions("w-pipelined-" + concurrency, concurrency,
                 Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Duration.ofSeconds(2)));
-        started.add(worker);
         worker.start();
         return worker;
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -19,6 +18,7 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -43,17 +43,18 @@ class RetryTest {
     @Inject
     QueueInspector redis;
 
-    private final List<Worker> started = new ArrayList<>();
+    private TestWorkers testWorkers;
     private JobQueue queue;
 
     @BeforeEach
     void freshQueue() {
+        testWorkers = new TestWorkers(workers);
         queue = redis.freshQueue();
     }
 
     @AfterEach
     void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+        testWorkers.stopAll();
     }
 
     @Test
@@ -132,9 +133,8 @@ class RetryTest {
                 throw new UnrecoverableJobException("bad input, retrying will not help");
             }
         };
-        Worker worker = workers.create(throwing, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
+        Worker worker = testWorkers.create(throwing, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
-        started.add(worker);
         worker.start();
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.fixed(Duration.ofMillis(100))));
 
@@ -148,9 +148,8 @@ class RetryTest {
     }
 
     private void start(ProbeProcessor processor) {
-        Worker worker = workers.create(processor, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
+        Worker worker = testWorkers.create(processor, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
-        started.add(worker);
         worker.start();
     }
 

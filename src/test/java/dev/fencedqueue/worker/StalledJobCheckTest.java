@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -21,6 +20,7 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -48,17 +48,18 @@ class StalledJobCheckTest {
     @Inject
     QueueInspector redis;
 
-    private final List<Worker> started = new ArrayList<>();
+    private TestWorkers testWorkers;
     private JobQueue queue;
 
     @BeforeEach
     void freshQueue() {
+        testWorkers = new TestWorkers(workers);
         queue = redis.freshQueue();
     }
 
     @AfterEach
     void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+        testWorkers.stopAll();
     }
 
     @Test
@@ -190,8 +191,7 @@ class StalledJobCheckTest {
     }
 
     private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = workers.create(processor, options);
-        started.add(worker);
+        Worker worker = testWorkers.create(processor, options);
         worker.start();
         return worker;
     }

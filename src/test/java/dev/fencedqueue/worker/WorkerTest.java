@@ -18,6 +18,7 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -41,17 +42,18 @@ class WorkerTest {
     @Inject
     QueueInspector redis;
 
-    private final List<Worker> started = new ArrayList<>();
+    private TestWorkers testWorkers;
     private JobQueue queue;
 
     @BeforeEach
     void freshQueue() {
+        testWorkers = new TestWorkers(workers);
         queue = redis.freshQueue();
     }
 
     @AfterEach
     void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
+        testWorkers.stopAll();
     }
 
     @Test
@@ -202,8 +204,7 @@ class WorkerTest {
     }
 
     private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = workers.create(processor, options);
-        started.add(worker);
+        Worker worker = testWorkers.create(processor, options);
         worker.start();
         return worker;
     }
