@@ -86,7 +86,9 @@ public class ResearchResource {
     @RequiresJob
     @Operation(summary = "Follow a job over SSE", description = "Replays the job's events (after Last-Event-ID "
             + "when given), then follows them live; a `reset` event announces a newer run; ends after the "
-            + "terminal event. 404 before the stream starts when the job does not exist.")
+            + "terminal event. 204 when the job has ended and Last-Event-ID shows the client already has its "
+            + "terminal event (so an EventSource stops reconnecting). 404 before the stream starts when the job "
+            + "does not exist.")
     public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
             @Context Sse sse) {
         return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),

@@ -51,12 +51,29 @@ public class JobEventFollower {
         }));
     }
 
+    /**
+     * Tells whether a client that reconnects with {@code lastEventId} has already seen the end of the job:
+     * the job has ended and no event of its latest run, terminal event included, comes after that id. Such a
+     * client is best answered {@code 204 No Content}, which per the SSE specification (HTML Living Standard,
+     * "Server-sent events") makes an {@code EventSource} stop reconnecting.
+     *
+     * @param queue the job's queue
+     * @param jobId the job id
+     * @param lastEventId the client's {@code Last-Event-ID}, a stream entry id
+     * @return whether nothing is left to send; fails with {@link dev.fencedqueue.queue.JobNotFoundException}
+     *         when there is no such job, and with {@link dev.fencedqueue.queue.RedisUnavailableException} when
+     *         Redis is down
+     */
+    public Uni<Boolean> hasEndedFor(JobQueue queue, String jobId, String lastEventId) {
+        return queue.requireJob(jobId).chain(job -> job.state().isTerminal()
+                ? store.readAll(queue.keys(), jobId, lastEventId).map(replay -> nothingLeft(job, currentEpoch(job, replay)))
+                : Uni.createFrom().item(false));
+    }
+
     private Multi<StreamMessage> stream(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay,
             LiveFeed feed) {
-        // Once epoch T is current no event of an older epoch can be appended, so older ones are history.
-        List<JobEvent> current = replay.stream().filter(e -> e.fencingToken() >= job.fencingToken()).toList();
-        boolean seenEnd = current.stream().anyMatch(JobEvent::isTerminal);
-        if (job.state().isTerminal() && !seenEnd) {
+        List<JobEvent> current = currentEpoch(job, replay);
+        if (nothingLeft(job, current)) {
             feed.close();
             return Multi.createFrom().empty();
         }
@@ -71,5 +88,15 @@ public class JobEventFollower {
         return Multi.createBy().merging().streams(messages, keepAlives)
                 .select().first(message -> message != EpochGate.END)
                 .onTermination().invoke(feed::close);
+    }
+
+    /** Once epoch T is current no event of an older epoch can be appended, so older ones are history. */
+    private static List<JobEvent> currentEpoch(Job job, List<JobEvent> replay) {
+        return replay.stream().filter(e -> e.fencingToken() >= job.fencingToken()).toList();
+    }
+
+    /** @return whether the job ended and its terminal event is not among the events still to send */
+    private static boolean nothingLeft(Job job, List<JobEvent> current) {
+        return job.state().isTerminal() && current.stream().noneMatch(JobEvent::isTerminal);
     }
 }

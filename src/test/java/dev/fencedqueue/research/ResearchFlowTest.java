@@ -57,4 +57,32 @@ class ResearchFlowTest {
                 .body("result.summary", startsWith("Research report on \"AI trends\""))
                 .body("progress.percent", equalTo(83));
     }
+
+    @Test
+    void reconnectingAfterTheTerminalEventGets204SoAnEventSourceStopsWhileAnEarlierIdGetsTheRest() {
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "reconnects"))
+                .when().post("/research/start")
+                .then().statusCode(202).extract().path("jobId");
+        List<SseClient.Message> events;
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> sse.ended().isDone());
+            events = sse.events();
+        }
+        String terminalId = events.get(events.size() - 1).id();
+
+        // What an EventSource sends when it reconnects after the server ended the stream.
+        given().header("Accept", "text/event-stream").header("Last-Event-ID", terminalId)
+                .when().get("/research/stream/" + jobId)
+                .then().statusCode(204).body(equalTo(""));
+
+        try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId, events.get(4).id())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> resumed.ended().isDone());
+            assertThat(resumed.status()).isCompletedWithValue(200);
+            assertThat(resumed.events()).extracting(SseClient.Message::id)
+                    .containsExactlyElementsOf(events.subList(5, events.size()).stream().map(SseClient.Message::id).toList());
+        }
+        given().header("Accept", "text/event-stream").header("Last-Event-ID", terminalId)
+                .when().get("/research/stream/no-such-job")
+                .then().statusCode(404).body("error", equalTo("not_found"));
+    }
 }
