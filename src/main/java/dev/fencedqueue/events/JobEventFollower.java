@@ -53,9 +53,10 @@ public class JobEventFollower {
 
     /**
      * Tells whether a client that reconnects with {@code lastEventId} has already seen the end of the job:
-     * the job has ended and no event of its latest run, terminal event included, comes after that id. Such a
-     * client is best answered {@code 204 No Content}, which per the SSE specification (HTML Living Standard,
-     * "Server-sent events") makes an {@code EventSource} stop reconnecting.
+     * the job has ended and its stream holds nothing after that id (a finished job's stream ends with its
+     * terminal event: the fence rejects every later write), read with one {@code XREVRANGE ... COUNT 1}.
+     * Such a client is best answered {@code 204 No Content}, which per the SSE specification (HTML Living
+     * Standard, "Server-sent events") makes an {@code EventSource} stop reconnecting.
      *
      * @param queue the job's queue
      * @param jobId the job id
@@ -66,14 +67,16 @@ public class JobEventFollower {
      */
     public Uni<Boolean> hasEndedFor(JobQueue queue, String jobId, String lastEventId) {
         return queue.requireJob(jobId).chain(job -> job.state().isTerminal()
-                ? store.readAll(queue.keys(), jobId, lastEventId).map(replay -> nothingLeft(job, currentEpoch(job, replay)))
+                ? store.lastId(queue.keys(), jobId).map(lastId -> StreamIds.compare(lastId, lastEventId) <= 0)
                 : Uni.createFrom().item(false));
     }
 
     private Multi<StreamMessage> stream(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay,
             LiveFeed feed) {
-        List<JobEvent> current = currentEpoch(job, replay);
-        if (nothingLeft(job, current)) {
+        // Once epoch T is current no event of an older epoch can be appended, so older ones are history.
+        List<JobEvent> current = replay.stream().filter(e -> e.fencingToken() >= job.fencingToken()).toList();
+        boolean seenEnd = current.stream().anyMatch(JobEvent::isTerminal);
+        if (job.state().isTerminal() && !seenEnd) {
             feed.close();
             return Multi.createFrom().empty();
         }
@@ -88,15 +91,5 @@ public class JobEventFollower {
         return Multi.createBy().merging().streams(messages, keepAlives)
                 .select().first(message -> message != EpochGate.END)
                 .onTermination().invoke(feed::close);
-    }
-
-    /** Once epoch T is current no event of an older epoch can be appended, so older ones are history. */
-    private static List<JobEvent> currentEpoch(Job job, List<JobEvent> replay) {
-        return replay.stream().filter(e -> e.fencingToken() >= job.fencingToken()).toList();
-    }
-
-    /** @return whether the job ended and its terminal event is not among the events still to send */
-    private static boolean nothingLeft(Job job, List<JobEvent> current) {
-        return job.state().isTerminal() && current.stream().noneMatch(JobEvent::isTerminal);
     }
 }

@@ -37,4 +37,12 @@ final class ActiveJob {
     boolean isCancelled() {
         return cancelled.isDone();
     }
+
+    /**
+     * @return whether the worker gave the job up: cancelled for any reason but {@link CancelReason#TIMEOUT}
+     *         (a timed-out attempt still writes its failure)
+     */
+    boolean isAbandoned() {
+        return isCancelled() && cancelled.getNow(null) != CancelReason.TIMEOUT;
+    }
 }

@@ -257,7 +257,7 @@ public final class Worker {
     }
 
     private void finish(ActiveJob job, Object result, Throwable failure) {
-        if (job.finishing || job.isCancelled() && job.cancelled.getNow(null) != CancelReason.TIMEOUT) {
+        if (job.finishing || job.isAbandoned()) {
             return;
         }
         if (failure != null && WorkerJobContext.meansOwnershipLost(failure)) {

@@ -11,10 +11,9 @@ import java.util.UUID;
 
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
-import dev.fencedqueue.worker.WorkerManager;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -23,8 +22,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,35 +30,15 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class DeduplicationTest {
+class DeduplicationTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-    @Inject
-    WorkerManager manager;
-
-    @Inject
-    QueueInspector redis;
 
     @Inject
     Queues queues;
 
     @Inject
     ResearchConfig research;
-
-    private TestWorkers workers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        workers = new TestWorkers(manager);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        workers.stopAll();
-    }
 
     @Test
     void deduplicationWithTtlIgnoresAddsDuringTheTtlAndAcceptsThemAfter() {

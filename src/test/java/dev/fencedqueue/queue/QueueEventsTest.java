@@ -10,21 +10,18 @@ import java.util.Map;
 
 import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.SmallQueueStreamsProfile;
 import dev.fencedqueue.testing.TestWorkers;
 import dev.fencedqueue.worker.Worker;
-import dev.fencedqueue.worker.WorkerManager;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,30 +31,15 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(SmallQueueStreamsProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class QueueEventsTest {
+class QueueEventsTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-    @Inject
-    WorkerManager manager;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers workers;
-    private JobQueue queue;
     private final List<AssertSubscriber<QueueEvent>> subscribers = new ArrayList<>();
-
-    @BeforeEach
-    void freshQueue() {
-        workers = new TestWorkers(manager);
-        queue = redis.freshQueue();
-    }
 
     @AfterEach
     void stop() {
         subscribers.forEach(AssertSubscriber::cancel);
-        workers.stopAll();
     }
 
     @Test

@@ -13,11 +13,10 @@ import java.util.function.Predicate;
 
 import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.SmallQueueStreamsProfile;
 import dev.fencedqueue.testing.TestWorkers;
-import dev.fencedqueue.worker.WorkerManager;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -25,9 +24,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,29 +34,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(SmallQueueStreamsProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class RetentionTest {
+class RetentionTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-    @Inject
-    WorkerManager manager;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers workers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        workers = new TestWorkers(manager);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        workers.stopAll();
-    }
 
     @Test
     void removeOnCompleteTrueRemovesTheJobWithAllItsKeysAsItCompletesAndOnlyThatJob() {

@@ -9,10 +9,9 @@ import java.util.List;
 
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -21,9 +20,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,31 +29,11 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class DelayedJobsTest {
+class DelayedJobsTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     /** Generous for a shared 2-core machine, yet far below Redis's 100 ms blocking-timeout granularity. */
     private static final long MAX_LATENESS_MS = 50;
-
-    @Inject
-    WorkerManager manager;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers workers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        workers = new TestWorkers(manager);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        workers.stopAll();
-    }
 
     @Test
     void delayedJobIsDueAfterItsDelayOnTheRedisClock() {

@@ -15,21 +15,17 @@ import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotActiveException;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,32 +34,12 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class FencedWriteTest {
+class FencedWriteTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Inject
-    WorkerManager workers;
-
-    @Inject
     Queues queues;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers testWorkers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        testWorkers = new TestWorkers(workers);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        testWorkers.stopAll();
-    }
 
     @Test
     void rejectsProgressFromStaleFencingToken() {
@@ -213,7 +189,7 @@ class FencedWriteTest {
     }
 
     private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = testWorkers.create(processor, new WorkerOptions(workerId, 1, Duration.ofSeconds(1),
+        Worker worker = workers.create(processor, new WorkerOptions(workerId, 1, Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
         worker.start();
         return worker;

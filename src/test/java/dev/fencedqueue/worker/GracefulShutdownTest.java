@@ -13,11 +13,10 @@ import java.util.function.Predicate;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.TestWorkers;
@@ -27,8 +26,6 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,33 +37,13 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class GracefulShutdownTest {
+class GracefulShutdownTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final Duration RESUMED_WITHIN = Duration.ofSeconds(1);
 
     @Inject
-    WorkerManager manager;
-
-    @Inject
-    QueueInspector redis;
-
-    @Inject
     ResearchProcessor research;
-
-    private TestWorkers workers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        workers = new TestWorkers(manager);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        workers.stopAll();
-    }
 
     @Test
     void handBackClosesTheLlmCallAndAnIdleWorkerResumesTheJobAtOnceInANewEpoch() {

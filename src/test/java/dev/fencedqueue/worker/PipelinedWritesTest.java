@@ -11,12 +11,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -25,8 +23,6 @@ import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,32 +31,12 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class PipelinedWritesTest {
+class PipelinedWritesTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Inject
-    WorkerManager workers;
-
-    @Inject
-    QueueInspector redis;
-
-    @Inject
     ObjectMapper json;
-
-    private TestWorkers testWorkers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        testWorkers = new TestWorkers(workers);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        testWorkers.stopAll();
-    }
 
     @Test
     void pipelinedProgressEventsLandInTheOrderTheyWereSubscribed() throws Exception {
@@ -112,7 +88,7 @@ class PipelinedWritesTest {
 
     private Worker start(ProbeProcessor processor, int concurrency) {
         // Renewal every 5 s: within the test no lock renewal looks at the tokens.
-        Worker worker = testWorkers.create(processor, new WorkerOptions("w-pipelined-" + concurrency, concurrency,
+        Worker worker = workers.create(processor, new WorkerOptions("w-pipelined-" + concurrency, concurrency,
                 Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Duration.ofSeconds(2)));
         worker.start();
         return worker;

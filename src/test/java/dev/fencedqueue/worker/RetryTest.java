@@ -13,49 +13,24 @@ import dev.fencedqueue.fencing.StaleFencingTokenException;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Failed attempts are retried per {@code attempts} and {@code backoff}, each retry in a new epoch. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class RetryTest {
+class RetryTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-    @Inject
-    WorkerManager workers;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers testWorkers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        testWorkers = new TestWorkers(workers);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        testWorkers.stopAll();
-    }
 
     @Test
     void retriesAfterFixedBackoffInANewEpochUntilAttemptsRunOut() {
@@ -133,7 +108,7 @@ class RetryTest {
                 throw new UnrecoverableJobException("bad input, retrying will not help");
             }
         };
-        Worker worker = testWorkers.create(throwing, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
+        Worker worker = workers.create(throwing, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
         worker.start();
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.fixed(Duration.ofMillis(100))));
@@ -148,7 +123,7 @@ class RetryTest {
     }
 
     private void start(ProbeProcessor processor) {
-        Worker worker = testWorkers.create(processor, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
+        Worker worker = workers.create(processor, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
         worker.start();
     }

@@ -18,49 +18,26 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The stalled-job check: a job whose lock expired goes back to wait, or fails once it stalled too often. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class StalledJobCheckTest {
+class StalledJobCheckTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String STALLED_REASON = "job stalled more than allowable limit";
 
     @Inject
-    WorkerManager workers;
-
-    @Inject
     Queues queues;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers testWorkers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        testWorkers = new TestWorkers(workers);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        testWorkers.stopAll();
-    }
 
     @Test
     void reclaimsJobWhenLockExpiresAndTheStaleWorkerStops() {
@@ -191,7 +168,7 @@ class StalledJobCheckTest {
     }
 
     private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = testWorkers.create(processor, options);
+        Worker worker = workers.create(processor, options);
         worker.start();
         return worker;
     }

@@ -13,48 +13,23 @@ import java.util.concurrent.CompletableFuture;
 import dev.fencedqueue.queue.AbortResult;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The worker runtime: slots, wake-up on the marker, and cancellation of a job's pipeline. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class WorkerTest {
+class WorkerTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-    @Inject
-    WorkerManager workers;
-
-    @Inject
-    QueueInspector redis;
-
-    private TestWorkers testWorkers;
-    private JobQueue queue;
-
-    @BeforeEach
-    void freshQueue() {
-        testWorkers = new TestWorkers(workers);
-        queue = redis.freshQueue();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        testWorkers.stopAll();
-    }
 
     @Test
     void runsAtMostConcurrencyJobsAtOnce() {
@@ -172,13 +147,13 @@ class WorkerTest {
     @Test
     void stoppingTheWorkerCancelsItsAttemptsAndHandsTheJobBackWithoutCountingAnAttempt() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = workers.create(processor, options("w-stop", Duration.ofSeconds(2)));
+        Worker worker = manager.create(processor, options("w-stop", Duration.ofSeconds(2)));
         worker.start();
         String jobId = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         CompletableFuture<CancelReason> reason = processor.attempt(0).context().cancelled().subscribeAsCompletionStage();
 
-        workers.stop(worker).await().atMost(TIMEOUT);
+        manager.stop(worker).await().atMost(TIMEOUT);
 
         assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.SHUTDOWN);
         assertThat(processor.attempt(0).isCancelled()).isTrue();
@@ -192,19 +167,19 @@ class WorkerTest {
 
     @Test
     void stoppingTheLastWorkerOfAQueueReleasesItsRevokeSubscription() {
-        Worker first = workers.create(ProbeProcessor.held(queue.name()), options("w-first", Duration.ofSeconds(1)));
-        Worker second = workers.create(ProbeProcessor.held(queue.name()), options("w-second", Duration.ofSeconds(1)));
+        Worker first = manager.create(ProbeProcessor.held(queue.name()), options("w-first", Duration.ofSeconds(1)));
+        Worker second = manager.create(ProbeProcessor.held(queue.name()), options("w-second", Duration.ofSeconds(1)));
         awaitRevokeSubscription("no-job");
 
-        workers.stop(first).await().atMost(TIMEOUT);
+        manager.stop(first).await().atMost(TIMEOUT);
         assertThat(publishRevoke("no-job:0")).as("subscribers while a worker of the queue is left").isEqualTo(1);
 
-        workers.stop(second).await().atMost(TIMEOUT);
+        manager.stop(second).await().atMost(TIMEOUT);
         await().atMost(TIMEOUT).until(() -> publishRevoke("no-job:0") == 0);
     }
 
     private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = testWorkers.create(processor, options);
+        Worker worker = workers.create(processor, options);
         worker.start();
         return worker;
     }
