@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -30,10 +31,12 @@ import org.eclipse.microprofile.faulttolerance.Retry;
 @ApplicationScoped
 public class LlmConnector {
 
+    private final Vertx vertx;
     private final HttpClient client;
     private final LlmConfig config;
 
     public LlmConnector(Vertx vertx, LlmConfig config) {
+        this.vertx = vertx;
         this.config = config;
         // The request's idle timeout stops once the response headers arrive; the connection's idle timeout
         // (reset by every byte read or written) also covers a response body that goes silent.
@@ -49,11 +52,13 @@ public class LlmConnector {
      * @param body the JSON request body
      * @return the open exchange; cancelling the {@code Uni} before it emits resets the request (the
      *         connection closes). Fails with {@link LlmException} for a non-2xx status (the connection is
-     *         closed) and with the transport's exception when the server cannot be reached.
+     *         closed) and with the transport's exception when the server cannot be reached. The request is
+     *         made from a Vert.x event loop (the subscriber's, or one taken for it when subscribed elsewhere, as a
+     *         fault-tolerance retry is), so that the response is paused before any of its body is delivered.
      */
     @Retry(maxRetries = 2, delay = 250, retryOn = ConnectException.class)
     public Uni<LlmExchange> open(URI url, String body) {
-        return Uni.createFrom().emitter(emitter -> {
+        return Uni.createFrom().<LlmExchange>emitter(emitter -> {
             AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
             AtomicBoolean settled = new AtomicBoolean();
             emitter.onTermination(() -> {
@@ -94,7 +99,21 @@ public class LlmConnector {
                 response.pause();
                 emitter.complete(new LlmExchange(response));
             });
-        });
+        }).runSubscriptionOn(this::onEventLoop);
+    }
+
+    /**
+     * Runs {@code task} on a Vert.x event loop. From any other thread, Vert.x would give the request a context
+     * of its own on some event loop, and deliver the response body there before this code, running on the
+     * caller's thread, could pause it: a short response was then lost ({@code IllegalStateException} when the
+     * reader attached).
+     */
+    private void onEventLoop(Runnable task) {
+        if (Context.isOnEventLoopThread()) {
+            task.run();
+        } else {
+            vertx.runOnContext(ignored -> task.run());
+        }
     }
 
     @PreDestroy
