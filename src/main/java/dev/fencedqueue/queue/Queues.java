@@ -41,6 +41,20 @@ public class Queues {
     }
 
     /**
+     * A view of a queue for a one-off request (an operator naming any queue): the shared instance when the
+     * queue is already in use here, else a fresh view that is not kept, so that looking up arbitrary names does
+     * not grow this registry.
+     *
+     * @param name the queue name: 1 to 100 of {@code A-Z a-z 0-9 . _ -}
+     * @return the queue
+     * @throws IllegalArgumentException when the name is not valid
+     */
+    public JobQueue lookup(String name) {
+        JobQueue queue = queues.get(name);
+        return queue != null ? queue : new JobQueue(context(name));
+    }
+
+    /**
      * @param name the queue name
      * @return what the views of that queue share
      */

@@ -184,6 +184,17 @@ class JobQueueTest {
         assertThat(redis.events(queue, jobId)).hasSize(1);
     }
 
+    @Test
+    void lookupOfAQueueNotInUseHereGivesAViewThatIsNotKept() {
+        String name = "looked-up-" + System.nanoTime();
+
+        assertThat(queues.lookup(name)).as("a fresh view each time").isNotSameAs(queues.lookup(name));
+        assertThat(queues.lookup(name).keys()).isEqualTo(queues.keys(name));
+        JobQueue inUse = queues.queue(name);
+        assertThat(queues.lookup(name)).as("the shared view once the queue is in use").isSameAs(inUse);
+        assertThatThrownBy(() -> queues.lookup("bad name")).isInstanceOf(IllegalArgumentException.class);
+    }
+
     private AddResult add(String name, Object data, JobOptions options) {
         return queue.add(name, data, options).await().atMost(TIMEOUT);
     }

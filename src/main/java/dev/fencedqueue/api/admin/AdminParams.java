@@ -24,7 +24,7 @@ final class AdminParams {
      */
     static JobQueue queue(Queues queues, String name) {
         try {
-            return queues.queue(name);
+            return queues.lookup(name);
         } catch (IllegalArgumentException e) {
             throw new InvalidParameterException("queue", e.getMessage());
         }
