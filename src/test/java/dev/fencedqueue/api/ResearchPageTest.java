@@ -1,0 +1,237 @@
+package dev.fencedqueue.api;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.research.ResearchProcessor;
+import dev.fencedqueue.testing.HeadlessChromium;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.SimulatorStreams;
+import dev.fencedqueue.testing.WorkersOffProfile;
+import dev.fencedqueue.worker.Worker;
+import dev.fencedqueue.worker.WorkerManager;
+import dev.fencedqueue.worker.WorkerOptions;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+/**
+ * The research page ({@code index.html}) in a real headless Chromium: it starts a job, follows it with the
+ * browser's own {@code EventSource}, and shows exactly one coherent run, also when a second worker takes the
+ * job over from a frozen one. The profile's simulator streams 30 steps, one every 200 ms.
+ */
+@QuarkusTest
+@TestProfile(WorkersOffProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class ResearchPageTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private static HeadlessChromium chromium;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    WorkerManager workers;
+
+    @Inject
+    WorkerConfig config;
+
+    @Inject
+    ResearchProcessor research;
+
+    private Worker workerA;
+    private Worker workerB;
+
+    @BeforeAll
+    static void launchBrowser() {
+        chromium = HeadlessChromium.launch();
+    }
+
+    @AfterAll
+    static void quitBrowser() {
+        if (chromium != null) {
+            chromium.close();
+        }
+    }
+
+    @AfterEach
+    void stopWorkers() {
+        for (Worker worker : new Worker[] {workerA, workerB}) {
+            if (worker != null) {
+                workers.stop(worker).await().atMost(Duration.ofSeconds(10));
+            }
+        }
+    }
+
+    @Test
+    void pageStartsAJobAndShowsItsRunToCompletion() {
+        workerA = startWorker("worker-page");
+        browser().get(base.toString());
+        browser().findElement(By.id("query")).sendKeys("fencing tokens in practice");
+        browser().findElement(By.id("start")).click();
+
+        awaitOutcome("completed");
+        String jobId = text("job-id");
+        assertThat(browser().getCurrentUrl()).as("a reload follows the same job").endsWith("?jobId=" + jobId);
+        List<Map<String, Object>> shown = shownEvents();
+        assertThat(shown).extracting(e -> e.get("event")).first().isEqualTo("started");
+        assertThat(shown).extracting(e -> e.get("event")).last().isEqualTo("completed");
+        assertThat(shown).filteredOn(e -> "progress".equals(e.get("event"))).hasSize(30);
+        assertThat(shown).extracting(e -> e.get("fencingToken")).containsOnly(1L);
+        assertThat(shown).hasSameSizeAs(validHistory(jobId));
+        assertThat(text("outcome-text")).contains("fencing tokens in practice");
+        assertThat(value("percent")).isEqualTo("100");
+        assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("no takeover notice").isFalse();
+    }
+
+    @Test
+    void pageDropsTheOldRunAndShowsOnlyTheNewOneAfterAWorkerTookTheJobOver() {
+        workerA = startWorker("worker-A");
+        workerB = workers.create(research, WorkerOptions.from(config, "worker-B"));
+        String jobId = startJob("takeover in the browser");
+        browser().get(base + "?jobId=" + jobId);
+        await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
+        assertThat(shownEvents()).extracting(e -> e.get("fencingToken")).containsOnly(1L);
+
+        workerA.freeze(true);
+        workerB.start();
+        awaitOutcome("completed");
+
+        List<Map<String, Object>> shown = shownEvents();
+        assertThat(shown).as("only the new run is shown").extracting(e -> e.get("fencingToken")).containsOnly(2L);
+        assertThat(shown.get(0)).containsEntry("event", "started").containsEntry("text", "Started on worker-B");
+        assertThat(shown).filteredOn(e -> "completed".equals(e.get("event"))).hasSize(1);
+        assertThat(shown).extracting(e -> e.get("event")).last().isEqualTo("completed");
+        assertThat(shown).hasSameSizeAs(validHistory(jobId));
+        assertThat(text("run")).isEqualTo("2");
+        assertThat(text("notice")).contains("taken over by run 2");
+    }
+
+    @Test
+    void abortButtonStopsTheRunningJobAndItsLlmCall() {
+        workerA = startWorker("worker-abort");
+        browser().get(base.toString());
+        browser().findElement(By.id("query")).sendKeys("stop me");
+        browser().findElement(By.id("start")).click();
+        await().atMost(TIMEOUT).until(() -> shownEvents().stream().anyMatch(e -> "progress".equals(e.get("event"))));
+
+        browser().findElement(By.id("abort")).click();
+
+        awaitOutcome("aborted");
+        String jobId = text("job-id");
+        assertThat(text("outcome-text")).isEqualTo("aborted by user");
+        assertThat(shownEvents()).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event")))
+                .extracting(e -> e.get("event")).containsExactly("aborted");
+        await().atMost(Duration.ofSeconds(5)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        assertThat(browser().findElement(By.id("abort")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    void blankQueryShowsTheApisErrorAndStartsNothing() {
+        browser().get(base.toString());
+        browser().findElement(By.id("query")).sendKeys("   ");
+        browser().findElement(By.id("start")).click();
+
+        await().atMost(TIMEOUT).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
+        assertThat(text("start-error")).contains("blank");
+        assertThat(browser().findElement(By.id("job")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    void linkToAnUnknownJobSaysSo() {
+        browser().get(base + "?jobId=no-such-job");
+
+        await().atMost(TIMEOUT).until(() -> "unknown".equals(text("state")));
+        assertThat(text("notice")).contains("no-such-job");
+        assertThat(text("connection")).isEqualTo("closed");
+    }
+
+    /**
+     * The browser reconnects an ended event stream by itself after its reconnection time, sending
+     * {@code Last-Event-ID}; the server's 204 for an ended job tells it to stop (HTML Living Standard, "Server-sent
+     * events": a 204 fails the connection for good). A plain {@code EventSource} that never calls {@code close()}
+     * therefore gets the run once and then stays closed.
+     */
+    @Test
+    void plainEventSourceStopsReconnectingOnceTheJobHasEnded() {
+        workerA = startWorker("worker-ended");
+        String jobId = startJob("ended job");
+        browser().get(base.toString());
+        browser().executeScript("""
+                const probe = window.fqProbe = { events: [], opens: 0 };
+                probe.source = new EventSource(arguments[0]);
+                probe.source.onopen = () => probe.opens++;
+                for (const type of ['started', 'progress', 'reset', 'completed', 'failed', 'aborted']) {
+                    probe.source.addEventListener(type, (e) => probe.events.push(e.lastEventId));
+                }""", "/research/stream/" + jobId);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> Long.valueOf(2).equals(
+                browser().executeScript("return window.fqProbe.source.readyState")));
+
+        @SuppressWarnings("unchecked")
+        List<Object> ids = (List<Object>) browser().executeScript("return window.fqProbe.events");
+        assertThat(ids).as("each event once, in order").containsExactlyElementsOf(
+                validHistory(jobId).stream().map(e -> e.get("id")).toList());
+        assertThat(browser().executeScript("return window.fqProbe.opens"))
+                .as("the reconnect got a 204, not a second stream").isEqualTo(1L);
+    }
+
+    private Worker startWorker(String workerId) {
+        Worker worker = workers.create(research, WorkerOptions.from(config, workerId));
+        worker.start();
+        return worker;
+    }
+
+    private static String startJob(String query) {
+        return given().contentType(ContentType.JSON).body(Map.of("query", query)).post("/research/start")
+                .then().statusCode(202).extract().path("jobId");
+    }
+
+    private static List<Map<String, Object>> validHistory(String jobId) {
+        return given().get("/research/valid-history/" + jobId).then().statusCode(200).extract().jsonPath().getList("$");
+    }
+
+    private void awaitOutcome(String event) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> event.equals(
+                browser().executeScript("return document.getElementById('outcome').dataset.event ?? null")));
+        assertThat(text("state")).isEqualTo(event);
+    }
+
+    /** @return the page's event list: for each item its {@code event}, {@code fencingToken} (Long) and text */
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> shownEvents() {
+        return (List<Map<String, Object>>) browser().executeScript("""
+                return [...document.querySelectorAll('#events li')].map((li) => ({
+                    event: li.dataset.event, fencingToken: Number(li.dataset.fencingToken), text: li.textContent }));""");
+    }
+
+    private String text(String id) {
+        return (String) browser().executeScript("return document.getElementById(arguments[0]).textContent", id);
+    }
+
+    private String value(String id) {
+        return String.valueOf(browser().executeScript("return document.getElementById(arguments[0]).value", id));
+    }
+
+    private static ChromeDriver browser() {
+        return chromium.driver();
+    }
+}
