@@ -4,28 +4,20 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.SharedConnection;
-import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
-import dev.fencedqueue.worker.Worker;
-import dev.fencedqueue.worker.WorkerManager;
-import dev.fencedqueue.worker.WorkerOptions;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
@@ -39,31 +31,17 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class ManySubscribersTest {
+class ManySubscribersTest extends ResearchTestSupport {
 
     private static final int SUBSCRIBERS = 200;
-
-    @TestHTTPResource("/")
-    URL base;
-
-    @Inject
-    WorkerManager workers;
-
-    @Inject
-    WorkerConfig config;
-
-    @Inject
-    ResearchProcessor research;
 
     @Inject
     SharedConnection redis;
 
     @Test
     void twoHundredSubscribersOnOneJobAllReceiveEveryEvent() {
-        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "popular")).post("/research/start")
-                .then().statusCode(202).extract().path("jobId");
+        String jobId = startJob("popular");
         List<SseClient> clients = new ArrayList<>();
-        Worker worker = null;
         try {
             for (int i = 0; i < SUBSCRIBERS; i++) {
                 clients.add(SseClient.open(base + "research/stream/" + jobId));
@@ -72,8 +50,7 @@ class ManySubscribersTest {
                     .orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
             assertThat(clients).allSatisfy(c -> assertThat(c.status().join()).isEqualTo(200));
 
-            worker = workers.create(research, WorkerOptions.from(config, "popular-worker"));
-            worker.start();
+            startResearchWorker("popular-worker");
             await().atMost(Duration.ofSeconds(5)).until(() -> clients.get(0).events().size() >= 3);
             assertThat(redisClients()).as("Redis connections while %d subscribers follow the job", SUBSCRIBERS)
                     .isLessThan(12);
@@ -86,9 +63,6 @@ class ManySubscribersTest {
             }
         } finally {
             clients.forEach(SseClient::close);
-            if (worker != null) {
-                workers.stop(worker).await().atMost(Duration.ofSeconds(10));
-            }
         }
     }
 

@@ -1,32 +1,23 @@
 package dev.fencedqueue.api;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URL;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.config.WorkerConfig;
-import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.HeadlessChromium;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.Worker;
-import dev.fencedqueue.worker.WorkerManager;
-import dev.fencedqueue.worker.WorkerOptions;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -40,25 +31,10 @@ import org.openqa.selenium.chrome.ChromeDriver;
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class ResearchPageTest {
+class ResearchPageTest extends ResearchTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static HeadlessChromium chromium;
-
-    @TestHTTPResource("/")
-    URL base;
-
-    @Inject
-    WorkerManager workers;
-
-    @Inject
-    WorkerConfig config;
-
-    @Inject
-    ResearchProcessor research;
-
-    private Worker workerA;
-    private Worker workerB;
 
     @BeforeAll
     static void launchBrowser() {
@@ -72,18 +48,10 @@ class ResearchPageTest {
         }
     }
 
-    @AfterEach
-    void stopWorkers() {
-        for (Worker worker : new Worker[] {workerA, workerB}) {
-            if (worker != null) {
-                workers.stop(worker).await().atMost(Duration.ofSeconds(10));
-            }
-        }
-    }
 
     @Test
     void pageStartsAJobAndShowsItsRunToCompletion() {
-        workerA = startWorker("worker-page");
+        startResearchWorker("worker-page");
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("fencing tokens in practice");
         browser().findElement(By.id("start")).click();
@@ -104,8 +72,8 @@ class ResearchPageTest {
 
     @Test
     void pageDropsTheOldRunAndShowsOnlyTheNewOneAfterAWorkerTookTheJobOver() {
-        workerA = startWorker("worker-A");
-        workerB = workers.create(research, WorkerOptions.from(config, "worker-B"));
+        Worker workerA = startResearchWorker("worker-A");
+        Worker workerB = worker(research, "worker-B");
         String jobId = startJob("takeover in the browser");
         browser().get(base + "?jobId=" + jobId);
         await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
@@ -127,7 +95,7 @@ class ResearchPageTest {
 
     @Test
     void abortButtonStopsTheRunningJobAndItsLlmCall() {
-        workerA = startWorker("worker-abort");
+        startResearchWorker("worker-abort");
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("stop me");
         browser().findElement(By.id("start")).click();
@@ -172,7 +140,7 @@ class ResearchPageTest {
      */
     @Test
     void plainEventSourceStopsReconnectingOnceTheJobHasEnded() {
-        workerA = startWorker("worker-ended");
+        startResearchWorker("worker-ended");
         String jobId = startJob("ended job");
         browser().get(base.toString());
         browser().executeScript("""
@@ -194,20 +162,6 @@ class ResearchPageTest {
                 .as("the reconnect got a 204, not a second stream").isEqualTo(1L);
     }
 
-    private Worker startWorker(String workerId) {
-        Worker worker = workers.create(research, WorkerOptions.from(config, workerId));
-        worker.start();
-        return worker;
-    }
-
-    private static String startJob(String query) {
-        return given().contentType(ContentType.JSON).body(Map.of("query", query)).post("/research/start")
-                .then().statusCode(202).extract().path("jobId");
-    }
-
-    private static List<Map<String, Object>> validHistory(String jobId) {
-        return given().get("/research/valid-history/" + jobId).then().statusCode(200).extract().jsonPath().getList("$");
-    }
 
     private void awaitOutcome(String event) {
         await().atMost(Duration.ofSeconds(30)).until(() -> event.equals(

@@ -4,29 +4,23 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URL;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.config.WorkerConfig;
-import dev.fencedqueue.research.ResearchProcessor;
+import dev.fencedqueue.research.SimulatorStats;
 import dev.fencedqueue.testing.GatedProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.Worker;
-import dev.fencedqueue.worker.WorkerManager;
-import dev.fencedqueue.worker.WorkerOptions;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,42 +30,17 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class ZombieTakeoverTest {
-
-    @TestHTTPResource("/")
-    URL base;
-
-    @Inject
-    WorkerManager workers;
-
-    @Inject
-    WorkerConfig config;
-
-    @Inject
-    ResearchProcessor research;
-
-    private Worker workerA;
-    private Worker workerB;
-
-    @AfterEach
-    void stopWorkers() {
-        for (Worker worker : new Worker[] {workerA, workerB}) {
-            if (worker != null) {
-                workers.stop(worker).await().atMost(Duration.ofSeconds(10));
-            }
-        }
-    }
+class ZombieTakeoverTest extends ResearchTestSupport {
 
     @Test
     void staleWorkerIsFencedOffAndReadersSeeOnlyTheNewRun() {
         GatedProcessor processorA = new GatedProcessor(research);
         GatedProcessor processorB = new GatedProcessor(research);
-        workerA = workers.create(processorA, WorkerOptions.from(config, "worker-A"));
-        workerB = workers.create(processorB, WorkerOptions.from(config, "worker-B"));
+        Worker workerA = worker(processorA, "worker-A");
+        Worker workerB = worker(processorB, "worker-B");
         workerA.start();
 
-        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "zombie race"))
-                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        String jobId = startJob("zombie race");
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event())));
 
@@ -87,7 +56,7 @@ class ZombieTakeoverTest {
             // A wakes up and tries to write: rejected inside Redis, so it cancels and closes its LLM call.
             processorA.open();
             await().atMost(Duration.ofSeconds(5)).until(() -> processorA.rejectedWrites() >= 1);
-            await().atMost(Duration.ofSeconds(5)).until(() -> simulatorCounts(jobId).getInt("closedEarly") == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
             assertThat(workerA.activeJobIds()).doesNotContain(jobId);
             assertThat(workerA.stats().rejectedWrites()).isGreaterThanOrEqualTo(1);
 
@@ -103,7 +72,7 @@ class ZombieTakeoverTest {
                 .allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
         assertThat(history).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event"))).hasSize(1);
 
-        List<Map<String, Object>> valid = given().get("/research/valid-history/" + jobId).jsonPath().getList("$");
+        List<Map<String, Object>> valid = validHistory(jobId);
         assertThat(valid).isNotEmpty().allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
         assertThat(valid.get(0).get("event")).isEqualTo("started");
         assertThat(valid.get(valid.size() - 1).get("event")).isEqualTo("completed");
@@ -112,19 +81,15 @@ class ZombieTakeoverTest {
         JsonPath status = status(jobId);
         assertThat(status.getString("state")).isEqualTo("completed");
         assertThat(status.getInt("fencingToken")).isEqualTo(2);
-        JsonPath counts = simulatorCounts(jobId);
-        assertThat(counts.getInt("opened")).isEqualTo(2);
-        assertThat(counts.getInt("completed")).isEqualTo(1);
-        assertThat(counts.getInt("closedEarly")).isEqualTo(1);
+        assertThat(SimulatorStreams.of(jobId)).isEqualTo(new SimulatorStats.Counts(2, 1, 1));
     }
 
     @Test
     void clientResumingWithLastEventIdGetsResetWhenANewerRunTookOverMeanwhile() {
-        workerA = workers.create(research, WorkerOptions.from(config, "worker-A"));
-        workerB = workers.create(research, WorkerOptions.from(config, "worker-B"));
+        Worker workerA = worker(research, "worker-A");
+        Worker workerB = worker(research, "worker-B");
         workerA.start();
-        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "resume across runs"))
-                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        String jobId = startJob("resume across runs");
 
         String lastSeen;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
@@ -150,8 +115,7 @@ class ZombieTakeoverTest {
 
     @Test
     void idleStreamSendsKeepAliveComments() {
-        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "nobody runs me"))
-                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        String jobId = startJob("nobody runs me");
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(Duration.ofSeconds(5)).until(() -> sse.messages().stream().filter(SseClient.Message::isComment).count() >= 2);
             assertThat(sse.events()).isEmpty();
@@ -180,14 +144,5 @@ class ZombieTakeoverTest {
             }
         }
         return -1;
-    }
-
-    private static JsonPath status(String jobId) {
-        return given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
-    }
-
-    private static JsonPath simulatorCounts(String jobId) {
-        return given().get("/simulator/stats").then().statusCode(200).extract().jsonPath()
-                .setRootPath("jobs.'" + jobId + "'");
     }
 }
