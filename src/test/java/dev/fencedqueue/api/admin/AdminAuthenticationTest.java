@@ -26,6 +26,10 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminAuthenticationTest {
 
+    /** A user of the realm without the operator role (application.properties, test profile). */
+    private static final String VIEWER = "viewer";
+    private static final String VIEWER_PASSWORD = "viewer-password";
+
     @Inject
     QueueInspector redis;
 
@@ -35,6 +39,17 @@ class AdminAuthenticationTest {
                 .header("WWW-Authenticate", equalToIgnoringCase("basic realm=\"fenced-queue\""));
         given().get("/admin").then().statusCode(401);
         given().get("/admin/queues/deep-research/jobs").then().statusCode(401);
+    }
+
+    @Test
+    void refusalsAreJsonErrorsAndWrongCredentialsGetTheChallengeAgain() {
+        given().get("/admin/queues").then().statusCode(401).contentType(ContentType.JSON)
+                .body("error", equalTo("unauthorized")).body("message", containsString("role `admin`"));
+        given().auth().preemptive().basic(AdminApi.USERNAME, "wrong").get("/admin/queues/deep-research").then()
+                .statusCode(401).contentType(ContentType.JSON).body("error", equalTo("unauthorized"))
+                .header("WWW-Authenticate", equalToIgnoringCase("basic realm=\"fenced-queue\""));
+        given().auth().preemptive().basic(VIEWER, VIEWER_PASSWORD).get("/admin/queues").then()
+                .statusCode(403).contentType(ContentType.JSON).body("error", equalTo("forbidden"));
     }
 
     @Test
@@ -53,6 +68,7 @@ class AdminAuthenticationTest {
     void adminPathsAnswerWithTheConfiguredCredentials() {
         admin().get("/admin/queues").then().statusCode(200).contentType(ContentType.JSON)
                 .body("queue", hasItem("deep-research"));
+        admin().get("/admin").then().statusCode(200).body("queues", equalTo("/admin/queues"));
         // A challenge-response client (no preemptive credentials) gets the same answer after the 401.
         given().auth().basic(AdminApi.USERNAME, AdminApi.PASSWORD).get("/admin/queues").then().statusCode(200);
     }
