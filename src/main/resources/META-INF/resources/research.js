@@ -104,6 +104,7 @@ class JobFollower {
         if (token > this.epoch) {
             this.showRun(token);
         }
+        this.eventId = message.lastEventId;
         handle(data);
     }
 
@@ -158,6 +159,7 @@ class JobFollower {
         const item = document.createElement('li');
         item.dataset.event = type;
         item.dataset.fencingToken = String(data.fencingToken);
+        item.dataset.id = this.eventId; // the stream entry id: the browser resumes after the last one it saw
         item.textContent = text;
         page.events.append(item);
     }

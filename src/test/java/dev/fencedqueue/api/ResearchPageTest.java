@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.HeadlessChromium;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
@@ -17,6 +18,8 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.vertx.core.Vertx;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +38,9 @@ class ResearchPageTest extends ResearchTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static HeadlessChromium chromium;
+
+    @Inject
+    Vertx vertx;
 
     @BeforeAll
     static void launchBrowser() {
@@ -91,6 +97,29 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(shown).hasSameSizeAs(validHistory(jobId));
         assertThat(text("run")).isEqualTo("2");
         assertThat(text("notice")).contains("taken over by run 2");
+    }
+
+    /**
+     * A connection cut mid-run (a proxy's idle timeout, a network blip): the browser reconnects by itself with
+     * {@code Last-Event-ID}, and the page ends up with every event of the run exactly once, in order.
+     */
+    @Test
+    void pageResumesAfterACutConnectionWithoutRepeatingOrLosingEvents() {
+        startResearchWorker("worker-cut");
+        String jobId = startJob("cut me off");
+        try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
+            browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
+            await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 3);
+            int acceptedBeforeCut = proxy.accepted();
+
+            proxy.cutAll();
+
+            awaitOutcome("completed");
+            assertThat(proxy.accepted()).as("the browser reconnected through the proxy").isGreaterThan(acceptedBeforeCut);
+        }
+        List<Object> shownIds = shownEvents().stream().map(e -> e.get("id")).toList();
+        assertThat(shownIds).as("each event once, in order, none missing")
+                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
     }
 
     @Test
@@ -169,12 +198,13 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(text("state")).isEqualTo(event);
     }
 
-    /** @return the page's event list: for each item its {@code event}, {@code fencingToken} (Long) and text */
+    /** @return the page's event list: for each item its stream entry {@code id}, {@code event}, {@code fencingToken} (Long) and text */
     @SuppressWarnings("unchecked")
     private List<Map<String, Object>> shownEvents() {
         return (List<Map<String, Object>>) browser().executeScript("""
                 return [...document.querySelectorAll('#events li')].map((li) => ({
-                    event: li.dataset.event, fencingToken: Number(li.dataset.fencingToken), text: li.textContent }));""");
+                    id: li.dataset.id, event: li.dataset.event, fencingToken: Number(li.dataset.fencingToken),
+                    text: li.textContent }));""");
     }
 
     private String text(String id) {
