@@ -46,15 +46,29 @@ async function showError(element, response, fallback) {
     element.hidden = false;
 }
 
+/** Longest wait before following a job again after the service refused its stream, in ms. */
+const MAX_RETRY_DELAY_MS = 30000;
+
 /** Follows one job's event stream until its terminal event; `close()` stops following. */
 class JobFollower {
 
-    constructor(jobId, streamUrl) {
+    /**
+     * @param jobId the job to follow
+     * @param streamUrl its SSE stream
+     * @param refusals how many times in a row the service refused this job's stream so far (sets the retry delay)
+     */
+    constructor(jobId, streamUrl, refusals) {
         this.jobId = jobId;
+        this.streamUrl = streamUrl;
+        this.refusals = refusals;
         this.epoch = 0;
         this.ended = false;
+        this.retry = null;
         this.source = new EventSource(streamUrl);
-        this.source.onopen = () => this.connection('live');
+        this.source.onopen = () => {
+            this.refusals = 0;
+            this.connection('live');
+        };
         this.source.onerror = () => this.failed();
         this.source.addEventListener('reset', (e) => this.reset(JSON.parse(e.data)));
         this.source.addEventListener('started', (e) => this.onEvent('started', e, (data) => this.started(data)));
@@ -65,12 +79,15 @@ class JobFollower {
     }
 
     close() {
+        clearTimeout(this.retry);
         this.source.close();
     }
 
     /**
      * The connection dropped: the browser reconnects by itself (readyState CONNECTING), unless the server answered
-     * with something other than a 200 event stream (404 for an unknown job), which closes the EventSource for good.
+     * with something other than a 200 event stream, which closes the EventSource for good. For an unknown job (404)
+     * the page says so; otherwise (503 while Redis is down, a 502 from an ingress during a rollout) it follows the
+     * job again after 1, 2, 4 ... up to 30 s: the new stream replays the job and shows its latest run.
      */
     async failed() {
         if (this.source.readyState !== EventSource.CLOSED) {
@@ -82,11 +99,21 @@ class JobFollower {
             return;
         }
         const response = await fetch(`/research/status/${encodeURIComponent(this.jobId)}`).catch(() => null);
+        if (current !== this) {
+            return; // the page follows another job (or this one afresh) by now
+        }
         if (response && response.status === 404) {
             page.state.textContent = 'unknown';
             await showError(page.notice, response, `There is no job ${this.jobId}`);
             page.abort.hidden = true;
+            return;
         }
+        const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** this.refusals);
+        page.notice.textContent = `The service did not answer the stream (${response ? 'HTTP ' + response.status
+            : 'unreachable'}); trying again in ${delay / 1000} s.`;
+        page.notice.hidden = false;
+        this.connection('retrying');
+        this.retry = setTimeout(() => follow(this.jobId, this.streamUrl, this.refusals + 1), delay);
     }
 
     connection(text) {
@@ -172,8 +199,14 @@ function resultText(result) {
     return result == null ? '' : String(result);
 }
 
-/** Shows the job panel, empty, and follows the job's stream. */
-function follow(jobId, streamUrl) {
+/**
+ * Shows the job panel, empty, and follows the job's stream.
+ *
+ * @param jobId the job to follow
+ * @param streamUrl its SSE stream
+ * @param refusals how many times in a row the service refused the stream before (0 for a fresh start)
+ */
+function follow(jobId, streamUrl, refusals = 0) {
     if (current) {
         current.close();
     }
@@ -188,7 +221,7 @@ function follow(jobId, streamUrl) {
     page.outcome.hidden = true;
     page.abort.hidden = false;
     page.abortError.hidden = true;
-    current = new JobFollower(jobId, streamUrl);
+    current = new JobFollower(jobId, streamUrl, refusals);
     const url = new URL(window.location.href);
     url.searchParams.set('jobId', jobId);
     window.history.replaceState(null, '', url);

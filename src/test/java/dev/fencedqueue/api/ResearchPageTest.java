@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -122,6 +123,30 @@ class ResearchPageTest extends ResearchTestSupport {
                 .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
     }
 
+    /**
+     * The service refuses the stream for a while (503, as an ingress answers while no pod is ready): the browser's
+     * EventSource gives up on a non-200 answer, so the page itself follows the job again after a growing delay,
+     * and ends with the run complete, each event once.
+     */
+    @Test
+    void pageFollowsTheJobAgainAfterTheServiceRefusedItsStreamForAWhile() {
+        startResearchWorker("worker-refused");
+        String jobId = startJob("refused for a while");
+        try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
+            browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
+            await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
+
+            proxy.refuse(true);
+            proxy.cutAll();
+            await().atMost(TIMEOUT).until(() -> text("notice").contains("HTTP 503"));
+            proxy.refuse(false);
+
+            awaitOutcome("completed");
+        }
+        assertThat(shownEvents()).extracting(e -> e.get("id")).as("each event once, in order")
+                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+    }
+
     @Test
     void abortButtonStopsTheRunningJobAndItsLlmCall() {
         startResearchWorker("worker-abort");
@@ -143,6 +168,7 @@ class ResearchPageTest extends ResearchTestSupport {
 
     @Test
     void blankQueryShowsTheApisErrorAndStartsNothing() {
+        int queuedBefore = queuedResearchJobs();
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("   ");
         browser().findElement(By.id("start")).click();
@@ -150,6 +176,14 @@ class ResearchPageTest extends ResearchTestSupport {
         await().atMost(TIMEOUT).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
         assertThat(text("start-error")).contains("blank");
         assertThat(browser().findElement(By.id("job")).isDisplayed()).isFalse();
+        assertThat(browser().getCurrentUrl()).doesNotContain("jobId");
+        assertThat(queuedResearchJobs()).isEqualTo(queuedBefore);
+    }
+
+    /** @return the research queue's count of waiting jobs (this profile runs no worker of its own) */
+    private static int queuedResearchJobs() {
+        return given().auth().preemptive().basic("admin", "admin").get("/admin/queues/deep-research").then()
+                .statusCode(200).extract().path("counts.waiting");
     }
 
     @Test
@@ -189,8 +223,12 @@ class ResearchPageTest extends ResearchTestSupport {
                 validHistory(jobId).stream().map(e -> e.get("id")).toList());
         assertThat(browser().executeScript("return window.fqProbe.opens"))
                 .as("the reconnect got a 204, not a second stream").isEqualTo(1L);
+        Object reconnectStatus = browser().executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                fetch(arguments[0], { headers: { 'Last-Event-ID': arguments[1] } }).then((r) => done(r.status));""",
+                "/research/stream/" + jobId, ids.get(ids.size() - 1));
+        assertThat(reconnectStatus).as("what the browser's reconnect with the terminal event's id gets").isEqualTo(204L);
     }
-
 
     private void awaitOutcome(String event) {
         await().atMost(Duration.ofSeconds(30)).until(() -> event.equals(

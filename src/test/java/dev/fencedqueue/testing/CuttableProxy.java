@@ -3,17 +3,20 @@ package dev.fencedqueue.testing;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
 
 /**
- * A TCP proxy on a free loopback port in front of a local server, whose connections a test can cut, as a
- * load balancer's idle timeout or a network blip would. Bytes are piped both ways unchanged (Vert.x
- * {@code NetSocket.pipeTo}, with back-pressure).
+ * A TCP proxy on a free loopback port in front of a local HTTP server, whose connections a test can cut, as a
+ * load balancer's idle timeout or a network blip would, and which can answer new connections itself with
+ * {@code 503 Service Unavailable}, as an ingress does while no pod is ready. Bytes are piped both ways
+ * unchanged (Vert.x {@code NetSocket.pipeTo}, with back-pressure).
  */
 public final class CuttableProxy implements AutoCloseable {
 
@@ -23,6 +26,7 @@ public final class CuttableProxy implements AutoCloseable {
     private final NetClient client;
     private final Set<NetSocket> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepted = new AtomicInteger();
+    private volatile boolean refusing;
 
     private CuttableProxy(NetServer server, NetClient client) {
         this.server = server;
@@ -33,29 +37,49 @@ public final class CuttableProxy implements AutoCloseable {
      * @param vertx the Vert.x instance to run on
      * @param targetPort the port of the server on 127.0.0.1 to forward to
      * @return the proxy, listening
+     * @throws java.util.concurrent.CompletionException when it cannot listen within 5 s (nothing is left open)
      */
     public static CuttableProxy start(Vertx vertx, int targetPort) {
         NetClient client = vertx.createNetClient();
         NetServer server = vertx.createNetServer();
         CuttableProxy proxy = new CuttableProxy(server, client);
-        server.connectHandler(front -> proxy.forward(front, targetPort));
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().orTimeout(TIMEOUT.toSeconds(),
-                java.util.concurrent.TimeUnit.SECONDS).join();
+        server.connectHandler(front -> proxy.accept(front, targetPort));
+        try {
+            server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
+                    .orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+        } catch (RuntimeException e) {
+            proxy.close();
+            throw e;
+        }
         return proxy;
     }
 
-    private void forward(NetSocket front, int targetPort) {
+    private void accept(NetSocket front, int targetPort) {
         accepted.incrementAndGet();
+        open.add(front);
+        front.closeHandler(ignored -> open.remove(front));
+        if (refusing) {
+            // Answer once the request starts to arrive, as a server would.
+            front.handler(request -> front.end(Buffer.buffer(
+                    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")));
+            return;
+        }
         front.pause();
         client.connect(targetPort, "127.0.0.1").onSuccess(back -> {
-            open.add(front);
             open.add(back);
-            front.closeHandler(ignored -> open.remove(front));
             back.closeHandler(ignored -> open.remove(back));
             front.pipeTo(back);
             back.pipeTo(front);
             front.resume();
         }).onFailure(failure -> front.close());
+    }
+
+    /**
+     * @param refusing {@code true} to answer every new connection with {@code 503} (and close it) instead of
+     *        forwarding it; connections already forwarded are left alone
+     */
+    public void refuse(boolean refusing) {
+        this.refusing = refusing;
     }
 
     /** @return the port the proxy listens on */
@@ -73,10 +97,12 @@ public final class CuttableProxy implements AutoCloseable {
         open.forEach(NetSocket::close);
     }
 
+    /** Cuts every connection and stops listening, waiting up to 5 s for the listener to close. */
     @Override
     public void close() {
         cutAll();
-        server.close();
+        server.close().toCompletionStage().toCompletableFuture().orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                .exceptionally(ignored -> null).join();
         client.close();
     }
 }
