@@ -45,9 +45,10 @@ public class Queues {
      * queue is already in use here, else a fresh view that is not kept, so that looking up arbitrary names does
      * not grow this registry.
      *
-     * @param name the queue name: 1 to 100 of {@code A-Z a-z 0-9 . _ -}
+     * @param name the queue name: 1 to 100 of {@code A-Z a-z 0-9 . _ -}, not {@code null}
      * @return the queue
      * @throws IllegalArgumentException when the name is not valid
+     * @throws NullPointerException when the name is {@code null}
      */
     public JobQueue lookup(String name) {
         JobQueue queue = queues.get(name);

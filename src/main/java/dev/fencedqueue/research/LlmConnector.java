@@ -53,8 +53,9 @@ public class LlmConnector {
      * @return the open exchange; cancelling the {@code Uni} before it emits resets the request (the
      *         connection closes). Fails with {@link LlmException} for a non-2xx status (the connection is
      *         closed) and with the transport's exception when the server cannot be reached. The request is
-     *         made from a Vert.x event loop (the subscriber's, or one taken for it when subscribed elsewhere, as a
-     *         fault-tolerance retry is), so that the response is paused before any of its body is delivered.
+     *         made from a Vert.x context (the subscriber's event loop, or one Vert.x picks when the subscriber has
+     *         none, as a fault-tolerance retry has not), so that the response is paused before any of its body
+     *         is delivered.
      */
     @Retry(maxRetries = 2, delay = 250, retryOn = ConnectException.class)
     public Uni<LlmExchange> open(URI url, String body) {
@@ -103,10 +104,12 @@ public class LlmConnector {
     }
 
     /**
-     * Runs {@code task} on a Vert.x event loop. From any other thread, Vert.x would give the request a context
-     * of its own on some event loop, and deliver the response body there before this code, running on the
-     * caller's thread, could pause it: a short response was then lost ({@code IllegalStateException} when the
-     * reader attached).
+     * Runs {@code task} at once on an event-loop thread, else through {@link Vertx#runOnContext}: from a thread
+     * without a Vert.x context (a fault-tolerance timer, a test) that is an event loop Vert.x picks; from a Vert.x
+     * worker thread, that worker's context (this service opens no LLM call from one). Opened from a thread without
+     * a context, the request would get a context of its own on some event loop, which could deliver the response
+     * body before this code, running on the caller's thread, paused it: a short response was then lost
+     * ({@code IllegalStateException} when the reader attached).
      */
     private void onEventLoop(Runnable task) {
         if (Context.isOnEventLoopThread()) {

@@ -39,6 +39,8 @@ public final class HeadlessChromium implements AutoCloseable {
      * @return the running browser; close it to quit both processes
      * @throws org.opentest4j.TestAbortedException when the executables are missing and browser tests are not
      *         required
+     * @throws IllegalStateException when the executables are missing and {@code FQ_BROWSER_TESTS=required}
+     * @throws org.openqa.selenium.SessionNotCreatedException when chromedriver cannot start the browser
      */
     public static HeadlessChromium launch() {
         boolean present = Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER);

@@ -51,9 +51,26 @@ public final class TestWorkers {
         return worker;
     }
 
-    /** Stops every worker created here (again, for those the test stopped itself: that does nothing). */
+    /**
+     * Stops every worker created here (again, for those the test stopped itself: that does nothing). Each is
+     * stopped even when stopping another failed; the first failure is thrown at the end, the others added to it.
+     */
     public void stopAll() {
-        created.forEach(worker -> manager.stop(worker).await().atMost(STOP_TIMEOUT));
+        RuntimeException failure = null;
+        for (Worker worker : created) {
+            try {
+                manager.stop(worker).await().atMost(STOP_TIMEOUT);
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
         created.clear();
+        if (failure != null) {
+            throw failure;
+        }
     }
 }

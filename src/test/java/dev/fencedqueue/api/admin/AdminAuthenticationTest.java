@@ -9,6 +9,8 @@ import static org.hamcrest.Matchers.equalToIgnoringCase;
 import static org.hamcrest.Matchers.hasItem;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.JobQueue;
@@ -50,6 +52,26 @@ class AdminAuthenticationTest {
                 .header("WWW-Authenticate", equalToIgnoringCase("basic realm=\"fenced-queue\""));
         given().auth().preemptive().basic(VIEWER, VIEWER_PASSWORD).get("/admin/queues").then()
                 .statusCode(403).contentType(ContentType.JSON).body("error", equalTo("forbidden"));
+    }
+
+    /** Every operation the OpenAPI document lists under /admin, called without credentials, is refused. */
+    @Test
+    void everyOperatorOperationInTheOpenApiDocumentNeedsCredentials() {
+        Map<String, Map<String, Object>> paths = given().accept("application/json").get("/q/openapi").then()
+                .statusCode(200).extract().jsonPath().getMap("paths");
+        List<String> operations = new ArrayList<>();
+        paths.forEach((path, methods) -> {
+            if (path.startsWith("/admin")) {
+                String concrete = path.replace("{queue}", "deep-research").replace("{jobId}", "no-such-job");
+                for (String method : methods.keySet()) {
+                    operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path);
+                    given().contentType(ContentType.JSON).body("{}").request(method, concrete).then()
+                            .statusCode(401).body("error", equalTo("unauthorized"));
+                }
+            }
+        });
+        assertThat(operations).as("the operator API's operations").hasSizeGreaterThanOrEqualTo(14)
+                .contains("GET /admin", "DELETE /admin/queues/{queue}", "PUT /admin/queues/{queue}/limits");
     }
 
     @Test
