@@ -14,49 +14,30 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.worker.Worker;
-import dev.fencedqueue.worker.WorkerManager;
-import dev.fencedqueue.worker.WorkerOptions;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The operator API on jobs: list by state with paging, read, abort, remove, retry. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class AdminJobsTest {
+class AdminJobsTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-    @Inject
-    QueueInspector redis;
-
-    @Inject
-    WorkerManager workers;
-
-    private final List<Worker> started = new ArrayList<>();
-    private JobQueue queue;
     private String jobs;
 
     @BeforeEach
-    void freshQueue() {
-        queue = redis.freshQueue();
+    void queuePath() {
         jobs = "/admin/queues/" + queue.name() + "/jobs";
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
     }
 
     @Test
@@ -179,10 +160,7 @@ class AdminJobsTest {
 
     private ProbeProcessor startWorker() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = workers.create(processor, new WorkerOptions("w-admin-jobs", 1, Duration.ofSeconds(1),
-                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
-        started.add(worker);
-        worker.start();
+        workers.start(processor, TestWorkers.options("w-admin-jobs").withDrainDelay(Duration.ofSeconds(2)));
         return processor;
     }
 }

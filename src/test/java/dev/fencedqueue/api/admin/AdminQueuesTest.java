@@ -11,55 +11,35 @@ import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.nullValue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueInspector;
+import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.worker.Worker;
-import dev.fencedqueue.worker.WorkerManager;
-import dev.fencedqueue.worker.WorkerOptions;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The operator API on queues: counts, paused flag, limits, pause/resume, clean, drain, obliterate. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class AdminQueuesTest {
+class AdminQueuesTest extends QueueTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-    @Inject
-    QueueInspector redis;
-
-    @Inject
-    WorkerManager workers;
-
-    private final List<Worker> started = new ArrayList<>();
-    private JobQueue queue;
     private String path;
 
     @BeforeEach
-    void freshQueue() {
-        queue = redis.freshQueue();
+    void queuePath() {
         path = "/admin/queues/" + queue.name();
-    }
-
-    @AfterEach
-    void stopWorkers() {
-        started.forEach(worker -> workers.stop(worker).await().atMost(Duration.ofSeconds(10)));
     }
 
     @Test
@@ -242,10 +222,7 @@ class AdminQueuesTest {
     }
 
     private void startWorker(ProbeProcessor processor) {
-        Worker worker = workers.create(processor, new WorkerOptions("w-admin", 1, Duration.ofSeconds(1),
-                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
-        started.add(worker);
-        worker.start();
+        workers.start(processor, TestWorkers.options("w-admin").withDrainDelay(Duration.ofSeconds(2)));
     }
 
     private List<String> keysOfQueue() {
