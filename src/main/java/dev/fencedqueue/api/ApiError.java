@@ -2,6 +2,8 @@ package dev.fencedqueue.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 /**
  * The body of every error response: {@code {"error": "...", "message": "..."}}, plus the offending
  * {@code field} for bad input. Never a stack trace.
@@ -11,6 +13,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param message what went wrong, for humans
  * @param field the request field at fault, or {@code null}
  */
+// Returned by exception mappers and filters, not by resource methods, so Quarkus does not register it by itself:
+// without this, Jackson writes {} in the native executable.
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApiError(String error, String message, String field) {
 

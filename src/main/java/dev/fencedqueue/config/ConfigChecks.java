@@ -1,14 +1,18 @@
 package dev.fencedqueue.config;
 
 import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
-/** Cross-field checks of the configuration, run at startup so that a bad combination fails fast. */
+/**
+ * Cross-field checks of the configuration, run at startup so that a bad combination fails fast: first of all
+ * startup observers ({@code @Priority(1)}), before any worker takes a job or any queue setting is applied.
+ */
 @ApplicationScoped
 public class ConfigChecks {
 
-    void check(@Observes StartupEvent event, WorkerConfig worker, LlmConfig llm, SimulatorConfig simulator) {
+    void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm, SimulatorConfig simulator) {
         check(worker);
         check(llm, simulator);
     }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.LlmConfig;
 import io.quarkus.runtime.LaunchMode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.MultiEmitter;
 import io.vertx.core.parsetools.RecordParser;
@@ -97,7 +98,11 @@ public class LlmClient {
         return URI.create("http://127.0.0.1:" + port + "/simulator/research");
     }
 
-    /** The request body sent to the LLM. */
+    /**
+     * The request body sent to the LLM. Serialized by Jackson outside the REST layer, so the native image
+     * needs its accessors registered for reflection.
+     */
+    @RegisterForReflection
     record LlmRequest(String query, String jobId) {
     }
 }

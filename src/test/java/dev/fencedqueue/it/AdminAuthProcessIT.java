@@ -4,6 +4,7 @@ import static org.hamcrest.Matchers.hasItem;
 
 import java.util.Map;
 
+import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

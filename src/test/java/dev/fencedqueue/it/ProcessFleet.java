@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.dev.EmbeddedRedis;
+import dev.fencedqueue.testing.ServiceProcess;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real Redis and the packaged service processes of one test, as a JUnit extension: starts Redis before
+ * A real Redis and the packaged service processes (jar or native executable, whichever the build produced:
+ * {@link dev.fencedqueue.testing.PackagedApplication}) of one test, as a JUnit extension: starts Redis before
  * each test, launches processes pointing at it on demand, and after each test, pass or fail, ends every
  * process (waking frozen ones first), prints their logs if the test failed, and stops Redis. A JVM shutdown
  * hook kills whatever is left if the test JVM itself is ended early.
@@ -62,6 +64,21 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
      * @return the ready process
      */
     ServiceProcess launch(String workerId, Map<String, String> extraConfig, Map<String, String> environment) {
+        ServiceProcess process = start(workerId, extraConfig, environment);
+        process.awaitReady(READY_TIMEOUT);
+        return process;
+    }
+
+    /**
+     * Starts a service process like {@link #launch(String, Map, Map)}, without waiting for it to be ready: for
+     * a process expected to refuse to start.
+     *
+     * @param workerId the process's {@code fq.worker.id}, also the name of its log file, must not be {@code null}
+     * @param extraConfig configuration of this process only, must not be {@code null}
+     * @param environment environment variables of this process only, must not be {@code null}
+     * @return the started process
+     */
+    ServiceProcess start(String workerId, Map<String, String> extraConfig, Map<String, String> environment) {
         Map<String, String> all = new LinkedHashMap<>(config);
         all.putAll(extraConfig);
         all.put("quarkus.redis.hosts", redis.uri());
@@ -72,7 +89,6 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
                     LOGS.resolve(workerId + ".log"));
             processes.add(process);
         }
-        process.awaitReady(READY_TIMEOUT);
         return process;
     }
 

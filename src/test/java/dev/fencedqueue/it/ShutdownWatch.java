@@ -15,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import dev.fencedqueue.testing.ServiceProcess;
+
 /**
  * Watches a process that shuts down: from {@link #start} until the process exits (or {@link #close}), polls
  * a few of its paths every 20 ms and records every change of answer, with the time since the start, so that

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.testing.ServiceProcess;
 import dev.fencedqueue.testing.SseClient;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.it;
+package dev.fencedqueue.testing;
 
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
@@ -12,7 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,14 +20,17 @@ import java.util.concurrent.TimeUnit;
 import io.restassured.specification.RequestSpecification;
 
 /**
- * One packaged fenced-queue service ({@code java -jar target/quarkus-app/quarkus-run.jar}) running as a
- * child process on a loopback port, its output in a log file. It can be frozen with SIGSTOP and woken with
- * SIGCONT, like a pod paused by a long GC or a stopped container.
+ * One packaged fenced-queue service running as a child process on a loopback port, its output in a log file:
+ * the jar or the native executable that the build produced ({@link PackagedApplication#built()}). It can be
+ * frozen with SIGSTOP and woken with SIGCONT, like a pod paused by a long GC or a stopped container.
  */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
 
-    /** The runnable jar that the {@code package} phase builds, before failsafe runs. */
-    static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath();
+    /**
+     * JVM options of test processes: C1 only and the serial collector, a much faster start on small CI machines;
+     * throughput is irrelevant there. Benchmarks pass their own.
+     */
+    public static final List<String> TEST_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
@@ -36,32 +39,20 @@ final class ServiceProcess implements AutoCloseable {
     private final Process process;
     private final URI baseUri;
     private final Path log;
+    private final long startedNanos;
     private volatile boolean frozen;
 
-    private ServiceProcess(String name, Process process, URI baseUri, Path log) {
+    private ServiceProcess(String name, Process process, URI baseUri, Path log, long startedNanos) {
         this.name = name;
         this.process = process;
         this.baseUri = baseUri;
         this.log = log;
+        this.startedNanos = startedNanos;
     }
 
     /**
-     * Starts the service; does not wait until it is ready.
-     *
-     * @param name a name for messages, must not be {@code null}
-     * @param port the loopback HTTP port, which must be free
-     * @param config configuration passed as {@code -Dkey=value}, must not be {@code null}
-     * @param log the file that receives the process's stdout and stderr (replaced), must not be {@code null}
-     * @return the running process
-     * @throws IllegalStateException when the jar was not built
-     * @throws UncheckedIOException when the process cannot be started
-     */
-    static ServiceProcess start(String name, int port, Map<String, String> config, Path log) {
-        return start(name, port, config, Map.of(), log);
-    }
-
-    /**
-     * Starts the service with extra environment variables; does not wait until it is ready.
+     * Starts the built application ({@link PackagedApplication#built()}) with {@link #TEST_JVM_OPTIONS}; does
+     * not wait until it is ready.
      *
      * @param name a name for messages, must not be {@code null}
      * @param port the loopback HTTP port, which must be free
@@ -69,31 +60,42 @@ final class ServiceProcess implements AutoCloseable {
      * @param environment variables added to the inherited environment, must not be {@code null}
      * @param log the file that receives the process's stdout and stderr (replaced), must not be {@code null}
      * @return the running process
-     * @throws IllegalStateException when the jar was not built
+     * @throws IllegalStateException when the application was not built
      * @throws UncheckedIOException when the process cannot be started
      */
-    static ServiceProcess start(String name, int port, Map<String, String> config, Map<String, String> environment,
+    public static ServiceProcess start(String name, int port, Map<String, String> config, Map<String, String> environment,
             Path log) {
-        if (!Files.isRegularFile(JAR)) {
-            throw new IllegalStateException(JAR + " does not exist: run `./mvnw verify`, whose package phase builds it");
-        }
-        List<String> command = new ArrayList<>();
-        command.add(javaBinary());
-        // C1 only and the serial collector: a much faster start on small CI machines; throughput is irrelevant here.
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-XX:+UseSerialGC");
-        command.add("-Dquarkus.http.host=127.0.0.1");
-        command.add("-Dquarkus.http.port=" + port);
-        config.forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.add("-jar");
-        command.add(JAR.toString());
+        return start(PackagedApplication.built(), TEST_JVM_OPTIONS, name, port, config, environment, log);
+    }
+
+    /**
+     * Starts an application; does not wait until it is ready.
+     *
+     * @param application the jar or native executable, must not be {@code null}
+     * @param jvmOptions JVM options (ignored by a native executable), must not be {@code null}
+     * @param name a name for messages, must not be {@code null}
+     * @param port the loopback HTTP port, which must be free
+     * @param config configuration passed as {@code -Dkey=value}, must not be {@code null}
+     * @param environment variables added to the inherited environment, must not be {@code null}
+     * @param log the file that receives the process's stdout and stderr (replaced), must not be {@code null}
+     * @return the running process
+     * @throws UncheckedIOException when the process cannot be started
+     */
+    public static ServiceProcess start(PackagedApplication application, List<String> jvmOptions, String name, int port,
+            Map<String, String> config, Map<String, String> environment, Path log) {
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("quarkus.http.host", "127.0.0.1");
+        all.put("quarkus.http.port", Integer.toString(port));
+        all.putAll(config);
+        List<String> command = application.command(jvmOptions, all);
         try {
             Files.createDirectories(log.getParent());
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
             builder.environment().putAll(environment);
+            long startedNanos = System.nanoTime();
             Process process = builder.start();
-            return new ServiceProcess(name, process, URI.create("http://127.0.0.1:" + port), log);
+            return new ServiceProcess(name, process, URI.create("http://127.0.0.1:" + port), log, startedNanos);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + ": " + command, e);
         }
@@ -104,14 +106,26 @@ final class ServiceProcess implements AutoCloseable {
      *
      * @param timeout the longest wait
      */
-    void awaitReady(Duration timeout) {
-        await(name + " ready at " + baseUri).atMost(timeout).pollInterval(Duration.ofMillis(100))
+    public void awaitReady(Duration timeout) {
+        awaitReady(timeout, Duration.ofMillis(100));
+    }
+
+    /**
+     * Waits until {@code /q/health/ready} answers 200; fails at once if the process exits.
+     *
+     * @param timeout the longest wait
+     * @param pollInterval the time between two probes
+     * @return the ms from the start of the process to the first 200
+     */
+    public long awaitReady(Duration timeout, Duration pollInterval) {
+        await(name + " ready at " + baseUri).atMost(timeout).pollDelay(Duration.ZERO).pollInterval(pollInterval)
                 .failFast(name + " exited before it was ready, see " + log, () -> !process.isAlive())
                 .until(this::isReady);
+        return (System.nanoTime() - startedNanos) / 1_000_000;
     }
 
     /** @return a RestAssured request against this process */
-    RequestSpecification request() {
+    public RequestSpecification request() {
         return given().baseUri(baseUri.toString());
     }
 
@@ -119,18 +133,18 @@ final class ServiceProcess implements AutoCloseable {
      * @param path an absolute path, such as {@code /research/stream/x}
      * @return the URL of the path on this process
      */
-    String url(String path) {
+    public String url(String path) {
         return baseUri.resolve(path).toString();
     }
 
     /** Freezes the whole process (SIGSTOP): no timer fires, no socket is read, nothing is answered. */
-    void freeze() {
+    public void freeze() {
         signal("STOP");
         frozen = true;
     }
 
     /** Wakes a frozen process (SIGCONT): it goes on where it stopped, its timers all late. */
-    void thaw() {
+    public void thaw() {
         signal("CONT");
         frozen = false;
     }
@@ -138,12 +152,17 @@ final class ServiceProcess implements AutoCloseable {
     /**
      * Asks the process to shut down (SIGTERM), as Kubernetes does when it deletes a pod; does not wait.
      */
-    void terminate() {
+    public void terminate() {
         signal("TERM");
     }
 
+    /** @return the process id */
+    public long pid() {
+        return process.pid();
+    }
+
     /** @return whether the process is still running */
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
@@ -154,7 +173,7 @@ final class ServiceProcess implements AutoCloseable {
      * @return its exit status
      * @throws IllegalStateException when it is still running after {@code timeout}
      */
-    int awaitExit(Duration timeout) {
+    public int awaitExit(Duration timeout) {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(this + " still runs " + timeout + " after it was asked to stop");
@@ -167,7 +186,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** @return the process's output so far */
-    String log() {
+    public String log() {
         try {
             return Files.readString(log);
         } catch (IOException e) {
@@ -176,7 +195,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** @return the log file */
-    Path logFile() {
+    public Path logFile() {
         return log;
     }
 
@@ -208,7 +227,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Kills the process at once (SIGCONT, then SIGKILL), for a JVM shutdown hook. */
-    void kill() {
+    public void kill() {
         if (process.isAlive()) {
             if (frozen) {
                 try {
@@ -254,8 +273,4 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command()
-                .orElseGet(() -> Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    }
 }

@@ -1,0 +1,60 @@
+package dev.fencedqueue.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.fencedqueue.testing.ServiceProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The packaged application (jar, or native executable with {@code -Dnative}) refuses to start on a bad
+ * configuration, says which options are wrong, and exits with a non-zero status, so that Kubernetes shows a
+ * crash loop with the reason instead of a pod that runs jobs twice.
+ */
+class StartupChecksIT {
+
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet(Map.of());
+
+    @Test
+    void refusesALockRenewIntervalThatIsNotShorterThanTheLockDuration() {
+        ServiceProcess service = fleet.start("renew-too-slow", Map.of("fq.worker.lock-duration", "1s",
+                "fq.worker.lock-renew-interval", "2s"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("`fq.worker.lock-renew-interval` (PT2S) must be shorter than "
+                + "`fq.worker.lock-duration` (PT1S)");
+    }
+
+    @Test
+    void refusesASimulatorSlowerThanTheLlmIdleTimeout() {
+        ServiceProcess service = fleet.start("silent-simulator", Map.of("fq.simulator.step-interval", "5s",
+                "fq.llm.idle-timeout", "2s"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`");
+    }
+
+    @Test
+    void refusesADurationItCannotReadNamingTheOption() {
+        ServiceProcess service = fleet.start("bad-duration", Map.of("fq.worker.lock-duration", "soon"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("fq.worker.lock-duration").contains("soon");
+    }
+
+    @Test
+    void startsWithAGoodConfigurationAndServesItsProbes() {
+        ServiceProcess service = fleet.launch("good", Map.of("fq.worker.lock-duration", "2s",
+                "fq.worker.lock-renew-interval", "500ms"));
+
+        service.request().get("/q/health/live").then().statusCode(200);
+        service.request().get("/q/health/ready").then().statusCode(200);
+        assertThat(service.isAlive()).isTrue();
+    }
+}
