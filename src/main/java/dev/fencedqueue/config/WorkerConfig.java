@@ -66,4 +66,12 @@ public interface WorkerConfig {
      */
     @WithDefault("25s")
     Duration drainTimeout();
+
+    /**
+     * A queue this instance also serves with a no-op processor, which completes each job at once without work
+     * (its {@code returnValue} is {@code null}). It measures what the queue itself costs on a deployment, with no
+     * LLM or database in the way (the benchmark's native and JVM throughput), and smoke-tests a new deployment's
+     * Redis path. Empty (the default): none. Ignored when {@link #enabled()} is {@code false}.
+     */
+    Optional<String> noopQueue();
 }

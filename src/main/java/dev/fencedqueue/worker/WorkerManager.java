@@ -25,8 +25,9 @@ import jakarta.enterprise.inject.Instance;
 import org.jboss.logging.Logger;
 
 /**
- * Creates and stops workers: at startup one worker per {@link JobProcessor} bean (unless
- * {@code fq.worker.enabled=false}), and on demand through {@link #create}.
+ * Creates and stops workers: at startup one worker per {@link JobProcessor} bean and one for the no-op queue
+ * when {@code fq.worker.noop-queue} names one (unless {@code fq.worker.enabled=false}), and on demand through
+ * {@link #create}.
  */
 @ApplicationScoped
 public class WorkerManager {
@@ -65,6 +66,10 @@ public class WorkerManager {
         for (JobProcessor processor : processors) {
             create(processor, WorkerOptions.from(config, instanceId)).start();
         }
+        config.noopQueue().filter(queue -> !queue.isBlank()).ifPresent(queue -> {
+            LOG.infof("serving the no-op queue %s (fq.worker.noop-queue): its jobs complete at once", queue);
+            create(new NoopProcessor(queue), WorkerOptions.from(config, instanceId)).start();
+        });
     }
 
     /**

@@ -9,15 +9,8 @@ import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.fencedqueue.events.JobEventStore;
-import dev.fencedqueue.queue.LuaScripts;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.Replies;
-import dev.fencedqueue.queue.SharedConnection;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.worker.WorkerManager;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -49,26 +42,10 @@ class QueueBenchmark {
             "ceiling,c1,c50,latency,delayed,progress").split(","));
 
     @Inject
-    Queues queues;
-
-    @Inject
-    WorkerManager workers;
-
-    @Inject
-    SharedConnection redis;
-
-    @Inject
-    LuaScripts scripts;
-
-    @Inject
-    JobEventStore events;
-
-    @Inject
-    ObjectMapper json;
+    BenchContext bench;
 
     @Test
     void measuresTheFiguresOfIssue3() throws IOException {
-        BenchContext bench = new BenchContext(queues, workers, redis, scripts, events, json);
         BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         environment(bench, report);
         describe(report);

@@ -20,8 +20,9 @@ import java.util.Properties;
  *
  * @param type what was built
  * @param path the runnable jar or the native executable, absolute
+ * @param java the {@code java} executable that runs a jar; {@code null} means the one running these tests
  */
-public record PackagedApplication(Type type, Path path) {
+public record PackagedApplication(Type type, Path path, Path java) {
 
     /** The kind of build. */
     public enum Type {
@@ -52,8 +53,8 @@ public record PackagedApplication(Type type, Path path) {
         String type = properties.getProperty("type", "");
         Path path = ARTIFACT_PROPERTIES.getParent().resolve(properties.getProperty("path", "")).toAbsolutePath();
         PackagedApplication application = switch (type) {
-            case "jar" -> new PackagedApplication(Type.JAR, path);
-            case "native" -> new PackagedApplication(Type.NATIVE, path);
+            case "jar" -> new PackagedApplication(Type.JAR, path, null);
+            case "native" -> new PackagedApplication(Type.NATIVE, path, null);
             default -> throw new IllegalStateException(ARTIFACT_PROPERTIES + " names an unknown type `" + type + "`");
         };
         return application.requireExists();
@@ -65,7 +66,7 @@ public record PackagedApplication(Type type, Path path) {
      * @throws IllegalStateException when the file does not exist
      */
     public static PackagedApplication nativeExecutable(Path path) {
-        return new PackagedApplication(Type.NATIVE, path.toAbsolutePath()).requireExists();
+        return new PackagedApplication(Type.NATIVE, path.toAbsolutePath(), null).requireExists();
     }
 
     /**
@@ -74,7 +75,16 @@ public record PackagedApplication(Type type, Path path) {
      * @throws IllegalStateException when the file does not exist
      */
     public static PackagedApplication jar(Path path) {
-        return new PackagedApplication(Type.JAR, path.toAbsolutePath()).requireExists();
+        return new PackagedApplication(Type.JAR, path.toAbsolutePath(), null).requireExists();
+    }
+
+    /**
+     * @param javaExecutable the {@code java} executable that runs the jar, or {@code null} for the one running
+     *        these tests; ignored for a native executable
+     * @return this application, run by that JVM
+     */
+    public PackagedApplication withJava(Path javaExecutable) {
+        return new PackagedApplication(type, path, javaExecutable);
     }
 
     /**
@@ -89,7 +99,7 @@ public record PackagedApplication(Type type, Path path) {
     public List<String> command(List<String> jvmOptions, Map<String, String> config) {
         List<String> command = new ArrayList<>();
         if (type == Type.JAR) {
-            command.add(javaBinary());
+            command.add(java != null ? java.toString() : javaBinary());
             command.addAll(jvmOptions);
         } else {
             command.add(path.toString());
