@@ -12,7 +12,8 @@ import jakarta.enterprise.event.Observes;
 @ApplicationScoped
 public class ConfigChecks {
 
-    void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm, SimulatorConfig simulator) {
+    void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
+            SimulatorConfig simulator) {
         check(worker);
         check(llm, simulator);
     }

@@ -44,7 +44,8 @@ class NativeVsJvmBenchmark {
     private static final int RUNS = Integer.getInteger("bench.runs", 3);
     private static final int JOBS = Integer.getInteger("bench.jobs", 20_000);
     private static final int WARMUP_BATCHES = Integer.getInteger("bench.warmup-batches", 4);
-    private static final Path NATIVE = Path.of(System.getProperty("bench.native", "target/fenced-queue-0.1.0-SNAPSHOT-runner"));
+    private static final Path NATIVE = Path.of(System.getProperty("bench.native",
+            "target/fenced-queue-0.1.0-SNAPSHOT-runner"));
     private static final Path JAR = Path.of(System.getProperty("bench.jar", "target/quarkus-app/quarkus-run.jar"));
     private static final Path TEMURIN_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
 
@@ -61,7 +62,8 @@ class NativeVsJvmBenchmark {
     @Test
     void measuresNativeAgainstJvm() {
         assumeTrue(Files.isRegularFile(NATIVE) && Files.isRegularFile(JAR), "build both first: ./mvnw package "
-                + "-Dnative -DskipTests && ./mvnw package -DskipTests (BENCHMARKS.md); missing " + NATIVE + " or " + JAR);
+                + "-Dnative -DskipTests && ./mvnw package -DskipTests (BENCHMARKS.md); missing " + NATIVE
+                + " or " + JAR);
         BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         List<Subject> subjects = new ArrayList<>();
         subjects.add(new Subject("native", PackagedApplication.nativeExecutable(NATIVE), null));
@@ -113,7 +115,8 @@ class NativeVsJvmBenchmark {
         record(report, metric + "_warm", process.batch(JOBS), run, WARMUP_BATCHES + 1);
     }
 
-    private static void record(BenchReport report, String metric, PackagedFigures.Batch batch, int run, int jobsBefore) {
+    private static void record(BenchReport report, String metric, PackagedFigures.Batch batch, int run,
+            int jobsBefore) {
         String fields = "\"jobs\": " + JOBS + ", \"batchesBefore\": " + jobsBefore + ", \"loadAvg1m\": "
                 + BenchContext.loadAverage();
         report.record(metric, batch.jobsPerSecond(), "jobs/s", run, fields);

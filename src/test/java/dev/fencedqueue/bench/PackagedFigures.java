@@ -48,7 +48,8 @@ final class PackagedFigures {
     private final JobQueue noop;
     private final long readyMillis;
 
-    private PackagedFigures(BenchContext bench, String redisUri, ServiceProcess process, JobQueue noop, long readyMillis) {
+    private PackagedFigures(BenchContext bench, String redisUri, ServiceProcess process, JobQueue noop,
+            long readyMillis) {
         this.bench = bench;
         this.redisUri = redisUri;
         this.process = process;

@@ -37,13 +37,15 @@ class ContainerImageIT {
         List<String> lines = Files.readAllLines(Path.of("src", "main", "docker", dockerfile)).stream()
                 .filter(line -> !line.startsWith("#") && !line.isBlank()).toList();
 
-        assertThat(lines.get(0)).matches("FROM (registry\\.access\\.redhat\\.com/ubi9/|quay\\.io/quarkus/ubi9-).+:[0-9.]+");
+        assertThat(lines.get(0))
+                .matches("FROM (registry\\.access\\.redhat\\.com/ubi9/|quay\\.io/quarkus/ubi9-).+:[0-9.]+");
         assertThat(lines).contains("COPY --chown=1001:root --chmod=0755 target/*-runner /work/application",
                 "EXPOSE 8080", "USER 1001", "ENTRYPOINT [\"./application\", \"-Dquarkus.http.host=0.0.0.0\"]");
     }
 
     @Test
-    void nativeExecutableNeedsNoNewerGlibcThanUbi9AndNoLibraryBeyondGlibcAndZlib() throws IOException, InterruptedException {
+    void nativeExecutableNeedsNoNewerGlibcThanUbi9AndNoLibraryBeyondGlibcAndZlib()
+            throws IOException, InterruptedException {
         PackagedApplication application = PackagedApplication.built();
         assumeTrue(application.type() == PackagedApplication.Type.NATIVE, "runs with ./mvnw verify -Dnative");
 
@@ -55,7 +57,8 @@ class ContainerImageIT {
         assertThat(newest.get(0) * 1000 + newest.get(1)).as("newest GLIBC_ version needed: " + newest)
                 .isLessThanOrEqualTo(UBI9_GLIBC.get(0) * 1000 + UBI9_GLIBC.get(1));
 
-        Matcher needed = Pattern.compile("NEEDED\\s+(\\S+)").matcher(run("objdump", "-p", application.path().toString()));
+        String headers = run("objdump", "-p", application.path().toString());
+        Matcher needed = Pattern.compile("NEEDED\\s+(\\S+)").matcher(headers);
         List<String> libraries = needed.results().map(match -> match.group(1)).toList();
         assertThat(libraries).isNotEmpty().allSatisfy(library -> assertThat(library)
                 .matches("lib(c|z|m|dl|pthread|rt)\\.so\\.\\d+|ld-linux-x86-64\\.so\\.2"));

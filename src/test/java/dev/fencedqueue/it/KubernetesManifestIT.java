@@ -77,7 +77,8 @@ class KubernetesManifestIT {
         Duration drainTimeout = DurationConverter.parseDuration(defaultOf(WorkerConfig.class, "drainTimeout"));
         Duration shutdownDelay = DurationConverter.parseDuration(
                 applicationProperties().getProperty("%prod.quarkus.shutdown.delay"));
-        long grace = deployment().path("spec").path("template").path("spec").path("terminationGracePeriodSeconds").asLong();
+        long grace = deployment().path("spec").path("template").path("spec").path("terminationGracePeriodSeconds")
+                .asLong();
 
         assertThat(Duration.ofSeconds(grace)).as("terminationGracePeriodSeconds")
                 .isGreaterThan(drainTimeout.plus(shutdownDelay));
@@ -117,8 +118,8 @@ class KubernetesManifestIT {
         JsonNode podLabels = deployment.path("spec").path("template").path("metadata").path("labels");
 
         assertThat(selector).isEqualTo(deployment.path("spec").path("selector").path("matchLabels"));
-        selector.fields().forEachRemaining(label ->
-                assertThat(podLabels.path(label.getKey()).asText()).as(label.getKey()).isEqualTo(label.getValue().asText()));
+        selector.fields().forEachRemaining(label -> assertThat(podLabels.path(label.getKey()).asText())
+                .as(label.getKey()).isEqualTo(label.getValue().asText()));
         assertThat(budget.path("spec").path("maxUnavailable").asInt()).isEqualTo(1);
         assertThat(deployment.path("spec").path("replicas").asInt()).isGreaterThan(1);
     }
@@ -133,8 +134,8 @@ class KubernetesManifestIT {
 
         JsonNode trigger = scaled.path("spec").path("triggers").get(0);
         assertThat(trigger.path("type").asText()).isEqualTo("redis");
-        String waitList = QueueKeys.of(defaultOf(RedisKeysConfig.class, "keyPrefix"), defaultOf(ResearchConfig.class, "queue"))
-                .waitList();
+        String waitList = QueueKeys.of(defaultOf(RedisKeysConfig.class, "keyPrefix"),
+                defaultOf(ResearchConfig.class, "queue")).waitList();
         assertThat(trigger.path("metadata").path("listName").asText()).isEqualTo(waitList);
         assertThat(trigger.path("metadata").path("listLength").asText())
                 .as("one replica per worker's worth of waiting jobs").isEqualTo(defaultOf(WorkerConfig.class, "concurrency"));
@@ -158,7 +159,8 @@ class KubernetesManifestIT {
         if (!installed && required) {
             fail("FQ_MANIFEST_SCHEMA=required but the validator is not installed: npm ci --prefix " + VALIDATOR);
         }
-        assumeTrue(installed, "schema validation needs `npm ci --prefix src/test/kubernetes` (Node.js), as .ci/run does");
+        assumeTrue(installed,
+                "schema validation needs `npm ci --prefix src/test/kubernetes` (Node.js), as .ci/run does");
 
         Process node = new ProcessBuilder("node", "validate.mjs", MANIFEST.toString()).directory(VALIDATOR.toFile())
                 .redirectErrorStream(true).start();
@@ -201,7 +203,8 @@ class KubernetesManifestIT {
 
     private static Properties applicationProperties() throws IOException {
         Properties properties = new Properties();
-        try (InputStream in = KubernetesManifestIT.class.getClassLoader().getResourceAsStream("application.properties")) {
+        ClassLoader loader = KubernetesManifestIT.class.getClassLoader();
+        try (InputStream in = loader.getResourceAsStream("application.properties")) {
             properties.load(in);
         }
         return properties;

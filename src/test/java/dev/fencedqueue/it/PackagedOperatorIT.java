@@ -100,12 +100,14 @@ class PackagedOperatorIT {
                 .then().statusCode(200).body("globalConcurrency", equalTo(1));
 
         admin().post(QUEUE + "/resume").then().statusCode(200).body("paused", equalTo(false));
-        await("the job runs into its timeout").atMost(TIMEOUT).until(() -> "failed".equals(status(retried).getString("state")));
+        await("the job runs into its timeout").atMost(TIMEOUT)
+                .until(() -> "failed".equals(status(retried).getString("state")));
         assertThat(status(retried).getString("failedReason")).contains("timed out");
         admin().get(JOBS + "?state=failed").then().body("jobs.jobId", hasItem(retried));
 
         admin().post(JOBS + "/" + retried + "/retry").then().statusCode(200).body("attemptsMade", equalTo(0));
-        await("the retried job runs in epoch 2").atMost(TIMEOUT).until(() -> status(retried).getInt("fencingToken") == 2);
+        await("the retried job runs in epoch 2").atMost(TIMEOUT)
+                .until(() -> status(retried).getInt("fencingToken") == 2);
         await().atMost(TIMEOUT).until(() -> "failed".equals(status(retried).getString("state")));
         List<String> history = given().get("/research/history/" + retried).jsonPath().getList("event");
         assertThat(history).filteredOn("started"::equals).hasSize(2);

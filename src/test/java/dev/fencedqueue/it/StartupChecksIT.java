@@ -37,7 +37,8 @@ class StartupChecksIT {
                 "fq.llm.idle-timeout", "2s"), Map.of());
 
         assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`");
+        assertThat(service.log())
+                .contains("`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`");
     }
 
     @Test

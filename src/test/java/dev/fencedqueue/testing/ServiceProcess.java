@@ -63,8 +63,8 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IllegalStateException when the application was not built
      * @throws UncheckedIOException when the process cannot be started
      */
-    public static ServiceProcess start(String name, int port, Map<String, String> config, Map<String, String> environment,
-            Path log) {
+    public static ServiceProcess start(String name, int port, Map<String, String> config,
+            Map<String, String> environment, Path log) {
         return start(PackagedApplication.built(), TEST_JVM_OPTIONS, name, port, config, environment, log);
     }
 
