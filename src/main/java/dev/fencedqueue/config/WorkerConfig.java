@@ -74,4 +74,12 @@ public interface WorkerConfig {
      * Redis path. Empty (the default): none. Ignored when {@link #enabled()} is {@code false}.
      */
     Optional<String> noopQueue();
+
+    /**
+     * Whether blocking processors run on virtual threads when the JDK has them (21+, and native executables);
+     * {@code false}, or an older JDK: on Quarkus's worker pool, at most {@code quarkus.thread-pool.max-threads}
+     * threads. Turn it off for a library that pins virtual threads (blocks inside {@code synchronized}).
+     */
+    @WithDefault("true")
+    boolean virtualThreads();
 }

@@ -11,11 +11,44 @@ import io.smallrye.mutiny.Uni;
  * each one. The returned {@code Uni} is the job's pipeline: the worker cancels it when the job's fencing
  * token goes stale, its lock is lost, it is aborted, or the instance shuts down, so everything the
  * processor opens (such as an HTTP call) must close on cancellation.
+ *
+ * <h2>Threads: what runs where, and what must not block</h2>
+ * A worker lives on the Vert.x event loop of the instance's shared Redis connection: fetching jobs, renewing
+ * every job's lock, checking fencing tokens and writing completions all happen there, for every worker of the
+ * instance. So:
+ * <ul>
+ * <li>A <b>non-blocking</b> processor ({@link #isBlocking()} is {@code false}, the default) is called, and its
+ * {@code Uni} subscribed, on that event loop. It must never block (no JDBC, no file I/O, no
+ * {@code Thread.sleep}, no {@code await()}): a blocked event loop stops the lock renewals of every job on the
+ * instance, their locks expire, and the queue hands them to other instances. Vert.x logs a blocked-thread
+ * warning after 2 s.</li>
+ * <li>A <b>blocking</b> processor ({@link #isBlocking()} returns {@code true}) is called, and its {@code Uni}
+ * subscribed, on a thread of its own: a virtual thread on a JDK 21+ ({@code fq.worker.virtual-threads}), else a
+ * thread of Quarkus's worker pool (its size is {@code quarkus.thread-pool.max-threads}). It may block; lock
+ * renewal, fencing checks and cancellation go on meanwhile on the event loop. It may await the writes of its
+ * {@link JobContext} ({@code context.progress(...).await().atMost(...)}).</li>
+ * </ul>
+ * Cancellation reaches a blocking processor twice: its {@code Uni} is cancelled and its thread is interrupted,
+ * which ends a {@code sleep}, a lock or latch wait, and (on a virtual thread) blocking socket I/O. Work that
+ * ignores interrupts, such as a JDBC statement on a platform thread, is stopped at its next write, which fails
+ * with {@link JobCancelledException}; {@link JobContext#cancelled()} tells when to cancel such work yourself
+ * (for example with {@code java.sql.Statement.cancel()}).
  */
 public interface JobProcessor {
 
     /** @return the name of the queue whose jobs this processor runs */
     String queue();
+
+    /**
+     * Whether this processor blocks the thread it is called on (JDBC, files, a slow library): if so, the worker
+     * calls {@link #process} on a worker or virtual thread, never on the event loop (see the class
+     * documentation). Asked once, when the worker is created.
+     *
+     * @return {@code false} by default: the processor returns at once and works asynchronously
+     */
+    default boolean isBlocking() {
+        return false;
+    }
 
     /**
      * Runs one attempt of a job.

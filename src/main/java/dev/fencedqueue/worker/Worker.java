@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,7 +29,7 @@ import org.jboss.logging.Logger;
  * same round trip. Each job runs as a {@code Uni} pipeline with one cancellation handle; one ticker renews
  * all locks and checks all fencing tokens in one round trip and cancels the pipeline of every job the
  * worker no longer owns, as does a rejected fenced write or a revoke notice. All mutable state lives on
- * one Vert.x context.
+ * one Vert.x context; a blocking processor's attempts run on threads of their own (see {@link JobProcessor}).
  */
 public final class Worker {
 
@@ -37,6 +38,7 @@ public final class Worker {
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final JobProcessor processor;
+    private final ExecutorService blockingExecutor;
     private final WorkerOptions options;
     private final ObjectMapper json;
     private final Vertx vertx;
@@ -59,10 +61,16 @@ public final class Worker {
     private long renewTimer = -1;
     private long stalledTimer = -1;
 
-    Worker(JobQueue queue, JobProcessor processor, WorkerOptions options, Queues queues, ObjectMapper json, Vertx vertx) {
+    /**
+     * @param blockingExecutor where a blocking processor's attempts run, or {@code null} for a processor that
+     *        does not block (its attempts run on the worker's event loop)
+     */
+    Worker(JobQueue queue, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
+            Queues queues, ObjectMapper json, Vertx vertx) {
         this.ctx = queues.context(queue.name());
         this.keys = ctx.keys();
         this.processor = processor;
+        this.blockingExecutor = blockingExecutor;
         this.options = options;
         this.json = json;
         this.vertx = vertx;
@@ -244,7 +252,9 @@ public final class Worker {
         ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
         active.add(running);
         WorkerJobContext jobContext = new WorkerJobContext(this, running, keys, json);
-        Uni<Object> pipeline = Uni.createFrom().deferred(() -> processor.process(jobContext));
+        Supplier<Uni<Object>> attempt = () -> processor.process(jobContext);
+        Uni<Object> pipeline = blockingExecutor == null ? Uni.createFrom().deferred(attempt::get)
+                : BlockingInvocation.on(attempt, blockingExecutor);
         if (job.timeout() > 0) {
             Duration timeout = Duration.ofMillis(job.timeout());
             pipeline = pipeline.ifNoItem().after(timeout).failWith(() -> {

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,7 +17,9 @@ import dev.fencedqueue.queue.Queues;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.virtual.threads.VirtualThreads;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.vertx.core.Vertx;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -41,12 +44,14 @@ public class WorkerManager {
     private final RevocationListener revocations;
     private final WorkerMetrics metrics;
     private final Instance<JobProcessor> processors;
+    private final Instance<ExecutorService> virtualThreads;
     private final String instanceId;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
 
     public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
-            RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors) {
+            RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors,
+            @VirtualThreads Instance<ExecutorService> virtualThreads) {
         this.config = config;
         this.queues = queues;
         this.json = json;
@@ -54,6 +59,7 @@ public class WorkerManager {
         this.revocations = revocations;
         this.metrics = metrics;
         this.processors = processors;
+        this.virtualThreads = virtualThreads;
         this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
     }
 
@@ -108,7 +114,8 @@ public class WorkerManager {
      * @return the worker; call {@link Worker#start()} to start it and {@link #stop(Worker)} to stop it
      */
     public Worker create(JobProcessor processor, WorkerOptions options) {
-        Worker worker = new Worker(queues.queue(processor.queue()), processor, options, queues, json, vertx);
+        Worker worker = new Worker(queues.queue(processor.queue()), processor,
+                processor.isBlocking() ? blockingExecutor() : null, options, queues, json, vertx);
         revocations.register(worker);
         metrics.bind(worker);
         workers.add(worker);
@@ -126,6 +133,17 @@ public class WorkerManager {
         revocations.unregister(worker);
         metrics.unbind(worker);
         return worker.close();
+    }
+
+    /**
+     * Where blocking processors run: virtual threads on a JDK 21+ unless {@code fq.worker.virtual-threads} is
+     * {@code false}, else Quarkus's worker pool ({@code quarkus.thread-pool.max-threads} threads at most).
+     */
+    private ExecutorService blockingExecutor() {
+        if (config.virtualThreads() && Runtime.version().feature() >= 21) {
+            return virtualThreads.get();
+        }
+        return Infrastructure.getDefaultWorkerPool();
     }
 
     /** @return the workers currently managed */

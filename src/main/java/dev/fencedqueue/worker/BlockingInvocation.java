@@ -1,0 +1,58 @@
+package dev.fencedqueue.worker;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
+
+/**
+ * Runs a blocking processor's attempt off the event loop: the processor is called, and the {@code Uni} it
+ * returns subscribed, on a thread of the given executor. Cancelling the returned {@code Uni} cancels that
+ * subscription and interrupts the thread while the attempt still runs on it.
+ */
+final class BlockingInvocation {
+
+    private BlockingInvocation() {
+    }
+
+    /**
+     * @param attempt calls the processor, must not be {@code null}; what it throws fails the returned
+     *        {@code Uni}, as does the failure of the {@code Uni} it returns
+     * @param executor where to run it (virtual threads or a worker pool), must not be {@code null}
+     * @param <T> the result type
+     * @return the attempt's result; fails with {@link RejectedExecutionException} when the executor refuses
+     *         the task (it was shut down)
+     */
+    static <T> Uni<T> on(Supplier<Uni<T>> attempt, ExecutorService executor) {
+        return Uni.createFrom().deferred(() -> {
+            AtomicBoolean cancelled = new AtomicBoolean();
+            AtomicReference<Future<?>> task = new AtomicReference<>();
+            AtomicReference<Cancellable> subscription = new AtomicReference<>();
+            return Uni.createFrom().<T>emitter(emitter -> task.set(executor.submit(() -> {
+                if (cancelled.get()) {
+                    return;
+                }
+                try {
+                    subscription.set(attempt.get().subscribe().with(emitter::complete, emitter::fail));
+                } catch (Throwable failure) {
+                    emitter.fail(failure);
+                }
+            }))).onCancellation().invoke(() -> {
+                cancelled.set(true);
+                Future<?> running = task.get();
+                if (running != null) {
+                    running.cancel(true);
+                }
+                Cancellable inner = subscription.get();
+                if (inner != null) {
+                    inner.cancel();
+                }
+            });
+        });
+    }
+}
