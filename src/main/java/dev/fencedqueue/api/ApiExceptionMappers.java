@@ -1,8 +1,11 @@
 package dev.fencedqueue.api;
 
+import java.sql.SQLException;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
+import dev.fencedqueue.bulk.DatabaseUnavailableException;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobStateConflictException;
@@ -68,6 +71,29 @@ public class ApiExceptionMappers {
     @ServerExceptionMapper
     public RestResponse<ApiError> mismatchedJson(MismatchedInputException e) {
         return malformedJson(e);
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> unknownChannel(UnknownChannelException e) {
+        return error(Response.Status.NOT_FOUND, ApiError.of("not_found", e.getMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> databaseUnavailable(DatabaseUnavailableException e) {
+        LOG.debugf("database unavailable: %s", e.getMessage());
+        return error(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("unavailable", e.getMessage()));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> databaseFailed(SQLException e) {
+        LOG.warnf("database call failed: %s (SQL state %s)", e.getMessage(), e.getSQLState());
+        return error(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("unavailable",
+                "the database (PostgreSQL) is unavailable, retry later"));
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> invalidParameter(InvalidParameterException e) {
+        return error(Response.Status.BAD_REQUEST, new ApiError("bad_request", e.getMessage(), e.field()));
     }
 
     @ServerExceptionMapper

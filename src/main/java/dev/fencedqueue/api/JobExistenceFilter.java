@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEventFollower;
 import dev.fencedqueue.events.StreamIds;
@@ -26,37 +27,42 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  */
 public class JobExistenceFilter {
 
-    private final JobQueue queue;
+    private final JobQueue research;
+    private final JobQueue notifications;
     private final SharedConnection redis;
-
     private final JobEventFollower follower;
 
-    public JobExistenceFilter(Queues queues, ResearchConfig config, SharedConnection redis, JobEventFollower follower) {
-        this.queue = queues.queue(config.queue());
+    public JobExistenceFilter(Queues queues, ResearchConfig research, BulkConfig bulk, SharedConnection redis,
+            JobEventFollower follower) {
+        this.research = queues.queue(research.queue());
+        this.notifications = queues.queue(bulk.queue());
         this.redis = redis;
         this.follower = follower;
     }
 
     @ServerRequestFilter
     public Uni<Response> requireJob(ContainerRequestContext request, ResourceInfo resource) {
-        if (resource.getResourceMethod() == null || !resource.getResourceMethod().isAnnotationPresent(RequiresJob.class)) {
+        RequiresJob required = resource.getResourceMethod() == null ? null
+                : resource.getResourceMethod().getAnnotation(RequiresJob.class);
+        if (required == null) {
             return Uni.createFrom().nullItem();
         }
+        JobQueue queue = required.value() == RequiresJob.Kind.NOTIFICATION ? notifications : research;
         String jobId = request.getUriInfo().getPathParameters().getFirst("jobId");
         if (!QueueKeys.isValidJobId(jobId)) {
-            return Uni.createFrom().item(notFound(jobId));
+            return Uni.createFrom().item(notFound(queue, jobId));
         }
         String lastEventId = request.getHeaderString("Last-Event-ID");
         if (StreamIds.isValid(lastEventId)) {
             return follower.hasEndedFor(queue, jobId, lastEventId)
                     .map(ended -> ended ? Response.noContent().build() : null)
-                    .onFailure(JobNotFoundException.class).recoverWithItem(() -> notFound(jobId));
+                    .onFailure(JobNotFoundException.class).recoverWithItem(() -> notFound(queue, jobId));
         }
         return redis.send(Request.cmd(Command.EXISTS).arg(queue.keys().job(jobId)))
-                .map(reply -> reply.toInteger() == 1 ? null : notFound(jobId));
+                .map(reply -> reply.toInteger() == 1 ? null : notFound(queue, jobId));
     }
 
-    private Response notFound(String jobId) {
+    private static Response notFound(JobQueue queue, String jobId) {
         return Response.status(Response.Status.NOT_FOUND).type("application/json")
                 .entity(ApiError.of("not_found", new JobNotFoundException(queue.name(), jobId).getMessage())).build();
     }

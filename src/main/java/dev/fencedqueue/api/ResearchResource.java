@@ -92,7 +92,7 @@ public class ResearchResource {
     public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
             @Context Sse sse) {
         return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),
-                messages -> messages.map(message -> toSse(sse, message)));
+                messages -> messages.map(message -> SseMessages.toSse(sse, message)));
     }
 
     @GET
@@ -127,17 +127,6 @@ public class ResearchResource {
     public Uni<AbortResponse> abort(@RestPath String jobId) {
         return queue.abort(jobId, "aborted by user")
                 .map(result -> new AbortResponse(jobId, "aborted", result.previousState().value(), result.wasRunning()));
-    }
-
-    private static OutboundSseEvent toSse(Sse sse, StreamMessage message) {
-        if (message.isKeepAlive()) {
-            return sse.newEventBuilder().comment(message.comment()).build();
-        }
-        OutboundSseEvent.Builder builder = sse.newEventBuilder().name(message.event()).data(message.data());
-        if (message.id() != null) {
-            builder.id(message.id());
-        }
-        return builder.build();
     }
 
     private List<ObjectNode> views(List<JobEvent> events) {

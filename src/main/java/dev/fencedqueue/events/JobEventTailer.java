@@ -201,9 +201,9 @@ final class JobEventTailer {
 
     private void dropConnection() {
         if (connection != null) {
-            connection.close().subscribe().with(v -> {
-            }, f -> {
-            });
+            // The bare Vert.x close: the Mutiny wrapper captures the thread context (CDI, transactions), which
+            // fails once the application has shut down, when this runs as the connections close.
+            connection.getDelegate().close();
             connection = null;
         }
     }

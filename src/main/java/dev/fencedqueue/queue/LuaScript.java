@@ -20,7 +20,13 @@ public enum LuaScript {
     RETRY_JOB("retryJob", 7),
     CLEAN_JOBS("cleanJobs", 2),
     DRAIN_QUEUE("drainQueue", 5),
-    OBLITERATE_QUEUE("obliterateQueue", 2);
+    OBLITERATE_QUEUE("obliterateQueue", 2),
+    CHUNK_GATE("chunkGate", 2),
+    REQUEST_ABORT("requestAbort", 2),
+    SET_THROTTLE("setThrottle", 1),
+    RESUME_JOB("resumeJob", 8),
+    ACQUIRE_SINGLE_FLIGHT("acquireSingleFlight", 1),
+    RELEASE_SINGLE_FLIGHT("releaseSingleFlight", 1);
 
     private final String scriptName;
     private final int keyCount;

@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  * fq:{q}:job:ID:lock  string lock token, PX lock duration
  * fq:{q}:job:ID:fence string fencing token counter (INCR per activation)
  * fq:{q}:job:ID:events stream the job's events
+ * fq:{q}:job:ID:abort string set by an operator's abort of a running chunked job, PX abort-flag TTL
+ * fq:{q}:single-flight:KEY string the id of the running job that holds the single-flight key
  * fq:{q}:idempotency:KEY string job id, PX idempotency TTL
  * fq:{q}:dedup:ID     string job id, PX deduplication TTL or until the job ends
  * </pre>
@@ -124,5 +126,18 @@ public record QueueKeys(String queue, String prefix) {
 
     public String events(String jobId) {
         return job(jobId) + ":events";
+    }
+
+    /** @return the abort flag of a chunked job: set while an operator's abort waits for the next chunk boundary */
+    public String abortFlag(String jobId) {
+        return job(jobId) + ":abort";
+    }
+
+    /**
+     * @param key a single-flight key (for example a channel name)
+     * @return the key that names the running job holding it
+     */
+    public String singleFlight(String key) {
+        return prefix + "single-flight:" + key;
     }
 }

@@ -6,7 +6,7 @@ import dev.fencedqueue.fencing.StaleFencingTokenException;
  * The one place where the negative return codes of the Lua scripts become typed exceptions. Codes:
  * -1 no such job, -6 lock held by another lock token, -7 stale fencing token, -8 job already finished,
  * -9 job not active, -11 job running (cannot be removed), -12 job not failed (cannot be retried),
- * -13 queue not paused (cannot be obliterated).
+ * -13 queue not paused (cannot be obliterated), -14 job not aborted (cannot be resumed).
  */
 public final class ScriptErrors {
 
@@ -18,6 +18,7 @@ public final class ScriptErrors {
     public static final int RUNNING = -11;
     public static final int NOT_FAILED = -12;
     public static final int NOT_PAUSED = -13;
+    public static final int NOT_ABORTED = -14;
 
     private ScriptErrors() {
     }
@@ -42,6 +43,7 @@ public final class ScriptErrors {
             case NOT_ACTIVE -> new JobNotActiveException(where + ": the job is no longer active");
             case RUNNING -> new JobStateConflictException(where + ": the job is running");
             case NOT_FAILED -> new JobStateConflictException(where + ": the job has not failed");
+            case NOT_ABORTED -> new JobStateConflictException(where + ": only an aborted job can be resumed");
             case NOT_PAUSED -> new JobStateConflictException("`" + script.scriptName() + "` refused for queue `" + queue
                     + "`: the queue must be paused first");
             default -> new QueueException(where + ": unexpected return code " + code);

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -11,11 +12,11 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 
 /**
- * Runs a blocking processor's attempt off the event loop: the processor is called, and the {@code Uni} it
- * returns subscribed, on a thread of the given executor. Cancelling the returned {@code Uni} cancels that
- * subscription and interrupts the thread while the attempt still runs on it.
+ * Runs blocking work off the event loop: a blocking processor's attempt, or one blocking step of a chunked job.
+ * The work is called, and the {@code Uni} it returns subscribed, on a thread of the given executor. Cancelling
+ * the returned {@code Uni} cancels that subscription and interrupts the thread while the work still runs on it.
  */
-final class BlockingInvocation {
+public final class BlockingInvocation {
 
     private BlockingInvocation() {
     }
@@ -28,7 +29,7 @@ final class BlockingInvocation {
      * @return the attempt's result; fails with {@link RejectedExecutionException} when the executor refuses
      *         the task (it was shut down)
      */
-    static <T> Uni<T> on(Supplier<Uni<T>> attempt, ExecutorService executor) {
+    public static <T> Uni<T> on(Supplier<Uni<T>> attempt, ExecutorService executor) {
         return Uni.createFrom().deferred(() -> {
             AtomicBoolean cancelled = new AtomicBoolean();
             AtomicReference<Future<?>> task = new AtomicReference<>();
@@ -54,5 +55,23 @@ final class BlockingInvocation {
                 }
             });
         });
+    }
+
+    /**
+     * Runs one blocking call off the event loop, as {@link #on(Supplier, ExecutorService)} does.
+     *
+     * @param call the blocking call, must not be {@code null}; what it throws fails the returned {@code Uni}
+     * @param executor where to run it, must not be {@code null}
+     * @param <T> the result type
+     * @return the call's result ({@code null} allowed)
+     */
+    public static <T> Uni<T> call(Callable<T> call, ExecutorService executor) {
+        return on(() -> {
+            try {
+                return Uni.createFrom().item(call.call());
+            } catch (Exception e) {
+                return Uni.createFrom().failure(e);
+            }
+        }, executor);
     }
 }

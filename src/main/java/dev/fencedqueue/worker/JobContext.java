@@ -54,6 +54,18 @@ public interface JobContext {
     Uni<String> progress(int percent, String message);
 
     /**
+     * Appends a fenced {@code progress} event with fields of the processor's own (for example a chunked job's
+     * cursor and counts) and makes it the job's last progress, as {@link #progress(int, String)} does.
+     *
+     * @param percent completion, 0 to 100
+     * @param message what the job is doing, may be {@code null}
+     * @param details more fields of the event and of the last progress, must not be {@code null}; its
+     *        {@code percent} and {@code message} are replaced by the arguments
+     * @return the stream entry id; fails as {@link #progress(int, String)}
+     */
+    Uni<String> progress(int percent, String message, ObjectNode details);
+
+    /**
      * Appends a fenced event of any non-terminal type. The worker adds {@code status} (= {@code type}),
      * {@code fencingToken} and {@code workerId} to {@code data}.
      *

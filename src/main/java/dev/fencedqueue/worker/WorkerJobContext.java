@@ -69,10 +69,23 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public Uni<String> progress(int percent, String message) {
+        return progress(percent, message, json.createObjectNode());
+    }
+
+    @Override
+    public Uni<String> progress(int percent, String message, ObjectNode details) {
+        if (details == null) {
+            throw new IllegalArgumentException("`details` must not be null");
+        }
         ObjectNode progress = json.createObjectNode().put("percent", Math.max(0, Math.min(100, percent)));
         if (message != null) {
             progress.put("message", message);
         }
+        details.fields().forEachRemaining(field -> {
+            if (!progress.has(field.getKey())) {
+                progress.set(field.getKey(), field.getValue());
+            }
+        });
         return append("progress", progress.deepCopy(), progress.toString());
     }
 

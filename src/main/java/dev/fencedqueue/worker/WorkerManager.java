@@ -136,10 +136,13 @@ public class WorkerManager {
     }
 
     /**
-     * Where blocking processors run: virtual threads on a JDK 21+ unless {@code fq.worker.virtual-threads} is
-     * {@code false}, else Quarkus's worker pool ({@code quarkus.thread-pool.max-threads} threads at most).
+     * Where blocking processors (and the blocking steps of chunked jobs) run: virtual threads on a JDK 21+
+     * unless {@code fq.worker.virtual-threads} is {@code false}, else Quarkus's worker pool
+     * ({@code quarkus.thread-pool.max-threads} threads at most).
+     *
+     * @return the executor; never the event loop
      */
-    private ExecutorService blockingExecutor() {
+    public ExecutorService blockingExecutor() {
         if (config.virtualThreads() && Runtime.version().feature() >= 21) {
             return virtualThreads.get();
         }

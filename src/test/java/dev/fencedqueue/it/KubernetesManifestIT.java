@@ -96,7 +96,7 @@ class KubernetesManifestIT {
     }
 
     @Test
-    void redisAndOperatorSettingsComeFromSecretsAndNoRedisAddressIsWrittenOut() throws IOException {
+    void redisPostgresAndOperatorSettingsComeFromSecretsAndNoAddressIsWrittenOut() throws IOException {
         Map<String, JsonNode> env = new HashMap<>();
         container().path("env").forEach(variable -> env.put(variable.path("name").asText(), variable));
 
@@ -107,7 +107,13 @@ class KubernetesManifestIT {
         assertThat(hosts.path("valueFrom").path("secretKeyRef").path("key").asText()).isEqualTo("hosts");
         assertThat(env.get("FQ_ADMIN_PASSWORD").path("valueFrom").path("secretKeyRef").path("name").asText())
                 .isEqualTo("fenced-queue-admin");
-        assertThat(Files.readString(MANIFEST)).doesNotContain("redis://");
+        for (String variable : List.of("QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME",
+                "QUARKUS_DATASOURCE_PASSWORD")) {
+            assertThat(env.get(variable)).as(variable).isNotNull();
+            assertThat(env.get(variable).path("valueFrom").path("secretKeyRef").path("name").asText())
+                    .as(variable).isEqualTo("fenced-queue-postgres");
+        }
+        assertThat(Files.readString(MANIFEST)).doesNotContain("redis://").doesNotContain("jdbc:");
     }
 
     @Test

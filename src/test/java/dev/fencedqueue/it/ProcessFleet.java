@@ -8,7 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.dev.EmbeddedPostgresServer;
 import dev.fencedqueue.dev.EmbeddedRedis;
+import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.ServiceProcess;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -27,21 +29,50 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
     private final Map<String, String> config;
+    private final boolean withPostgres;
     private final List<ServiceProcess> processes = new ArrayList<>();
     private final Thread killer = new Thread(this::killAll, "process-fleet-killer");
     private EmbeddedRedis redis;
+    private EmbeddedPostgresServer postgres;
 
     /**
      * @param config configuration of every process, as {@code -Dkey=value}, must not be {@code null}
      */
     ProcessFleet(Map<String, String> config) {
+        this(config, false);
+    }
+
+    private ProcessFleet(Map<String, String> config, boolean withPostgres) {
         this.config = Map.copyOf(config);
+        this.withPostgres = withPostgres;
+    }
+
+    /**
+     * A fleet that also starts a real PostgreSQL ({@link EmbeddedPostgresServer}) before each test, which every
+     * process uses as its datasource, and stops it after.
+     *
+     * @param config configuration of every process, must not be {@code null}
+     * @return the fleet
+     */
+    static ProcessFleet withPostgres(Map<String, String> config) {
+        return new ProcessFleet(config, true);
+    }
+
+    /** @return the rows of the test's PostgreSQL; only for a fleet made {@link #withPostgres} */
+    NotificationRows rows() {
+        if (postgres == null) {
+            throw new IllegalStateException("this fleet has no PostgreSQL: make it with ProcessFleet.withPostgres");
+        }
+        return NotificationRows.on(postgres);
     }
 
     @Override
     public void beforeEach(ExtensionContext context) {
         Runtime.getRuntime().addShutdownHook(killer);
         redis = EmbeddedRedis.start();
+        if (withPostgres) {
+            postgres = EmbeddedPostgresServer.start();
+        }
     }
 
     /**
@@ -82,6 +113,11 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         Map<String, String> all = new LinkedHashMap<>(config);
         all.putAll(extraConfig);
         all.put("quarkus.redis.hosts", redis.uri());
+        if (postgres != null) {
+            all.put("quarkus.datasource.jdbc.url", postgres.jdbcUrl());
+            all.put("quarkus.datasource.username", EmbeddedPostgresServer.USER);
+            all.put("quarkus.datasource.password", EmbeddedPostgresServer.PASSWORD);
+        }
         all.put("fq.worker.id", workerId);
         ServiceProcess process;
         synchronized (processes) {
@@ -110,6 +146,10 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
                 redis.close();
                 redis = null;
             }
+            if (postgres != null) {
+                postgres.close();
+                postgres = null;
+            }
             Runtime.getRuntime().removeShutdownHook(killer);
         }
     }
@@ -118,6 +158,9 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         reversed().forEach(ServiceProcess::kill);
         if (redis != null) {
             redis.close();
+        }
+        if (postgres != null) {
+            postgres.close();
         }
     }
 

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
@@ -47,11 +48,20 @@ public final class SseClient implements AutoCloseable {
      * @return the client, receiving in the background
      */
     public static SseClient open(String url, String lastEventId) {
+        return open(url, lastEventId == null ? Map.of() : Map.of("Last-Event-ID", lastEventId));
+    }
+
+    /**
+     * Opens a stream with request headers of the caller's (credentials, {@code Last-Event-ID}).
+     *
+     * @param url the stream URL
+     * @param headers request headers, must not be {@code null}
+     * @return the client, receiving in the background
+     */
+    public static SseClient open(String url, Map<String, String> headers) {
         SseClient client = new SseClient();
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
-        if (lastEventId != null) {
-            request.header("Last-Event-ID", lastEventId);
-        }
+        headers.forEach(request::header);
         HTTP.sendAsync(request.build(), info -> {
             client.status.complete(info.statusCode());
             return HttpResponse.BodySubscribers.fromLineSubscriber(client.new LineSubscriber());
@@ -65,7 +75,7 @@ public final class SseClient implements AutoCloseable {
     }
 
     public static SseClient open(String url) {
-        return open(url, null);
+        return open(url, Map.of());
     }
 
     /** @return every message received so far, comments included */

@@ -45,12 +45,6 @@ public class AdminExceptionMappers {
     }
 
     @ServerExceptionMapper
-    public RestResponse<ApiError> invalidParameter(InvalidParameterException e) {
-        return RestResponse.ResponseBuilder.create(Response.Status.BAD_REQUEST,
-                new ApiError("bad_request", e.getMessage(), e.field())).type(MediaType.APPLICATION_JSON_TYPE).build();
-    }
-
-    @ServerExceptionMapper
     public RestResponse<ApiError> unknownQueue(UnknownQueueException e) {
         return RestResponse.ResponseBuilder.create(Response.Status.NOT_FOUND, ApiError.of("not_found", e.getMessage()))
                 .type(MediaType.APPLICATION_JSON_TYPE).build();

@@ -5,15 +5,24 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.api.AbortResponse;
+import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.api.JobStatusView;
+import dev.fencedqueue.bulk.BulkControl;
+import dev.fencedqueue.bulk.Throttle;
+import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.Queues;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
@@ -21,6 +30,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
+import org.jboss.resteasy.reactive.RestResponse;
 
 /** The operator API's job-level reads and actions, on any queue. HTTP Basic, role {@code admin}. */
 @Path("/admin/queues/{queue}/jobs")
@@ -34,10 +44,14 @@ public class AdminJobsResource {
 
     private final Queues queues;
     private final ObjectMapper json;
+    private final BulkControl bulk;
+    private final BulkConfig bulkConfig;
 
-    public AdminJobsResource(Queues queues, ObjectMapper json) {
+    public AdminJobsResource(Queues queues, ObjectMapper json, BulkControl bulk, BulkConfig bulkConfig) {
         this.queues = queues;
         this.json = json;
+        this.bulk = bulk;
+        this.bulkConfig = bulkConfig;
     }
 
     @GET
@@ -67,11 +81,55 @@ public class AdminJobsResource {
 
     @POST
     @Path("/{jobId}/abort")
-    @Operation(summary = "Abort a job", description = "A running job's LLM call is closed; a waiting job leaves the "
-            + "queue. The job ends `aborted` and is never retried. 409 when it already ended.")
-    public Uni<AbortResponse> abort(@RestPath String queue, @RestPath String jobId) {
-        return AdminParams.queue(queues, queue).abort(jobId, "aborted by operator")
-                .map(result -> new AbortResponse(jobId, "aborted", result.previousState().value(), result.wasRunning()));
+    @Operation(summary = "Abort a job", description = "A running research job's LLM call is closed within a second; "
+            + "a running chunked job (a fan-out) stops at its next chunk boundary, keeping its cursor (202, state "
+            + "`aborting`); a waiting or delayed job leaves the queue at once. The job ends `aborted`: never retried, "
+            + "but a chunked job can be resumed. 409 when it already ended.")
+    public Uni<RestResponse<AbortResponse>> abort(@RestPath String queue, @RestPath String jobId) {
+        JobQueue jobQueue = AdminParams.queue(queues, queue);
+        if (isChunked(queue)) {
+            return bulk.abort(queue, jobId, bulkConfig.abortFlagTtl(), "aborted by operator").map(request -> request
+                    .atChunkBoundary() ? RestResponse.accepted(new AbortResponse(jobId, "aborting", "active", true))
+                    : RestResponse.ok(new AbortResponse(jobId, "aborted", request.previousState().value(), false)));
+        }
+        return jobQueue.abort(jobId, "aborted by operator").map(result -> RestResponse.ok(
+                new AbortResponse(jobId, "aborted", result.previousState().value(), result.wasRunning())));
+    }
+
+    @POST
+    @Path("/{jobId}/resume")
+    @Operation(summary = "Resume an aborted chunked job", description = "Back to the queue with a fresh count of "
+            + "attempts; its next run (a new epoch) continues after the last committed chunk. 409 unless the job is "
+            + "an aborted job of a chunked queue.")
+    public Uni<JobStatusView> resume(@RestPath String queue, @RestPath String jobId) {
+        JobQueue jobQueue = AdminParams.queue(queues, queue);
+        requireChunked(queue, "resumed");
+        return bulk.resume(queue, jobId).chain(() -> jobQueue.requireJob(jobId)).map(job -> JobStatusView.of(job, json));
+    }
+
+    @PUT
+    @Path("/{jobId}/throttle")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Change a chunked job's throttle", description = "`pauseBetweenChunksMs` and/or "
+            + "`maxItemsPerSecond` (null: none); it applies from the job's next chunk, also while it runs. 409 for a "
+            + "job that completed or failed, or a queue that is not chunked.")
+    public Uni<Throttle> throttle(@RestPath String queue, @RestPath String jobId,
+            @Valid @NotNull(message = "the body must be a JSON object with `pauseBetweenChunksMs` and/or "
+                    + "`maxItemsPerSecond`") Throttle throttle) {
+        AdminParams.queue(queues, queue);
+        requireChunked(queue, "throttled");
+        return bulk.setThrottle(queue, jobId, throttle).map(state -> throttle.normalized());
+    }
+
+    private boolean isChunked(String queue) {
+        return bulkConfig.queue().equals(queue);
+    }
+
+    private void requireChunked(String queue, String what) {
+        if (!isChunked(queue)) {
+            throw new JobStateConflictException("only jobs of a chunked queue (" + bulkConfig.queue() + ") can be "
+                    + what + ", not jobs of `" + queue + "`");
+        }
     }
 
     @DELETE

@@ -3,6 +3,7 @@ package dev.fencedqueue.api.admin;
 import java.time.Duration;
 import java.util.Locale;
 
+import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;

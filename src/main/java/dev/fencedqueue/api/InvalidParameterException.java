@@ -1,6 +1,6 @@
-package dev.fencedqueue.api.admin;
+package dev.fencedqueue.api;
 
-/** Thrown when a path, query or body parameter of the operator API is not valid; answered with 400 naming it. */
+/** Thrown when a path, query or body parameter of the API is not valid; answered with 400 naming it. */
 public class InvalidParameterException extends IllegalArgumentException {
 
     private final String field;

@@ -1,0 +1,181 @@
+package dev.fencedqueue.api;
+
+import java.net.URI;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.api.NotificationRequests.AddSubscribers;
+import dev.fencedqueue.api.NotificationRequests.FanOutAccepted;
+import dev.fencedqueue.api.NotificationRequests.FanOutRequest;
+import dev.fencedqueue.api.NotificationRequests.SubscribersAdded;
+import dev.fencedqueue.bulk.BulkControl;
+import dev.fencedqueue.bulk.Cursor;
+import dev.fencedqueue.bulk.Database;
+import dev.fencedqueue.bulk.PostgresCursors;
+import dev.fencedqueue.bulk.Throttle;
+import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.events.JobEventFollower;
+import dev.fencedqueue.notifications.Channels;
+import dev.fencedqueue.notifications.FanOut;
+import dev.fencedqueue.notifications.SubscriberDirectory;
+import dev.fencedqueue.queue.Backoff;
+import dev.fencedqueue.queue.Deduplication;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobStateConflictException;
+import dev.fencedqueue.queue.KeepJobs;
+import dev.fencedqueue.queue.Queues;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestHeader;
+import org.jboss.resteasy.reactive.RestMulti;
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/**
+ * The bulk job of seed 004 as an API: subscribers of a channel, a fan-out of a message to all of them (a chunked
+ * job that commits each chunk exactly once into PostgreSQL), a subscriber's notifications, and the job's status
+ * and event stream. Methods that read or write PostgreSQL run on worker threads ({@code @Blocking}).
+ */
+@Path("/notifications")
+@Tag(name = "notifications", description = "Channel subscribers and exactly-once notification fan-outs (bulk jobs)")
+public class NotificationsResource {
+
+    private static final int MAX_NOTIFICATIONS = 1000;
+    private static final int ATTEMPTS = 5;
+
+    private final JobQueue queue;
+    private final BulkConfig config;
+    private final SubscriberDirectory directory;
+    private final PostgresCursors cursors;
+    private final Database database;
+    private final BulkControl control;
+    private final JobEventFollower follower;
+    private final ObjectMapper json;
+
+    public NotificationsResource(Queues queues, BulkConfig config, SubscriberDirectory directory,
+            PostgresCursors cursors, Database database, BulkControl control, JobEventFollower follower,
+            ObjectMapper json) {
+        this.queue = queues.queue(config.queue());
+        this.config = config;
+        this.directory = directory;
+        this.cursors = cursors;
+        this.database = database;
+        this.control = control;
+        this.follower = follower;
+        this.json = json;
+    }
+
+    @POST
+    @Path("/channels/{channel}/subscribers")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Blocking
+    @Operation(summary = "Add subscribers to a channel", description = "Up to 1,000 ids per request; adding an "
+            + "existing subscriber again does nothing. Answers how many were new.")
+    public SubscribersAdded addSubscribers(@RestPath String channel,
+            @Valid @NotNull(message = "the body must be a JSON object with `subscriberIds`") AddSubscribers body)
+            throws SQLException {
+        return new SubscribersAdded(channel, directory.add(requireChannel(channel), body.subscriberIds()));
+    }
+
+    @POST
+    @Path("/channels/{channel}/fan-out")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Blocking
+    @Operation(summary = "Notify every subscriber of a channel", description = "202 with the job id and its URLs. "
+            + "The job walks the subscribers in chunks (`chunkSize`, default 500), committing each chunk's "
+            + "notification and push-outbox rows with its cursor in one fenced transaction, paced by `throttle`. "
+            + "404 for a channel without subscribers; 409 when another fan-out of the channel has not finished and "
+            + "fq.bulk.single-flight=refuse (with `wait`, the default, it runs after the other one).")
+    public Uni<RestResponse<FanOutAccepted>> fanOut(@RestPath String channel,
+            @Valid @NotNull(message = "the body must be a JSON object with a `message`") FanOutRequest body)
+            throws SQLException {
+        if (!directory.hasSubscribers(requireChannel(channel))) {
+            throw new UnknownChannelException(channel);
+        }
+        FanOut fanOut = new FanOut(channel, body.message(), body.chunkSize() == null ? config.chunkSize()
+                : body.chunkSize(), body.throttle() == null ? Throttle.NONE : body.throttle().normalized());
+        JobOptions options = JobOptions.defaults().withJobId("fan-out-" + UUID.randomUUID())
+                .withAttempts(ATTEMPTS).withBackoff(Backoff.exponential(Duration.ofSeconds(1)))
+                .withRemoveOnComplete(new KeepJobs(10_000, Duration.ofDays(1)))
+                .withRemoveOnFail(new KeepJobs(10_000, Duration.ofDays(7)));
+        boolean refuse = config.singleFlight() == BulkConfig.SingleFlight.REFUSE;
+        if (refuse) {
+            options = options.withDeduplication(new Deduplication("fan-out:" + channel, null));
+        }
+        return queue.add("fan-out", fanOut, options).map(added -> {
+            if (refuse && added.deduplicated()) {
+                throw new JobStateConflictException("channel `" + channel + "` has a fan-out "
+                        + "that has not finished: job " + added.jobId() + " (fq.bulk.single-flight=refuse)");
+            }
+            FanOutAccepted accepted = FanOutAccepted.of(added.jobId());
+            return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, accepted)
+                    .location(URI.create(accepted.statusUrl())).build();
+        });
+    }
+
+    @GET
+    @Path("/subscribers/{subscriberId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Blocking
+    @Operation(summary = "A subscriber's notifications, newest first (at most 1,000)")
+    public List<SubscriberDirectory.Notification> notifications(@RestPath String subscriberId) throws SQLException {
+        if (!Channels.isSubscriber(subscriberId)) {
+            throw new InvalidParameterException("subscriberId", "`subscriberId` must be 1 to 128 of A-Z a-z 0-9 . _ : @ -");
+        }
+        return directory.notifications(subscriberId, MAX_NOTIFICATIONS);
+    }
+
+    @GET
+    @Path("/jobs/{jobId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Blocking
+    @Operation(summary = "A fan-out: state, fencing token, cursor, chunks and items done, items in all",
+            description = "The cursor and counts come from the database (the truth) when one is configured.")
+    public Uni<BulkJobView> status(@RestPath String jobId) throws SQLException {
+        Optional<Cursor> committed = database.isConfigured() ? cursors.read(jobId) : Optional.empty();
+        return Uni.combine().all().unis(queue.requireJob(jobId), control.gate(queue.name(), jobId)).asTuple()
+                .map(both -> BulkJobView.of(both.getItem1(), committed.orElse(null), both.getItem2(), json));
+    }
+
+    @GET
+    @Path("/jobs/{jobId}/stream")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RequiresJob(RequiresJob.Kind.NOTIFICATION)
+    @Operation(summary = "Follow a fan-out over SSE", description = "Its `progress` events carry the cursor, "
+            + "`chunksDone`, `itemsDone` and `itemsTotal`; a `reset` announces a newer run; the stream ends after "
+            + "`completed`, `failed` or `aborted` (an aborted fan-out may be resumed by an operator: follow it "
+            + "again then).")
+    public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
+            @Context Sse sse) {
+        return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),
+                messages -> messages.map(message -> SseMessages.toSse(sse, message)));
+    }
+
+    private static String requireChannel(String channel) {
+        if (!Channels.isChannel(channel)) {
+            throw new InvalidParameterException("channel", "`channel` must be 1 to 100 of A-Z a-z 0-9 . _ : -");
+        }
+        return channel;
+    }
+}

@@ -1,0 +1,176 @@
+package dev.fencedqueue.bulk;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+
+import dev.fencedqueue.queue.JobFinishedException;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.ScriptErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The Redis side of chunked jobs, one Lua script per transition: the abort flag (set by an operator, read right
+ * before each chunk), the throttle (changeable while a job runs), resuming an aborted job, and single-flight
+ * keys (at most one running job per key).
+ */
+@ApplicationScoped
+public class BulkControl {
+
+    /**
+     * What the runtime reads right before a chunk.
+     *
+     * @param abort whether an operator asked the job to stop at its next chunk boundary
+     * @param throttle the throttle an operator set while the job ran, if any
+     */
+    public record Gate(boolean abort, Optional<Throttle> throttle) {
+    }
+
+    private final Queues queues;
+
+    public BulkControl(Queues queues) {
+        this.queues = queues;
+    }
+
+    /**
+     * @param queue the job's queue
+     * @param jobId the job
+     * @return whether an operator asked the job to stop, and its throttle when one was set while it ran
+     */
+    public Uni<Gate> gate(String queue, String jobId) {
+        QueueContext ctx = queues.context(queue);
+        return ctx.scripts().run(LuaScript.CHUNK_GATE, List.of(ctx.keys().abortFlag(jobId), ctx.keys().job(jobId)),
+                List.of()).map(reply -> {
+                    String throttle = reply.get(1).toString();
+                    return new Gate(reply.get(0).toInteger() == 1,
+                            throttle.isEmpty() ? Optional.empty() : Optional.of(parse(ctx, throttle)));
+                });
+    }
+
+    /**
+     * An operator's abort of a chunked job: a running job gets its abort flag (it stops at its next chunk
+     * boundary and keeps its cursor); a job that is not running is aborted at once.
+     *
+     * @param queue the job's queue
+     * @param jobId the job
+     * @param ttl how long the flag lives, positive
+     * @param reason why, recorded as the job's {@code failedReason} when it stops
+     * @return the job's state before the call, and whether it was running (then it stops at a chunk boundary);
+     *         fails with {@link dev.fencedqueue.queue.JobNotFoundException} or, for a finished job,
+     *         {@link dev.fencedqueue.queue.JobFinishedException}
+     */
+    public Uni<AbortRequest> abort(String queue, String jobId, Duration ttl, String reason) {
+        QueueContext ctx = queues.context(queue);
+        QueueKeys keys = ctx.keys();
+        return ctx.scripts().run(LuaScript.REQUEST_ABORT, List.of(keys.job(jobId), keys.abortFlag(jobId)),
+                List.of(Long.toString(ttl.toMillis()))).chain(reply -> {
+                    int code = reply.get(0).toInteger();
+                    if (code == 1) {
+                        return Uni.createFrom().item(new AbortRequest(jobId, JobState.ACTIVE, true));
+                    }
+                    if (code < 0) {
+                        throw ScriptErrors.toException(LuaScript.REQUEST_ABORT, queue, jobId, code, -1);
+                    }
+                    return queues.queue(queue).abort(jobId, reason)
+                            .map(result -> new AbortRequest(jobId, result.previousState(), false));
+                });
+    }
+
+    /**
+     * Stops the caller's own running job now, at a chunk boundary, as an operator's abort asked: the job ends
+     * {@code aborted} (resumable, its cursor kept) and its worker is told to cancel the attempt.
+     */
+    Uni<Void> abortAtBoundary(JobQueue queue, String jobId, String cursor) {
+        return queue.abort(jobId, "aborted by operator at a chunk boundary (cursor `" + cursor + "`)").replaceWithVoid();
+    }
+
+    /**
+     * Sets the throttle of a job that has not finished; it applies from the job's next chunk.
+     *
+     * @return the job's state; fails with {@link dev.fencedqueue.queue.JobNotFoundException} or, for a
+     *         completed or failed job, {@link dev.fencedqueue.queue.JobFinishedException}
+     */
+    public Uni<JobState> setThrottle(String queue, String jobId, Throttle throttle) {
+        QueueContext ctx = queues.context(queue);
+        String json;
+        try {
+            json = ctx.json().writeValueAsString(throttle.normalized());
+        } catch (JsonProcessingException e) {
+            return Uni.createFrom().failure(e);
+        }
+        return ctx.scripts().run(LuaScript.SET_THROTTLE, List.of(ctx.keys().job(jobId)), List.of(json))
+                .map(reply -> state(LuaScript.SET_THROTTLE, queue, jobId, reply));
+    }
+
+    /**
+     * Resumes an aborted chunked job: it goes back to the queue and its next run (a new epoch) continues after
+     * its last committed chunk.
+     *
+     * @return the job's state before the call; fails with {@link dev.fencedqueue.queue.JobNotFoundException}
+     *         or, when the job is not aborted, {@link dev.fencedqueue.queue.JobStateConflictException}
+     */
+    public Uni<JobState> resume(String queue, String jobId) {
+        QueueContext ctx = queues.context(queue);
+        QueueKeys keys = ctx.keys();
+        return ctx.scripts().run(LuaScript.RESUME_JOB, List.of(keys.failed(), keys.waitList(), keys.prioritized(),
+                keys.marker(), keys.meta(), keys.job(jobId), keys.events(), keys.abortFlag(jobId)),
+                List.of(jobId, ctx.queueEventsArg())).map(reply -> state(LuaScript.RESUME_JOB, queue, jobId, reply));
+    }
+
+    /**
+     * Tries to take a single-flight key for a running job.
+     *
+     * @return empty when the job holds the key now, else the id of the running job that holds it
+     */
+    Uni<Optional<String>> acquireSingleFlight(String queue, String key, String jobId) {
+        QueueContext ctx = queues.context(queue);
+        return ctx.scripts().run(LuaScript.ACQUIRE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(key)),
+                List.of(jobId, ctx.keys().prefix())).map(reply -> reply.get(0).toInteger() == 1 ? Optional.empty()
+                        : Optional.of(reply.get(1).toString()));
+    }
+
+    /** Gives up a single-flight key if the job holds it. */
+    Uni<Void> releaseSingleFlight(String queue, String key, String jobId) {
+        QueueContext ctx = queues.context(queue);
+        return ctx.scripts().run(LuaScript.RELEASE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(key)), List.of(jobId))
+                .replaceWithVoid();
+    }
+
+    private static Throttle parse(QueueContext ctx, String json) {
+        try {
+            return ctx.json().readValue(json, Throttle.class);
+        } catch (JsonProcessingException e) {
+            return Throttle.NONE;
+        }
+    }
+
+    private static JobState state(LuaScript script, String queue, String jobId, Response reply) {
+        int code = reply.get(0).toInteger();
+        if (code == 1) {
+            return JobState.of(reply.get(1).toString());
+        }
+        if (code == ScriptErrors.FINISHED) {
+            throw new JobFinishedException(queue, jobId, JobState.of(reply.get(1).toString()));
+        }
+        throw ScriptErrors.toException(script, queue, jobId, code, -1);
+    }
+
+    /**
+     * What an operator's abort did.
+     *
+     * @param jobId the job
+     * @param previousState its state when the abort was asked
+     * @param atChunkBoundary {@code true} when the job was running: it stops at its next chunk boundary
+     */
+    public record AbortRequest(String jobId, JobState previousState, boolean atChunkBoundary) {
+    }
+}

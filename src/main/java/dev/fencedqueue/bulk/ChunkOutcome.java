@@ -1,0 +1,42 @@
+package dev.fencedqueue.bulk;
+
+import java.util.List;
+
+/**
+ * What one chunk transaction did ({@link PostgresCursors#nextChunk}).
+ *
+ * @param status committed, none left, or refused by the fence
+ * @param items the chunk's items (empty when none were left)
+ * @param to the cursor after the chunk ({@code null} when none were left)
+ * @param <I> one item
+ */
+public record ChunkOutcome<I>(Status status, List<I> items, String to) {
+
+    /** How the chunk's transaction ended. */
+    public enum Status {
+        /** The chunk and its cursor advance committed. */
+        COMMITTED,
+        /** No item was left after the cursor: the job is done. Nothing was written. */
+        DONE,
+        /** The fence refused the cursor advance (a newer epoch owns the job): the chunk rolled back whole. */
+        FENCED,
+        /** An operator asked the job to stop before the chunk committed: it rolled back whole. */
+        STOPPED
+    }
+
+    static <I> ChunkOutcome<I> committed(List<I> items, String to) {
+        return new ChunkOutcome<>(Status.COMMITTED, items, to);
+    }
+
+    static <I> ChunkOutcome<I> done() {
+        return new ChunkOutcome<>(Status.DONE, List.of(), null);
+    }
+
+    static <I> ChunkOutcome<I> stopped(List<I> items, String to) {
+        return new ChunkOutcome<>(Status.STOPPED, items, to);
+    }
+
+    static <I> ChunkOutcome<I> fenced(List<I> items, String to) {
+        return new ChunkOutcome<>(Status.FENCED, items, to);
+    }
+}

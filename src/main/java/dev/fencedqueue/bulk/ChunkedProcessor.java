@@ -1,0 +1,234 @@
+package dev.fencedqueue.bulk;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.fencing.StaleFencingTokenException;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.worker.BlockingInvocation;
+import dev.fencedqueue.worker.JobCancelledException;
+import dev.fencedqueue.worker.JobContext;
+import dev.fencedqueue.worker.JobProcessor;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
+
+/**
+ * The runtime of a {@link ChunkedJob}: a {@link JobProcessor} that runs on the event loop and sends its blocking
+ * steps (reads, chunk transactions) to a worker or virtual thread. One attempt:
+ * <ol>
+ * <li>takes the job's single-flight key (waiting, while it polls, until no other running job holds it);</li>
+ * <li>claims the job's cursor in the database for this epoch ({@link PostgresCursors#claim}): a zombie stops
+ * here;</li>
+ * <li>per chunk: in one transaction reads the next chunk, advances the cursor under the fence and writes the
+ * chunk, while reading the abort flag and the throttle from Redis; commits only if no operator asked the job to
+ * stop, else rolls the chunk back and stops at this chunk boundary (the job ends {@code aborted}, resumable, its
+ * cursor kept); reports a fenced {@code progress} event (cursor, chunks, items, total); waits as the throttle
+ * says;</li>
+ * <li>completes with the final cursor when no chunk is left.</li>
+ * </ol>
+ * A chunk refused by the fence was rolled back whole; the attempt then fails as a zombie's
+ * ({@link StaleFencingTokenException}) and is counted in {@code fq_bulk_chunks_rejected_total}. Cancellation
+ * (a stale token, a revoke, a shutdown) aborts the database connection of the step in progress, so the chunk
+ * in flight rolls back; the next epoch resumes from the committed cursor.
+ *
+ * @param <I> one target of the job
+ */
+public final class ChunkedProcessor<I> implements JobProcessor {
+
+    private static final Logger LOG = Logger.getLogger(ChunkedProcessor.class);
+    /** Longest wait for the abort flag and throttle before a chunk commits (Redis answers in well under a ms). */
+    private static final Duration GATE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ChunkedJob<I> job;
+    private final BulkControl control;
+    private final PostgresCursors cursors;
+    private final Queues queues;
+    private final BulkMetrics metrics;
+    private final BulkConfig config;
+    private final ExecutorService blocking;
+
+    /**
+     * @param blocking where the blocking steps run (virtual threads or Quarkus's worker pool), never the event loop
+     */
+    public ChunkedProcessor(ChunkedJob<I> job, BulkControl control, PostgresCursors cursors, Queues queues,
+            BulkMetrics metrics, BulkConfig config, ExecutorService blocking) {
+        this.job = job;
+        this.control = control;
+        this.cursors = cursors;
+        this.queues = queues;
+        this.metrics = metrics;
+        this.config = config;
+        this.blocking = blocking;
+    }
+
+    @Override
+    public String queue() {
+        return job.queue();
+    }
+
+    @Override
+    public Uni<Object> process(JobContext context) {
+        return new Attempt(context, job.plan(context)).run();
+    }
+
+    /** The state of one attempt; its methods run one after the other, never concurrently. */
+    private final class Attempt {
+
+        private final JobContext context;
+        private final ChunkPlan plan;
+        private final ConnectionGuard guard = new ConnectionGuard();
+        private Cursor cursor = Cursor.START;
+        private long total = -1;
+        private boolean done;
+
+        Attempt(JobContext context, ChunkPlan plan) {
+            this.context = context;
+            this.plan = plan;
+        }
+
+        Uni<Object> run() {
+            Uni<Object> chunks = singleFlight()
+                    .chain(() -> step(() -> cursors.claim(context.jobId(), context.fencingToken(), guard)))
+                    .invoke(claimed -> cursor = claimed.orElseThrow(() -> fencedOff("claim its cursor")))
+                    .chain(() -> step(() -> cursors.query(connection -> job.total(connection, context), guard)))
+                    .invoke(count -> total = count)
+                    .chain(() -> Multi.createBy().repeating().uni(this::nextChunk).whilst(more -> more)
+                            .collect().last())
+                    .map(last -> (Object) result());
+            return plan.singleFlightKey() == null ? chunks : chunks.eventually(() -> control
+                    .releaseSingleFlight(queue(), plan.singleFlightKey(), context.jobId())
+                    .onFailure().recoverWithNull());
+        }
+
+        /**
+         * One chunk: one transaction that reads the chunk, advances the cursor under the fence and writes it, while
+         * the abort flag and the throttle are read from Redis (one round trip, at the same time); the transaction
+         * commits only once that read says the job may go on, so an operator's abort stops the job before the
+         * chunk commits and it rolls back whole. Emits whether another chunk may follow. The progress report is not
+         * awaited: the next chunk starts while it travels (the writes of an attempt land in order).
+         */
+        private Uni<Boolean> nextChunk() {
+            long started = System.nanoTime();
+            CompletableFuture<BulkControl.Gate> gate = control.gate(queue(), context.jobId()).subscribeAsCompletionStage();
+            Cursor from = cursor;
+            return step(() -> cursors.nextChunk(context.jobId(), context.fencingToken(), from, plan.chunkSize(), job,
+                    context, () -> !gate.get(GATE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).abort(), guard))
+                    .onCancellation().invoke(() -> {
+                        gate.cancel(false);
+                        LOG.infof("job %s (token %d): the attempt was cancelled during the chunk after `%s`; its "
+                                + "transaction is rolled back", context.jobId(), context.fencingToken(), from.position());
+                    })
+                    .chain(outcome -> switch (outcome.status()) {
+                        case DONE -> finished();
+                        case STOPPED -> stopHere();
+                        case FENCED -> refused(from, outcome.to());
+                        case COMMITTED -> committed(from, outcome,
+                                gate.join().throttle().orElse(plan.throttle()), started);
+                    });
+        }
+
+        private Uni<Boolean> committed(Cursor from, ChunkOutcome<I> outcome, Throttle throttle, long started) {
+            int items = outcome.items().size();
+            cursor = from.advance(outcome.to(), items);
+            metrics.committed(queue(), items);
+            context.progress(percent(), message(), details()).subscribe().with(id -> {
+            }, failure -> {
+                // a refused write already told the worker, which cancels this attempt
+            });
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            return pause(throttle.delayAfter(items, took)).replaceWith(true);
+        }
+
+        private Uni<Boolean> refused(Cursor from, String to) {
+            metrics.rejected(queue());
+            LOG.warnf("job %s (token %d): the database refused chunk %s..%s: a newer epoch owns the job; the chunk "
+                    + "was rolled back", context.jobId(), context.fencingToken(), from.position(), to);
+            return Uni.createFrom().failure(fencedOff("commit a chunk"));
+        }
+
+        private Uni<Boolean> finished() {
+            done = true;
+            return context.progress(100, message(), details()).replaceWith(false);
+        }
+
+        /** An operator's abort, at a chunk boundary: the job ends aborted and this attempt waits to be cancelled. */
+        private Uni<Boolean> stopHere() {
+            LOG.infof("job %s stops at a chunk boundary (cursor `%s`, %d items done) as an operator asked",
+                    context.jobId(), cursor.position(), cursor.itemsDone());
+            return control.abortAtBoundary(queues.queue(queue()), context.jobId(), cursor.position())
+                    .chain(() -> context.cancelled())
+                    .onItem().<Boolean>transformToUni(reason -> Uni.createFrom()
+                            .failure(new JobCancelledException(context.jobId(), reason)));
+        }
+
+        /** Takes the job's single-flight key, trying every {@code fq.bulk.single-flight-retry} until it is free. */
+        private Uni<Void> singleFlight() {
+            String key = plan.singleFlightKey();
+            if (key == null) {
+                return Uni.createFrom().voidItem();
+            }
+            return Multi.createBy().repeating().uni(() -> control.acquireSingleFlight(queue(), key, context.jobId())
+                    .call(holder -> holder.isEmpty() ? Uni.createFrom().voidItem() : waitFor(key, holder.get())))
+                    .whilst(Optional::isPresent).collect().last().replaceWithVoid();
+        }
+
+        private Uni<Void> waitFor(String key, String holder) {
+            return control.gate(queue(), context.jobId()).chain(gate -> gate.abort()
+                    ? stopHere().replaceWithVoid()
+                    : context.progress(0, "waiting for job " + holder + " (single-flight key `" + key + "`)",
+                            details()).chain(() -> pause(config.singleFlightRetry())));
+        }
+
+        private <T> Uni<T> step(Callable<T> call) {
+            return BlockingInvocation.call(call, blocking).onCancellation().invoke(guard::abort);
+        }
+
+        private Uni<Void> pause(Duration delay) {
+            return delay.isZero() || delay.isNegative() ? Uni.createFrom().voidItem()
+                    : Uni.createFrom().voidItem().onItem().delayIt().by(delay);
+        }
+
+        private StaleFencingTokenException fencedOff(String what) {
+            return new StaleFencingTokenException("job `" + context.jobId() + "` of queue `" + queue()
+                    + "`: fencing token " + context.fencingToken() + " could not " + what
+                    + " in the database: a newer run owns the job");
+        }
+
+        private int percent() {
+            if (done) {
+                return 100;
+            }
+            return total > 0 ? (int) Math.min(99, cursor.itemsDone() * 100 / total) : 0;
+        }
+
+        private String message() {
+            return done ? "done: " + cursor.itemsDone() + " items in " + cursor.chunksDone() + " chunks"
+                    : cursor.itemsDone() + (total >= 0 ? " of " + total : "") + " items";
+        }
+
+        private ObjectNode details() {
+            ObjectNode details = queues.context(queue()).json().createObjectNode()
+                    .put("cursor", cursor.position())
+                    .put("chunksDone", cursor.chunksDone())
+                    .put("itemsDone", cursor.itemsDone());
+            if (total >= 0) {
+                details.put("itemsTotal", total);
+            } else {
+                details.putNull("itemsTotal");
+            }
+            return details;
+        }
+
+        private ObjectNode result() {
+            return details();
+        }
+    }
+}

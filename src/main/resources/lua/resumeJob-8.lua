@@ -1,0 +1,43 @@
+--[[
+  Resumes an aborted chunked job: moves it from the failed set back to the wait list (or the prioritized set)
+  with a fresh count of attempts and clears its abort flag. Its next run is a new epoch, which continues after
+  the last committed chunk (the cursor lives in the job's sink). Appends a 'waiting' queue event.
+
+  KEYS[1] failed set
+  KEYS[2] wait list
+  KEYS[3] prioritized set
+  KEYS[4] marker set
+  KEYS[5] meta hash
+  KEYS[6] job hash
+  KEYS[7] queue event stream
+  KEYS[8] job abort flag
+
+  ARGV[1] job id
+  ARGV[2] maximum length of the queue event stream (entries)
+
+  Returns {code, state}: 1 resumed; -1 no such job; -14 the job is not aborted, nothing changed. state is the
+  job's state before the call ('' when there is no job).
+]]
+--- @include "pushReady"
+--- @include "queueEvent"
+
+local jobId = ARGV[1]
+local state = redis.call('HGET', KEYS[6], 'state')
+if not state then
+    return {-1, ''}
+end
+if state ~= 'aborted' then
+    return {-14, state}
+end
+redis.call('ZREM', KEYS[1], jobId)
+redis.call('DEL', KEYS[8])
+redis.call('HSET', KEYS[6], 'attemptsMade', 0, 'stalledCounter', 0)
+redis.call('HDEL', KEYS[6], 'finishedOn', 'failedReason')
+local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
+redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting')
+pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, false)
+if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
+    redis.call('ZREM', KEYS[4], '0')
+end
+queueEvent(KEYS[7], ARGV[2], 'waiting', jobId, 'prev', 'aborted')
+return {1, state}
