@@ -17,6 +17,7 @@
   retried), nothing changed. state is the job's state before the call ('' when there is no job).
 ]]
 --- @include "pushReady"
+--- @include "requeueJob"
 --- @include "queueEvent"
 
 local jobId = ARGV[1]
@@ -27,14 +28,6 @@ end
 if state ~= 'failed' then
     return {-12, state}
 end
-redis.call('ZREM', KEYS[1], jobId)
-redis.call('HSET', KEYS[6], 'attemptsMade', 0, 'stalledCounter', 0)
-redis.call('HDEL', KEYS[6], 'finishedOn', 'failedReason')
-local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
-redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting')
-pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, false)
-if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
-    redis.call('ZREM', KEYS[4], '0')
-end
+requeueJob(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], jobId)
 queueEvent(KEYS[7], ARGV[2], 'waiting', jobId, 'prev', 'failed')
 return {1, state}

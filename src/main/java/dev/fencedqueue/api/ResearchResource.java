@@ -130,15 +130,6 @@ public class ResearchResource {
     }
 
     private List<ObjectNode> views(List<JobEvent> events) {
-        return events.stream().map(this::view).toList();
-    }
-
-    private ObjectNode view(JobEvent event) {
-        ObjectNode view = json.createObjectNode().put("id", event.id()).put("event", event.type());
-        if (JobStatusView.parse(json, event.data()) instanceof ObjectNode data) {
-            view.setAll(data);
-        }
-        view.put("timestamp", event.timestamp());
-        return view;
+        return JobEventViews.of(events, json);
     }
 }

@@ -1,15 +1,19 @@
 package dev.fencedqueue.api.admin;
 
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.api.AbortResponse;
 import dev.fencedqueue.api.InvalidParameterException;
+import dev.fencedqueue.api.JobEventViews;
 import dev.fencedqueue.api.JobStatusView;
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.JobStateConflictException;
@@ -46,12 +50,15 @@ public class AdminJobsResource {
     private final ObjectMapper json;
     private final BulkControl bulk;
     private final BulkConfig bulkConfig;
+    private final JobHistory history;
 
-    public AdminJobsResource(Queues queues, ObjectMapper json, BulkControl bulk, BulkConfig bulkConfig) {
+    public AdminJobsResource(Queues queues, ObjectMapper json, BulkControl bulk, BulkConfig bulkConfig,
+            JobHistory history) {
         this.queues = queues;
         this.json = json;
         this.bulk = bulk;
         this.bulkConfig = bulkConfig;
+        this.history = history;
     }
 
     @GET
@@ -77,6 +84,18 @@ public class AdminJobsResource {
     @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure")
     public Uni<JobStatusView> get(@RestPath String queue, @RestPath String jobId) {
         return AdminParams.queue(queues, queue).requireJob(jobId).map(job -> JobStatusView.of(job, json));
+    }
+
+    @GET
+    @Path("/{jobId}/events")
+    @Operation(summary = "A job's last stored events", description = "The newest `last` (default 20, at most 1000) "
+            + "events of the job's stream, those of stale runs included, oldest first; each with `id`, `event`, "
+            + "`timestamp` and the event's data.")
+    public Uni<List<ObjectNode>> events(@RestPath String queue, @RestPath String jobId, @RestQuery String last) {
+        JobQueue jobQueue = AdminParams.queue(queues, queue);
+        int count = AdminParams.integer("last", last, 20, 1, MAX_PAGE);
+        return jobQueue.requireJob(jobId).chain(() -> history.all(jobQueue, jobId))
+                .map(events -> JobEventViews.of(events.subList(Math.max(0, events.size() - count), events.size()), json));
     }
 
     @POST

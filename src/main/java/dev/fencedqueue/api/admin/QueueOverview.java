@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
+import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
@@ -28,11 +29,13 @@ public class QueueOverview {
 
     private final Queues queues;
     private final String researchQueue;
+    private final String chunkedQueue;
     private final WorkerManager workers;
 
-    public QueueOverview(Queues queues, ResearchConfig research, WorkerManager workers) {
+    public QueueOverview(Queues queues, ResearchConfig research, BulkConfig bulk, WorkerManager workers) {
         this.queues = queues;
         this.researchQueue = research.queue();
+        this.chunkedQueue = bulk.queue();
         this.workers = workers;
     }
 
@@ -94,6 +97,7 @@ public class QueueOverview {
         Integer concurrency = meta.get(1) == null ? null : meta.get(1).toInteger();
         QueueLimits.RateLimit rateLimit = meta.get(2) == null || meta.get(3) == null ? null
                 : QueueLimits.RateLimit.of(meta.get(2).toInteger(), Duration.ofMillis(meta.get(3).toLong()));
-        return new QueueView(name, servedQueues().contains(name), paused, byState, new QueueLimits(concurrency, rateLimit));
+        return new QueueView(name, servedQueues().contains(name), paused, byState, new QueueLimits(concurrency, rateLimit),
+                chunkedQueue.equals(name));
     }
 }

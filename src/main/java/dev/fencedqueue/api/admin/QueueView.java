@@ -12,6 +12,9 @@ import java.util.Map;
  *        {@code prioritized}, {@code delayed}, {@code active}, {@code completed}, {@code failed} (aborted
  *        jobs included)
  * @param limits the queue's fleet-wide limits
+ * @param chunked whether its jobs are chunked jobs (fan-outs): they stop at a chunk boundary, can be resumed, and
+ *        take a throttle
  */
-public record QueueView(String queue, boolean served, boolean paused, Map<String, Long> counts, QueueLimits limits) {
+public record QueueView(String queue, boolean served, boolean paused, Map<String, Long> counts, QueueLimits limits,
+        boolean chunked) {
 }

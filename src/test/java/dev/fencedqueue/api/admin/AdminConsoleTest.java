@@ -1,0 +1,137 @@
+package dev.fencedqueue.api.admin;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.endsWith;
+
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import dev.fencedqueue.testing.HeadlessChromium;
+import dev.fencedqueue.testing.NotificationRows;
+import dev.fencedqueue.testing.PostgresTestResource;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+/**
+ * The operator console ({@code /admin/}) in a real headless Chromium, signed in with HTTP Basic: an operator
+ * watches a 100,000-subscriber fan-out's progress bar move live, aborts it (it stops at a chunk boundary with its
+ * cursor kept), removes its throttle and resumes it, and it finishes with every subscriber notified exactly once.
+ * A screenshot of the console is saved as {@code target/admin-console.png}.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class AdminConsoleTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final int SUBSCRIBERS = 100_000;
+    private static HeadlessChromium chromium;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @PostgresTestResource.InjectPostgres
+    NotificationRows rows;
+
+    @BeforeAll
+    static void launchBrowser() {
+        chromium = HeadlessChromium.launch();
+    }
+
+    @AfterAll
+    static void quitBrowser() {
+        if (chromium != null) {
+            chromium.close();
+        }
+    }
+
+    @Test
+    void operatorWatchesAbortsThrottlesAndResumesAFanOutThatEndsExactlyOnce() throws Exception {
+        String channel = rows.channelWith(SUBSCRIBERS);
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("message", "console", "chunkSize", 500,
+                "throttle", Map.of("pauseBetweenChunksMs", 150))).post("/notifications/channels/" + channel + "/fan-out")
+                .then().statusCode(202).extract().path("jobId");
+
+        browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        assertThat(browser().getCurrentUrl()).as("the console's address").endsWith("/admin/console/");
+        await("the fan-out is listed as active").atMost(TIMEOUT).until(() -> Boolean.TRUE.equals(browser()
+                .executeScript("return document.querySelector(`#jobs li[data-job-id='${arguments[0]}']`) !== null", jobId)));
+        Set<String> seen = new HashSet<>();
+        await("its progress bar moves live").atMost(TIMEOUT).until(() -> {
+            seen.add(String.valueOf(browser().executeScript(
+                    "return document.querySelector(`#jobs progress[data-job-id='${arguments[0]}']`).value", jobId)));
+            return seen.size() >= 3;
+        });
+
+        browser().findElement(By.cssSelector("#jobs li[data-job-id='" + jobId + "'] .job-link")).click();
+        await().atMost(TIMEOUT).until(() -> "active".equals(text("detail-state")) && !text("detail-events").isEmpty());
+        browser().manage().window().setSize(new Dimension(1280, 1400));
+        browser().executeScript("window.scrollTo(0, 0)");
+        Files.createDirectories(Path.of("target"));
+        Files.write(Path.of("target", "admin-console.png"), browser().getScreenshotAs(OutputType.BYTES));
+
+        browser().findElement(By.id("abort")).click();
+        browser().switchTo().alert().accept();
+        await("stopped at a chunk boundary").atMost(TIMEOUT).until(() -> "aborted".equals(text("detail-state")));
+        long itemsDone = Long.parseLong(text("detail-items").split(" ")[0]);
+        assertThat(itemsDone).isPositive().isLessThan(SUBSCRIBERS);
+        assertThat(itemsDone % 500).as("a whole number of chunks").isZero();
+        assertThat(text("detail-cursor")).isEqualTo(String.format("s-%06d", itemsDone - 1));
+        assertThat(rows.rows("notification", jobId)).as("rows = the cursor's items").isEqualTo(itemsDone);
+        assertThat(text("message")).contains("stops at its next chunk boundary");
+
+        browser().findElement(By.id("pause-ms")).clear();
+        browser().findElement(By.id("pause-ms")).sendKeys("0");
+        browser().findElement(By.id("set-throttle")).click();
+        await().atMost(TIMEOUT).until(() -> text("detail-throttle").startsWith("pause 0 ms"));
+
+        browser().findElement(By.id("resume")).click();
+        await("the resumed fan-out finishes").atMost(Duration.ofMinutes(3))
+                .until(() -> "completed".equals(text("detail-state")));
+        assertThat(text("detail-items")).isEqualTo(SUBSCRIBERS + " of " + SUBSCRIBERS);
+        assertThat(text("detail-token")).as("the resume ran as a new epoch").isEqualTo("2");
+        assertThat(text("error")).isEmpty();
+
+        assertThat(rows.rows("notification", jobId)).isEqualTo(SUBSCRIBERS);
+        assertThat(rows.notExactlyOnce("notification", channel, jobId)).isZero();
+        assertThat(rows.notExactlyOnce("push_outbox", channel, jobId)).isZero();
+    }
+
+    @Test
+    void consoleNeedsTheOperatorsCredentials() {
+        given().get("/admin/console/").then().statusCode(401);
+        given().get("/admin/console/console.js").then().statusCode(401);
+        given().auth().preemptive().basic("admin", "admin").get("/admin/console/").then().statusCode(200)
+                .contentType(ContentType.HTML);
+        given().auth().preemptive().basic("admin", "admin").accept("text/html").redirects().follow(false)
+                .get("/admin").then().statusCode(303).header("Location", endsWith("/admin/console/"));
+        given().auth().preemptive().basic("admin", "admin").get("/admin").then().statusCode(200)
+                .contentType(ContentType.JSON);
+    }
+
+    private String text(String id) {
+        return String.valueOf(browser().executeScript("return document.getElementById(arguments[0]).textContent", id));
+    }
+
+    private static ChromeDriver browser() {
+        return chromium.driver();
+    }
+}
