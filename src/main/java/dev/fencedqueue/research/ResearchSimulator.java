@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.config.SimulatorConfig;
+import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.validation.Valid;
@@ -75,6 +76,7 @@ public class ResearchSimulator {
     @Path("/stats")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Streams opened, completed and closed early by clients")
+    @NonBlocking
     public SimulatorStats.Snapshot stats() {
         return stats.snapshot();
     }

@@ -2,6 +2,7 @@ package dev.fencedqueue.api.admin;
 
 import java.net.URI;
 
+import io.smallrye.common.annotation.NonBlocking;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -33,6 +34,7 @@ public class AdminIndexResource {
     @GET
     @Produces("application/json;qs=1")
     @Operation(summary = "Where the operator API's parts are")
+    @NonBlocking
     public AdminIndex index() {
         return new AdminIndex("/admin/queues", "/q/openapi", CONSOLE);
     }
@@ -40,6 +42,7 @@ public class AdminIndexResource {
     @GET
     @Produces("text/html;qs=0.9")
     @Operation(summary = "The operator console (a browser asking for HTML is sent there)")
+    @NonBlocking
     public Response console() {
         return Response.seeOther(URI.create(CONSOLE)).build();
     }
