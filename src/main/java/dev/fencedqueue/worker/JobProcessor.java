@@ -19,7 +19,7 @@ import io.smallrye.mutiny.Uni;
  * <ul>
  * <li>A <b>non-blocking</b> processor ({@link #isBlocking()} is {@code false}, the default) is called, and its
  * {@code Uni} subscribed, on that event loop. It must never block (no JDBC, no file I/O, no
- * {@code Thread.sleep}, no {@code await()}): a blocked event loop stops the lock renewals of every job on the
+ * sleeping, no {@code await()}): a blocked event loop stops the lock renewals of every job on the
  * instance, their locks expire, and the queue hands them to other instances. Vert.x logs a blocked-thread
  * warning after 2 s.</li>
  * <li>A <b>blocking</b> processor ({@link #isBlocking()} returns {@code true}) is called, and its {@code Uni}

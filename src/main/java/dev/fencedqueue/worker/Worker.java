@@ -61,10 +61,7 @@ public final class Worker {
     private long renewTimer = -1;
     private long stalledTimer = -1;
 
-    /**
-     * @param blockingExecutor where a blocking processor's attempts run, or {@code null} for a processor that
-     *        does not block (its attempts run on the worker's event loop)
-     */
+    /** {@code blockingExecutor}: where a blocking processor's attempts run; {@code null} for one that does not block. */
     Worker(JobQueue queue, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
             Queues queues, ObjectMapper json, Vertx vertx) {
         this.ctx = queues.context(queue.name());
@@ -252,17 +249,7 @@ public final class Worker {
         ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
         active.add(running);
         WorkerJobContext jobContext = new WorkerJobContext(this, running, keys, json);
-        Supplier<Uni<Object>> attempt = () -> processor.process(jobContext);
-        Uni<Object> pipeline = blockingExecutor == null ? Uni.createFrom().deferred(attempt::get)
-                : BlockingInvocation.on(attempt, blockingExecutor);
-        if (job.timeout() > 0) {
-            Duration timeout = Duration.ofMillis(job.timeout());
-            pipeline = pipeline.ifNoItem().after(timeout).failWith(() -> {
-                running.cancelled.complete(CancelReason.TIMEOUT); // no more writes; the failure is still written
-                return new JobTimeoutException(job.id(), timeout);
-            });
-        }
-        running.pipeline = pipeline.emitOn(onContext)
+        running.pipeline = AttemptPipeline.of(processor, jobContext, running, blockingExecutor).emitOn(onContext)
                 .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure));
     }
 

@@ -1,0 +1,40 @@
+package dev.fencedqueue.worker;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Builds the {@code Uni} of one attempt: the processor called on the worker's event loop, or on a thread of its
+ * own for a blocking processor ({@link BlockingInvocation}), failing with {@link JobTimeoutException} once the
+ * job's timeout passes (the attempt is cancelled and writes no more; its failure is still recorded).
+ */
+final class AttemptPipeline {
+
+    private AttemptPipeline() {
+    }
+
+    /**
+     * @param processor the processor, must not be {@code null}
+     * @param context the attempt's context, must not be {@code null}
+     * @param running the attempt's state in the worker, must not be {@code null}
+     * @param blockingExecutor where a blocking processor runs; {@code null} for one that does not block
+     * @return the attempt, not yet subscribed
+     */
+    static Uni<Object> of(JobProcessor processor, JobContext context, ActiveJob running, ExecutorService blockingExecutor) {
+        Supplier<Uni<Object>> attempt = () -> processor.process(context);
+        Uni<Object> pipeline = blockingExecutor == null ? Uni.createFrom().deferred(attempt::get)
+                : BlockingInvocation.on(attempt, blockingExecutor);
+        long timeoutMs = running.job.timeout();
+        if (timeoutMs <= 0) {
+            return pipeline;
+        }
+        Duration timeout = Duration.ofMillis(timeoutMs);
+        return pipeline.ifNoItem().after(timeout).failWith(() -> {
+            running.cancelled.complete(CancelReason.TIMEOUT);
+            return new JobTimeoutException(running.id(), timeout);
+        });
+    }
+}
