@@ -1,10 +1,8 @@
 package dev.fencedqueue.api;
 
 import java.net.URI;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,15 +12,13 @@ import dev.fencedqueue.api.NotificationRequests.FanOutAccepted;
 import dev.fencedqueue.api.NotificationRequests.FanOutRequest;
 import dev.fencedqueue.api.NotificationRequests.SubscribersAdded;
 import dev.fencedqueue.bulk.BulkControl;
-import dev.fencedqueue.bulk.Cursor;
-import dev.fencedqueue.bulk.Database;
-import dev.fencedqueue.bulk.PostgresCursors;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.events.JobEventFollower;
 import dev.fencedqueue.notifications.Channels;
 import dev.fencedqueue.notifications.FanOut;
-import dev.fencedqueue.notifications.SubscriberDirectory;
+import dev.fencedqueue.notifications.Notification;
+import dev.fencedqueue.notifications.NotificationStore;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Deduplication;
 import dev.fencedqueue.queue.JobOptions;
@@ -30,7 +26,6 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
-import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Uni;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -52,8 +47,9 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 /**
  * The bulk job of seed 004 as an API: subscribers of a channel, a fan-out of a message to all of them (a chunked
- * job that commits each chunk exactly once into PostgreSQL), a subscriber's notifications, and the job's status
- * and event stream. Methods that read or write PostgreSQL run on worker threads ({@code @Blocking}).
+ * job that commits each chunk exactly once into its sink, PostgreSQL or Redis as {@code fq.bulk.sink} says), a
+ * subscriber's notifications, and the job's status and event stream. Nothing here blocks: the PostgreSQL store
+ * runs its JDBC calls on worker or virtual threads.
  */
 @Path("/notifications")
 @Tag(name = "notifications", description = "Channel subscribers and exactly-once notification fan-outs (bulk jobs)")
@@ -64,21 +60,16 @@ public class NotificationsResource {
 
     private final JobQueue queue;
     private final BulkConfig config;
-    private final SubscriberDirectory directory;
-    private final PostgresCursors cursors;
-    private final Database database;
+    private final NotificationStore store;
     private final BulkControl control;
     private final JobEventFollower follower;
     private final ObjectMapper json;
 
-    public NotificationsResource(Queues queues, BulkConfig config, SubscriberDirectory directory,
-            PostgresCursors cursors, Database database, BulkControl control, JobEventFollower follower,
-            ObjectMapper json) {
+    public NotificationsResource(Queues queues, BulkConfig config, NotificationStore store, BulkControl control,
+            JobEventFollower follower, ObjectMapper json) {
         this.queue = queues.queue(config.queue());
         this.config = config;
-        this.directory = directory;
-        this.cursors = cursors;
-        this.database = database;
+        this.store = store;
         this.control = control;
         this.follower = follower;
         this.json = json;
@@ -88,31 +79,34 @@ public class NotificationsResource {
     @Path("/channels/{channel}/subscribers")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @Blocking
     @Operation(summary = "Add subscribers to a channel", description = "Up to 1,000 ids per request; adding an "
             + "existing subscriber again does nothing. Answers how many were new.")
-    public SubscribersAdded addSubscribers(@RestPath String channel,
-            @Valid @NotNull(message = "the body must be a JSON object with `subscriberIds`") AddSubscribers body)
-            throws SQLException {
-        return new SubscribersAdded(channel, directory.add(requireChannel(channel), body.subscriberIds()));
+    public Uni<SubscribersAdded> addSubscribers(@RestPath String channel,
+            @Valid @NotNull(message = "the body must be a JSON object with `subscriberIds`") AddSubscribers body) {
+        return store.add(requireChannel(channel), body.subscriberIds()).map(added -> new SubscribersAdded(channel, added));
     }
 
     @POST
     @Path("/channels/{channel}/fan-out")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @Blocking
     @Operation(summary = "Notify every subscriber of a channel", description = "202 with the job id and its URLs. "
             + "The job walks the subscribers in chunks (`chunkSize`, default 500), committing each chunk's "
-            + "notification and push-outbox rows with its cursor in one fenced transaction, paced by `throttle`. "
+            + "notification and push-outbox rows with its cursor in one fenced transaction (or Lua script), paced "
+            + "by `throttle`. "
             + "404 for a channel without subscribers; 409 when another fan-out of the channel has not finished and "
             + "fq.bulk.single-flight=refuse (with `wait`, the default, it runs after the other one).")
     public Uni<RestResponse<FanOutAccepted>> fanOut(@RestPath String channel,
-            @Valid @NotNull(message = "the body must be a JSON object with a `message`") FanOutRequest body)
-            throws SQLException {
-        if (!directory.hasSubscribers(requireChannel(channel))) {
-            throw new UnknownChannelException(channel);
-        }
+            @Valid @NotNull(message = "the body must be a JSON object with a `message`") FanOutRequest body) {
+        return store.hasSubscribers(requireChannel(channel)).chain(known -> {
+            if (!known) {
+                throw new UnknownChannelException(channel);
+            }
+            return add(channel, body);
+        });
+    }
+
+    private Uni<RestResponse<FanOutAccepted>> add(String channel, FanOutRequest body) {
         FanOut fanOut = new FanOut(channel, body.message(), body.chunkSize() == null ? config.chunkSize()
                 : body.chunkSize(), body.throttle() == null ? Throttle.NONE : body.throttle().normalized());
         JobOptions options = JobOptions.defaults().withJobId("fan-out-" + UUID.randomUUID())
@@ -137,25 +131,24 @@ public class NotificationsResource {
     @GET
     @Path("/subscribers/{subscriberId}")
     @Produces(MediaType.APPLICATION_JSON)
-    @Blocking
     @Operation(summary = "A subscriber's notifications, newest first (at most 1,000)")
-    public List<SubscriberDirectory.Notification> notifications(@RestPath String subscriberId) throws SQLException {
+    public Uni<List<Notification>> notifications(@RestPath String subscriberId) {
         if (!Channels.isSubscriber(subscriberId)) {
             throw new InvalidParameterException("subscriberId", "`subscriberId` must be 1 to 128 of A-Z a-z 0-9 . _ : @ -");
         }
-        return directory.notifications(subscriberId, MAX_NOTIFICATIONS);
+        return store.notifications(subscriberId, MAX_NOTIFICATIONS);
     }
 
     @GET
     @Path("/jobs/{jobId}")
     @Produces(MediaType.APPLICATION_JSON)
-    @Blocking
     @Operation(summary = "A fan-out: state, fencing token, cursor, chunks and items done, items in all",
-            description = "The cursor and counts come from the database (the truth) when one is configured.")
-    public Uni<BulkJobView> status(@RestPath String jobId) throws SQLException {
-        Optional<Cursor> committed = database.isConfigured() ? cursors.read(jobId) : Optional.empty();
+            description = "The cursor and counts come from the sink (the truth).")
+    public Uni<BulkJobView> status(@RestPath String jobId) {
         return Uni.combine().all().unis(queue.requireJob(jobId), control.gate(queue.name(), jobId)).asTuple()
-                .map(both -> BulkJobView.of(both.getItem1(), committed.orElse(null), both.getItem2(), json));
+                .chain(both -> store.committed(jobId, channelOf(both.getItem1().data()))
+                        .map(committed -> BulkJobView.of(both.getItem1(), committed.orElse(null), both.getItem2(),
+                                json)));
     }
 
     @GET
@@ -170,6 +163,14 @@ public class NotificationsResource {
             @Context Sse sse) {
         return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),
                 messages -> messages.map(message -> SseMessages.toSse(sse, message)));
+    }
+
+    private String channelOf(String data) {
+        try {
+            return json.readTree(data).path("channel").asText("");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return "";
+        }
     }
 
     private static String requireChannel(String channel) {

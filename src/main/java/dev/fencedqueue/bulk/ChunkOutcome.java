@@ -3,7 +3,7 @@ package dev.fencedqueue.bulk;
 import java.util.List;
 
 /**
- * What one chunk transaction did ({@link PostgresCursors#nextChunk}).
+ * What one chunk did in its sink ({@link ChunkSink.Attempt#nextChunk}).
  *
  * @param status committed, none left, or refused by the fence
  * @param items the chunk's items (empty when none were left)
@@ -12,7 +12,7 @@ import java.util.List;
  */
 public record ChunkOutcome<I>(Status status, List<I> items, String to) {
 
-    /** How the chunk's transaction ended. */
+    /** How the chunk ended. */
     public enum Status {
         /** The chunk and its cursor advance committed. */
         COMMITTED,

@@ -2,17 +2,13 @@ package dev.fencedqueue.bulk;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.fencing.StaleFencingTokenException;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.worker.BlockingInvocation;
 import dev.fencedqueue.worker.JobCancelledException;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -21,52 +17,47 @@ import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
 /**
- * The runtime of a {@link ChunkedJob}: a {@link JobProcessor} that runs on the event loop and sends its blocking
- * steps (reads, chunk transactions) to a worker or virtual thread. One attempt:
+ * The runtime of a {@link ChunkedJob}: a {@link JobProcessor} that runs on the event loop; its sink
+ * ({@link ChunkSink}: PostgreSQL or Redis) sends blocking steps to a worker or virtual thread. One attempt:
  * <ol>
  * <li>takes the job's single-flight key (waiting, while it polls, until no other running job holds it);</li>
- * <li>claims the job's cursor in the database for this epoch ({@link PostgresCursors#claim}): a zombie stops
- * here;</li>
- * <li>per chunk: in one transaction reads the next chunk, advances the cursor under the fence and writes the
- * chunk, while reading the abort flag and the throttle from Redis; commits only if no operator asked the job to
- * stop, else rolls the chunk back and stops at this chunk boundary (the job ends {@code aborted}, resumable, its
- * cursor kept); reports a fenced {@code progress} event (cursor, chunks, items, total); waits as the throttle
- * says;</li>
+ * <li>claims the job's cursor in the sink for this epoch: a zombie stops here;</li>
+ * <li>per chunk: reads the next chunk and commits its writes with the cursor advance under the fence (one
+ * transaction, or one Lua script), while reading the abort flag and the throttle from Redis; commits only if no
+ * operator asked the job to stop, else writes nothing and stops at this chunk boundary (the job ends
+ * {@code aborted}, resumable, its cursor kept); reports a fenced {@code progress} event (cursor, chunks, items,
+ * total); waits as the throttle says;</li>
  * <li>completes with the final cursor when no chunk is left.</li>
  * </ol>
  * A chunk refused by the fence was rolled back whole; the attempt then fails as a zombie's
  * ({@link StaleFencingTokenException}) and is counted in {@code fq_bulk_chunks_rejected_total}. Cancellation
- * (a stale token, a revoke, a shutdown) aborts the database connection of the step in progress, so the chunk
- * in flight rolls back; the next epoch resumes from the committed cursor.
+ * (a stale token, a revoke, a shutdown) stops the step in progress (a PostgreSQL chunk's connection is aborted, so
+ * it rolls back); the next epoch resumes from the committed cursor.
  *
  * @param <I> one target of the job
  */
 public final class ChunkedProcessor<I> implements JobProcessor {
 
     private static final Logger LOG = Logger.getLogger(ChunkedProcessor.class);
-    /** Longest wait for the abort flag and throttle before a chunk commits (Redis answers in well under a ms). */
-    private static final Duration GATE_TIMEOUT = Duration.ofSeconds(10);
 
     private final ChunkedJob<I> job;
+    private final ChunkSink<I> sink;
     private final BulkControl control;
-    private final PostgresCursors cursors;
     private final Queues queues;
     private final BulkMetrics metrics;
     private final BulkConfig config;
-    private final ExecutorService blocking;
 
     /**
-     * @param blocking where the blocking steps run (virtual threads or Quarkus's worker pool), never the event loop
+     * @param sink where the chunks land with the fenced cursor; its job is the one this processor runs
      */
-    public ChunkedProcessor(ChunkedJob<I> job, BulkControl control, PostgresCursors cursors, Queues queues,
-            BulkMetrics metrics, BulkConfig config, ExecutorService blocking) {
-        this.job = job;
+    public ChunkedProcessor(ChunkSink<I> sink, BulkControl control, Queues queues, BulkMetrics metrics,
+            BulkConfig config) {
+        this.job = sink.job();
+        this.sink = sink;
         this.control = control;
-        this.cursors = cursors;
         this.queues = queues;
         this.metrics = metrics;
         this.config = config;
-        this.blocking = blocking;
     }
 
     @Override
@@ -84,7 +75,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
 
         private final JobContext context;
         private final ChunkPlan plan;
-        private final ConnectionGuard guard = new ConnectionGuard();
+        private final ChunkSink.Attempt<I> store;
         private Cursor cursor = Cursor.START;
         private long total = -1;
         private boolean done;
@@ -92,13 +83,14 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         Attempt(JobContext context, ChunkPlan plan) {
             this.context = context;
             this.plan = plan;
+            this.store = sink.attempt(context);
         }
 
         Uni<Object> run() {
             Uni<Object> chunks = singleFlight()
-                    .chain(() -> step(() -> cursors.claim(context.jobId(), context.fencingToken(), guard)))
+                    .chain(store::claim)
                     .invoke(claimed -> cursor = claimed.orElseThrow(() -> fencedOff("claim its cursor")))
-                    .chain(() -> step(() -> cursors.query(connection -> job.total(connection, context), guard)))
+                    .chain(store::total)
                     .invoke(count -> total = count)
                     .chain(() -> Multi.createBy().repeating().uni(this::nextChunk).whilst(more -> more)
                             .collect().last())
@@ -109,22 +101,21 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         }
 
         /**
-         * One chunk: one transaction that reads the chunk, advances the cursor under the fence and writes it, while
-         * the abort flag and the throttle are read from Redis (one round trip, at the same time); the transaction
-         * commits only once that read says the job may go on, so an operator's abort stops the job before the
-         * chunk commits and it rolls back whole. Emits whether another chunk may follow. The progress report is not
+         * One chunk: the sink reads it and commits it with the cursor advance under the fence, while the abort flag
+         * and the throttle are read from Redis (one round trip, at the same time); the chunk commits only once that
+         * read says the job may go on, so an operator's abort stops the job before the chunk commits and nothing
+         * of it is written. Emits whether another chunk may follow. The progress report is not
          * awaited: the next chunk starts while it travels (the writes of an attempt land in order).
          */
         private Uni<Boolean> nextChunk() {
             long started = System.nanoTime();
             CompletableFuture<BulkControl.Gate> gate = control.gate(queue(), context.jobId()).subscribeAsCompletionStage();
             Cursor from = cursor;
-            return step(() -> cursors.nextChunk(context.jobId(), context.fencingToken(), from, plan.chunkSize(), job,
-                    context, () -> !gate.get(GATE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).abort(), guard))
+            return store.nextChunk(from, plan.chunkSize(), gate.thenApply(read -> !read.abort()))
                     .onCancellation().invoke(() -> {
                         gate.cancel(false);
-                        LOG.infof("job %s (token %d): the attempt was cancelled during the chunk after `%s`; its "
-                                + "transaction is rolled back", context.jobId(), context.fencingToken(), from.position());
+                        LOG.infof("job %s (token %d): the attempt was cancelled during the chunk after `%s`; it "
+                                + "is not committed", context.jobId(), context.fencingToken(), from.position());
                     })
                     .chain(outcome -> switch (outcome.status()) {
                         case DONE -> finished();
@@ -149,8 +140,8 @@ public final class ChunkedProcessor<I> implements JobProcessor {
 
         private Uni<Boolean> refused(Cursor from, String to) {
             metrics.rejected(queue());
-            LOG.warnf("job %s (token %d): the database refused chunk %s..%s: a newer epoch owns the job; the chunk "
-                    + "was rolled back", context.jobId(), context.fencingToken(), from.position(), to);
+            LOG.warnf("job %s (token %d): the sink's fence refused chunk %s..%s: a newer epoch owns the job; "
+                    + "nothing of the chunk was written", context.jobId(), context.fencingToken(), from.position(), to);
             return Uni.createFrom().failure(fencedOff("commit a chunk"));
         }
 
@@ -187,10 +178,6 @@ public final class ChunkedProcessor<I> implements JobProcessor {
                             details()).chain(() -> pause(config.singleFlightRetry())));
         }
 
-        private <T> Uni<T> step(Callable<T> call) {
-            return BlockingInvocation.call(call, blocking).onCancellation().invoke(guard::abort);
-        }
-
         private Uni<Void> pause(Duration delay) {
             return delay.isZero() || delay.isNegative() ? Uni.createFrom().voidItem()
                     : Uni.createFrom().voidItem().onItem().delayIt().by(delay);
@@ -199,7 +186,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         private StaleFencingTokenException fencedOff(String what) {
             return new StaleFencingTokenException("job `" + context.jobId() + "` of queue `" + queue()
                     + "`: fencing token " + context.fencingToken() + " could not " + what
-                    + " in the database: a newer run owns the job");
+                    + " in the sink: a newer run owns the job");
         }
 
         private int percent() {

@@ -7,29 +7,15 @@ import java.util.List;
 import dev.fencedqueue.worker.JobContext;
 
 /**
- * A job type that walks its targets in chunks from a cursor and applies each chunk in one PostgreSQL
- * transaction (seed 004's bulk job, made exactly-once). It only reads and writes; {@link ChunkedProcessor}
- * does the rest: before each chunk it checks the abort flag and the throttle; it reads the chunk, advances the
- * cursor under the fencing check and writes the chunk in one transaction; it reports progress as fenced events,
- * paces the chunks, and holds the job's single-flight key.
+ * A {@link ChunkedJob} whose sink is PostgreSQL: each chunk is read, advances the cursor under the fencing check
+ * ({@link PostgresCursors}) and is written in one transaction.
  *
- * <p>Threads: {@link #plan} and {@link #cursorAfter} must not block (they run on the event loop);
- * {@link #total}, {@link #read} and {@link #write} block (JDBC) and run on a worker or virtual thread, on a
- * connection the runtime opened (do not commit, roll back or close it).
+ * <p>Threads: {@link #total}, {@link #read} and {@link #write} block (JDBC) and run on a worker or virtual
+ * thread, on a connection the runtime opened (do not commit, roll back or close it).
  *
  * @param <I> one target (for a fan-out: a subscriber id)
  */
-public interface ChunkedJob<I> {
-
-    /** @return the queue whose jobs this type runs */
-    String queue();
-
-    /**
-     * @param job the attempt, never {@code null}
-     * @return how the job runs (chunk size, initial throttle, single-flight key), from its data
-     * @throws dev.fencedqueue.worker.UnrecoverableJobException when the data is unusable
-     */
-    ChunkPlan plan(JobContext job);
+public interface PostgresChunkedJob<I> extends ChunkedJob<I> {
 
     /**
      * Counts the job's targets, once per attempt, for its progress.
@@ -52,12 +38,6 @@ public interface ChunkedJob<I> {
      * @throws SQLException when the read fails (the attempt fails and is retried from the committed cursor)
      */
     List<I> read(Connection transaction, JobContext job, String cursor, int size) throws SQLException;
-
-    /**
-     * @param item an item of a chunk
-     * @return the cursor position right after it; positions grow in read order
-     */
-    String cursorAfter(I item);
 
     /**
      * Writes one chunk's effects inside the sink's transaction; the runtime commits them only together with the

@@ -82,7 +82,7 @@ public class PostgresCursors {
      * @throws SQLException when the database fails (the transaction is rolled back)
      * @throws Exception what {@code proceed} throws (the transaction is rolled back)
      */
-    public <I> ChunkOutcome<I> nextChunk(String jobId, long fencingToken, Cursor from, int size, ChunkedJob<I> job,
+    public <I> ChunkOutcome<I> nextChunk(String jobId, long fencingToken, Cursor from, int size, PostgresChunkedJob<I> job,
             JobContext context, Callable<Boolean> proceed, ConnectionGuard guard) throws Exception {
         try (Connection connection = guard.track(database.connection())) {
             connection.setAutoCommit(false);

@@ -11,6 +11,15 @@ import jakarta.validation.constraints.Min;
 @ConfigMapping(prefix = "fq.bulk")
 public interface BulkConfig {
 
+    /**
+     * Where chunked jobs commit their chunks with their fenced cursors: {@code postgresql} (one transaction per
+     * chunk, the default; needs {@code quarkus.datasource.jdbc.url}, which dev mode and tests set up themselves)
+     * or {@code redis} (one Lua script per chunk, for users without a database; the notification API then keeps
+     * subscribers, notifications and the push outbox in Redis, and no PostgreSQL is needed).
+     */
+    @WithDefault("postgresql")
+    Sink sink();
+
     /** Name of the queue the notification fan-outs run on; its Redis keys share the hash tag {@code {name}}. */
     @WithDefault("notifications")
     String queue();
@@ -38,6 +47,14 @@ public interface BulkConfig {
     /** How often a job that waits for its single-flight key tries to take it. */
     @WithDefault("1s")
     Duration singleFlightRetry();
+
+    /** The sinks chunked jobs can commit into. */
+    enum Sink {
+        /** PostgreSQL: chunk writes, cursor and fencing check in one transaction. */
+        POSTGRESQL,
+        /** Redis: chunk writes, cursor and fencing check in one Lua script. */
+        REDIS
+    }
 
     /** What a chunked job does when another running job holds its single-flight key. */
     enum SingleFlight {

@@ -15,8 +15,9 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
  * Dev mode only: when {@code quarkus.datasource.jdbc.url} is not set, starts a real PostgreSQL
  * ({@link EmbeddedPostgresServer}) on a free loopback port and points the datasource at it, as
  * {@link EmbeddedRedisHostsProvider} does for Redis. The server is started once per JVM and outlives live
- * reloads (its URL is kept in a system property); it stops when the JVM exits. In every other profile, or with
- * a URL configured, this factory adds nothing.
+ * reloads (its URL is kept in a system property); it stops when the JVM exits. In every other profile, with a
+ * URL configured, or with the Redis sink ({@code fq.bulk.sink=redis}: no database needed), this factory adds
+ * nothing.
  */
 public class EmbeddedPostgresConfigSourceFactory implements ConfigSourceFactory {
 
@@ -35,7 +36,8 @@ public class EmbeddedPostgresConfigSourceFactory implements ConfigSourceFactory 
 
     @Override
     public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
-        if (!context.getProfiles().contains("dev") || isSet(context.getValue("quarkus.datasource.jdbc.url"))) {
+        if (!context.getProfiles().contains("dev") || isSet(context.getValue("quarkus.datasource.jdbc.url"))
+                || usesRedisSink(context.getValue("fq.bulk.sink"))) {
             return List.of();
         }
         return List.of(new PropertiesConfigSource(Map.of(
@@ -63,6 +65,10 @@ public class EmbeddedPostgresConfigSourceFactory implements ConfigSourceFactory 
             System.setProperty(URL_PROPERTY, url);
         }
         return url;
+    }
+
+    private static boolean usesRedisSink(ConfigValue sink) {
+        return sink != null && "redis".equalsIgnoreCase(String.valueOf(sink.getValue()).trim());
     }
 
     private static boolean isSet(ConfigValue value) {

@@ -10,19 +10,19 @@ import java.util.List;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.bulk.ChunkPlan;
-import dev.fencedqueue.bulk.ChunkedJob;
+import dev.fencedqueue.bulk.PostgresChunkedJob;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.worker.JobContext;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The flagship bulk job (seed 004): notify every subscriber of a channel, one notification-center row and one
- * push-outbox row per subscriber, walking the subscribers in {@code subscriber_id} order (the cursor is the last
+ * The flagship bulk job (seed 004) into the PostgreSQL sink ({@code fq.bulk.sink=postgresql}, the default): notify
+ * every subscriber of a channel, one notification-center row and one push-outbox row per subscriber, walking the subscribers in {@code subscriber_id} order (the cursor is the last
  * subscriber id of the last committed chunk). The channel is the job's single-flight key.
  */
 @ApplicationScoped
-public class NotificationFanOut implements ChunkedJob<String> {
+public class NotificationFanOut implements PostgresChunkedJob<String> {
 
     private static final String COUNT = "SELECT count(*) FROM channel_subscriber WHERE channel = ?";
     private static final String READ = "SELECT subscriber_id FROM channel_subscriber WHERE channel = ? "
@@ -47,9 +47,19 @@ public class NotificationFanOut implements ChunkedJob<String> {
 
     @Override
     public ChunkPlan plan(JobContext job) {
-        FanOut fanOut = job.data(FanOut.class);
+        return plan(job.data(FanOut.class));
+    }
+
+    /** @return how a fan-out runs: its chunk size and throttle, its channel as single-flight key */
+    static ChunkPlan plan(FanOut fanOut) {
         return new ChunkPlan(fanOut.chunkSize(), fanOut.throttle() == null ? Throttle.NONE : fanOut.throttle(),
                 fanOut.channel());
+    }
+
+    /** @return the push payload of a fan-out, JSON: {@code channel}, {@code message}, {@code jobId} */
+    static String payload(ObjectMapper json, FanOut fanOut, String jobId) {
+        return json.createObjectNode().put("channel", fanOut.channel()).put("message", fanOut.message())
+                .put("jobId", jobId).toString();
     }
 
     @Override
@@ -97,8 +107,7 @@ public class NotificationFanOut implements ChunkedJob<String> {
         }
         try (PreparedStatement outbox = transaction.prepareStatement(OUTBOX)) {
             outbox.setString(1, job.jobId());
-            outbox.setString(2, json.createObjectNode().put("channel", fanOut.channel())
-                    .put("message", fanOut.message()).put("jobId", job.jobId()).toString());
+            outbox.setString(2, payload(json, fanOut, job.jobId()));
             outbox.setArray(3, transaction.createArrayOf("text", ids));
             outbox.executeUpdate();
         }

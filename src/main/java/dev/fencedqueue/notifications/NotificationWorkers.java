@@ -1,9 +1,16 @@
 package dev.fencedqueue.notifications;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.BulkMetrics;
+import dev.fencedqueue.bulk.ChunkSink;
 import dev.fencedqueue.bulk.ChunkedProcessor;
+import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.bulk.PostgresCursors;
+import dev.fencedqueue.bulk.PostgresSink;
+import dev.fencedqueue.bulk.RedisCursors;
+import dev.fencedqueue.bulk.RedisSink;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.worker.JobProcessor;
@@ -11,14 +18,33 @@ import dev.fencedqueue.worker.WorkerManager;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 
-/** Makes the fan-out a {@link JobProcessor} bean, so that every instance runs a worker on its queue. */
+/**
+ * Wires the notifications to the sink {@code fq.bulk.sink} names: the fan-out as a {@link JobProcessor} bean (so
+ * that every instance runs a worker on its queue) and the {@link NotificationStore} the API reads and writes.
+ */
 @ApplicationScoped
 public class NotificationWorkers {
 
     @Produces
     @ApplicationScoped
-    JobProcessor fanOutProcessor(NotificationFanOut fanOut, BulkControl control, PostgresCursors cursors,
-            Queues queues, BulkMetrics metrics, BulkConfig config, WorkerManager workers) {
-        return new ChunkedProcessor<>(fanOut, control, cursors, queues, metrics, config, workers.blockingExecutor());
+    JobProcessor fanOutProcessor(BulkConfig config, NotificationFanOut postgres, RedisNotificationFanOut redis,
+            PostgresCursors postgresCursors, RedisCursors redisCursors, BulkControl control, Queues queues,
+            BulkMetrics metrics, WorkerManager workers) {
+        ChunkSink<String> sink = switch (config.sink()) {
+            case POSTGRESQL -> new PostgresSink<>(postgres, postgresCursors, workers.blockingExecutor());
+            case REDIS -> new RedisSink<>(redis, redisCursors, queues.redis());
+        };
+        return new ChunkedProcessor<>(sink, control, queues, metrics, config);
+    }
+
+    @Produces
+    @ApplicationScoped
+    NotificationStore store(BulkConfig config, Database database, PostgresCursors postgresCursors,
+            RedisCursors redisCursors, RedisNotificationFanOut redis, Queues queues, WorkerManager workers,
+            ObjectMapper json) {
+        return switch (config.sink()) {
+            case POSTGRESQL -> new PostgresNotifications(database, postgresCursors, workers.blockingExecutor());
+            case REDIS -> new RedisNotifications(queues.redis(), redis.keys(), redisCursors, json);
+        };
     }
 }

@@ -8,17 +8,20 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 
+import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.Database;
-import io.quarkus.runtime.annotations.RegisterForReflection;
-import jakarta.enterprise.context.ApplicationScoped;
+import dev.fencedqueue.bulk.PostgresCursors;
+import dev.fencedqueue.worker.BlockingInvocation;
+import io.smallrye.mutiny.Uni;
 
 /**
- * The PostgreSQL side of notifications outside the fan-out's chunks: channel subscribers and a subscriber's
- * notifications. Every method blocks (JDBC): call it on a worker or virtual thread.
+ * The PostgreSQL notification store: tables {@code channel_subscriber} and {@code notification} (Flyway
+ * migration V1), cursors in {@code bulk_cursor}. Every call runs its JDBC on {@code blocking}.
  */
-@ApplicationScoped
-public class SubscriberDirectory {
+public final class PostgresNotifications implements NotificationStore {
 
     private static final String ADD = "INSERT INTO channel_subscriber (channel, subscriber_id) "
             + "SELECT ?, id FROM unnest(?::text[]) AS id ON CONFLICT DO NOTHING";
@@ -26,63 +29,59 @@ public class SubscriberDirectory {
     private static final String NOTIFICATIONS = "SELECT channel, job_id, message, created_at FROM notification "
             + "WHERE subscriber_id = ? ORDER BY id DESC LIMIT ?";
 
-    /**
-     * One delivered notification.
-     *
-     * @param channel the channel it went to
-     * @param jobId the fan-out that delivered it
-     * @param message its text
-     * @param createdAt when it was written, ISO-8601
-     */
-    @RegisterForReflection
-    public record Notification(String channel, String jobId, String message, String createdAt) {
-    }
-
     private final Database database;
+    private final PostgresCursors cursors;
+    private final ExecutorService blocking;
 
-    public SubscriberDirectory(Database database) {
+    /**
+     * @param blocking where the JDBC calls run, never an event loop
+     */
+    public PostgresNotifications(Database database, PostgresCursors cursors, ExecutorService blocking) {
         this.database = database;
+        this.cursors = cursors;
+        this.blocking = blocking;
     }
 
-    /**
-     * Adds subscribers to a channel; adding an existing one again does nothing.
-     *
-     * @param channel a valid channel name
-     * @param subscriberIds valid subscriber ids, at least one
-     * @return how many were new
-     * @throws SQLException when the database fails
-     */
-    public int add(String channel, List<String> subscriberIds) throws SQLException {
-        try (Connection connection = database.connection(); PreparedStatement add = connection.prepareStatement(ADD)) {
-            Array ids = connection.createArrayOf("text", subscriberIds.toArray());
-            add.setString(1, channel);
-            add.setArray(2, ids);
-            return add.executeUpdate();
-        }
-    }
-
-    /**
-     * @param channel a channel name
-     * @return whether it has at least one subscriber
-     * @throws SQLException when the database fails
-     */
-    public boolean hasSubscribers(String channel) throws SQLException {
-        try (Connection connection = database.connection();
-                PreparedStatement exists = connection.prepareStatement(HAS_SUBSCRIBERS)) {
-            exists.setString(1, channel);
-            try (ResultSet row = exists.executeQuery()) {
-                return row.next() && row.getBoolean(1);
+    @Override
+    public Uni<Integer> add(String channel, List<String> subscriberIds) {
+        return BlockingInvocation.call(() -> {
+            try (Connection connection = database.connection();
+                    PreparedStatement add = connection.prepareStatement(ADD)) {
+                Array ids = connection.createArrayOf("text", subscriberIds.toArray());
+                add.setString(1, channel);
+                add.setArray(2, ids);
+                return add.executeUpdate();
             }
-        }
+        }, blocking);
     }
 
-    /**
-     * @param subscriberId a subscriber id
-     * @param limit the most to return
-     * @return its notifications, newest first
-     * @throws SQLException when the database fails
-     */
-    public List<Notification> notifications(String subscriberId, int limit) throws SQLException {
+    @Override
+    public Uni<Boolean> hasSubscribers(String channel) {
+        return BlockingInvocation.call(() -> {
+            try (Connection connection = database.connection();
+                    PreparedStatement exists = connection.prepareStatement(HAS_SUBSCRIBERS)) {
+                exists.setString(1, channel);
+                try (ResultSet row = exists.executeQuery()) {
+                    return row.next() && row.getBoolean(1);
+                }
+            }
+        }, blocking);
+    }
+
+    @Override
+    public Uni<List<Notification>> notifications(String subscriberId, int limit) {
+        return BlockingInvocation.call(() -> read(subscriberId, limit), blocking);
+    }
+
+    @Override
+    public Uni<Optional<Cursor>> committed(String jobId, String channel) {
+        if (!database.isConfigured()) {
+            return Uni.createFrom().item(Optional.empty());
+        }
+        return BlockingInvocation.call(() -> cursors.read(jobId), blocking);
+    }
+
+    private List<Notification> read(String subscriberId, int limit) throws SQLException {
         try (Connection connection = database.connection();
                 PreparedStatement select = connection.prepareStatement(NOTIFICATIONS)) {
             select.setString(1, subscriberId);

@@ -26,7 +26,13 @@ public enum LuaScript {
     SET_THROTTLE("setThrottle", 1),
     RESUME_JOB("resumeJob", 8),
     ACQUIRE_SINGLE_FLIGHT("acquireSingleFlight", 1),
-    RELEASE_SINGLE_FLIGHT("releaseSingleFlight", 1);
+    RELEASE_SINGLE_FLIGHT("releaseSingleFlight", 1),
+    CLAIM_CURSOR("claimCursor", 1),
+    /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
+    COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
+
+    /** The key count of a script that takes one key or more. */
+    public static final int VARIADIC = -1;
 
     private final String scriptName;
     private final int keyCount;
@@ -41,13 +47,13 @@ public enum LuaScript {
         return scriptName;
     }
 
-    /** @return how many KEYS the script takes */
+    /** @return how many KEYS the script takes, or {@link #VARIADIC} for one or more */
     public int keyCount() {
         return keyCount;
     }
 
     /** @return the classpath resource of the script */
     public String resource() {
-        return "lua/" + scriptName + "-" + keyCount + ".lua";
+        return "lua/" + scriptName + "-" + (keyCount == VARIADIC ? "n" : Integer.toString(keyCount)) + ".lua";
     }
 }

@@ -47,13 +47,14 @@ public class LuaScripts {
      * Runs a script.
      *
      * @param script the script, must not be {@code null}
-     * @param keys its KEYS, exactly {@link LuaScript#keyCount()} of them
+     * @param keys its KEYS, exactly {@link LuaScript#keyCount()} of them (at least one for a variadic script)
      * @param args its ARGV
      * @return the script's reply; fails with {@link RedisUnavailableException} when Redis is unreachable
      * @throws IllegalArgumentException when the number of keys does not match the script
      */
     public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
-        if (keys.size() != script.keyCount()) {
+        boolean variadic = script.keyCount() == LuaScript.VARIADIC;
+        if (variadic ? keys.isEmpty() : keys.size() != script.keyCount()) {
             throw new IllegalArgumentException("`" + script.scriptName() + "` takes " + script.keyCount()
                     + " keys, got " + keys.size());
         }

@@ -210,13 +210,13 @@ class ChunkedJobTest {
         assertThat(rows.notExactlyOnce("notification", channel, second)).isZero();
     }
 
-    private Worker startWorker(ChunkedJob<String> job, String workerId) {
+    private Worker startWorker(PostgresChunkedJob<String> job, String workerId) {
         return startWorker(job, workerId, 1);
     }
 
-    private Worker startWorker(ChunkedJob<String> job, String workerId, int concurrency) {
-        JobProcessor processor = new ChunkedProcessor<>(job, control, cursors, queues, metrics, config,
-                manager.blockingExecutor());
+    private Worker startWorker(PostgresChunkedJob<String> job, String workerId, int concurrency) {
+        JobProcessor processor = new ChunkedProcessor<>(new PostgresSink<>(job, cursors, manager.blockingExecutor()),
+                control, queues, metrics, config);
         return workers.start(processor, options(workerId).withConcurrency(concurrency));
     }
 
@@ -251,17 +251,17 @@ class ChunkedJobTest {
      * The fan-out, except that epoch 1 waits after reading its third chunk, and epoch 2 before reading its first,
      * each until released.
      */
-    private static final class GatedFanOut implements ChunkedJob<String> {
+    private static final class GatedFanOut implements PostgresChunkedJob<String> {
 
         final CountDownLatch zombieWaits = new CountDownLatch(1);
         final CountDownLatch releaseZombie = new CountDownLatch(1);
         final CountDownLatch successorWaits = new CountDownLatch(1);
         final CountDownLatch releaseSuccessor = new CountDownLatch(1);
-        private final ChunkedJob<String> delegate;
+        private final PostgresChunkedJob<String> delegate;
         private final AtomicBoolean zombieGated = new AtomicBoolean();
         private final AtomicBoolean successorGated = new AtomicBoolean();
 
-        GatedFanOut(ChunkedJob<String> delegate) {
+        GatedFanOut(PostgresChunkedJob<String> delegate) {
             this.delegate = delegate;
         }
 

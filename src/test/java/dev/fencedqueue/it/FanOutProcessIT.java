@@ -1,117 +1,42 @@
 package dev.fencedqueue.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.testing.NotificationRows;
-import dev.fencedqueue.testing.ServiceProcess;
-import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/**
- * Issue 8's promise with real processes on one Redis and one PostgreSQL: a fan-out to 100,000 subscribers is
- * aborted by an operator, resumed, loses the instance running it to {@code kill -9}, and has the next one frozen
- * with SIGSTOP until a third takes it over, then woken; afterwards every subscriber has exactly one notification
- * row and one push-outbox row, and the cursor is at the end.
- */
-class FanOutProcessIT {
-
-    private static final int SUBSCRIBERS = 100_000;
-    private static final Duration STEP = Duration.ofSeconds(60);
+/** {@link FanOutScenario} into the PostgreSQL sink (the default), with a real PostgreSQL. */
+class FanOutProcessIT extends FanOutScenario {
 
     @RegisterExtension
-    final ProcessFleet fleet = ProcessFleet.withPostgres(Map.of(
-            "fq.worker.lock-duration", "1s",
-            "fq.worker.lock-renew-interval", "300ms",
-            "fq.worker.stalled-interval", "500ms",
-            "fq.worker.drain-delay", "1s",
-            // The job stalls twice on purpose (kill -9, then SIGSTOP): BullMQ's default of one stall would fail it.
-            "fq.worker.max-stalled-count", "3",
-            "fq.admin.password", "admin"));
+    final ProcessFleet fleet = ProcessFleet.withPostgres(config(Map.of()));
 
-    @Test
-    void everySubscriberGetsExactlyOneNotificationThroughAbortResumeKillAndAZombie() {
-        NotificationRows rows = fleet.rows();
-        ServiceProcess a = fleet.launch("fan-A", Map.of());
-        ServiceProcess b = fleet.launch("fan-B", Map.of());
-        String channel = rows.channelWith(SUBSCRIBERS);
-
-        String jobId = a.request().contentType(ContentType.JSON)
-                .body(Map.of("message", "exactly once", "chunkSize", 500, "throttle", Map.of("pauseBetweenChunksMs", 50)))
-                .post("/notifications/channels/" + channel + "/fan-out").then().statusCode(202).extract().path("jobId");
-        awaitChunks(a, jobId, 10);
-
-        // 1. An operator's abort stops it at a chunk boundary, cursor kept; a resume continues as epoch 2.
-        admin(a).post("/admin/queues/notifications/jobs/" + jobId + "/abort").then().statusCode(202);
-        await("aborted at a chunk boundary").atMost(STEP).until(() -> "aborted".equals(status(a, jobId).getString("state")));
-        JsonPath aborted = status(a, jobId);
-        assertThat(rows.rows("notification", jobId)).as("rows when aborted").isEqualTo(aborted.getLong("itemsDone"));
-        assertThat(aborted.getLong("itemsDone") % 500).isZero();
-        admin(a).post("/admin/queues/notifications/jobs/" + jobId + "/resume").then().statusCode(200);
-        await("resumed as epoch 2").atMost(STEP).until(() -> status(a, jobId).getInt("fencingToken") == 2
-                && status(a, jobId).getLong("itemsDone") > aborted.getLong("itemsDone"));
-
-        // 2. kill -9 of the instance running it: the other one takes it over from the committed cursor.
-        ServiceProcess running = java.util.Objects.requireNonNull(runner(jobId, a, b), "a or b runs the job");
-        ServiceProcess survivor = running == a ? b : a;
-        long beforeKill = status(survivor, jobId).getLong("itemsDone");
-        running.kill();
-        await("taken over after the kill").atMost(STEP).until(() -> status(survivor, jobId).getInt("fencingToken") >= 3
-                && status(survivor, jobId).getLong("itemsDone") > beforeKill);
-
-        // 3. SIGSTOP the instance running it until a third one takes it over, then SIGCONT it: a zombie.
-        ServiceProcess c = fleet.launch("fan-C", Map.of());
-        ServiceProcess zombie = java.util.Objects.requireNonNull(runner(jobId, survivor, c), "one of them runs it");
-        ServiceProcess successor = zombie == survivor ? c : survivor;
-        int tokenOfZombie = status(successor, jobId).getInt("fencingToken");
-        zombie.freeze();
-        await("taken over from the frozen instance").atMost(STEP)
-                .until(() -> status(successor, jobId).getInt("fencingToken") > tokenOfZombie
-                        && runner(jobId, successor) == successor);
-        zombie.thaw();
-
-        admin(successor).contentType(ContentType.JSON).body(Map.of("pauseBetweenChunksMs", 0))
-                .put("/admin/queues/notifications/jobs/" + jobId + "/throttle").then().statusCode(200);
-        await("the fan-out completes").atMost(Duration.ofMinutes(3))
-                .until(() -> "completed".equals(status(successor, jobId).getString("state")));
-
-        JsonPath done = status(successor, jobId);
-        assertThat(done.getString("cursor")).isEqualTo(String.format("s-%06d", SUBSCRIBERS - 1));
-        assertThat(done.getLong("itemsDone")).isEqualTo(SUBSCRIBERS);
-        assertThat(rows.rows("notification", jobId)).isEqualTo(SUBSCRIBERS);
-        assertThat(rows.rows("push_outbox", jobId)).isEqualTo(SUBSCRIBERS);
-        assertThat(rows.notExactlyOnce("notification", channel, jobId)).as("subscribers without exactly one row").isZero();
-        assertThat(rows.notExactlyOnce("push_outbox", channel, jobId)).isZero();
-        // The zombie learnt it lost the job: its next chunk was refused by the fence, or it was cancelled first (a
-        // revoke notice or a lock renewal) and rolled back the chunk it had open.
-        await("the zombie stopped").atMost(STEP).until(() -> List.of("the database refused chunk",
-                "was revoked; cancelling it", "lost job " + jobId).stream().anyMatch(zombie.log()::contains));
-        System.out.printf("FanOutProcessIT: %d subscribers, final epoch %d, zombie epoch %d%n", SUBSCRIBERS,
-                done.getInt("fencingToken"), tokenOfZombie);
+    @Override
+    ProcessFleet fleet() {
+        return fleet;
     }
 
-    private static void awaitChunks(ServiceProcess process, String jobId, int chunks) {
-        await(chunks + " chunks committed").atMost(STEP).until(() -> status(process, jobId).getLong("chunksDone") >= chunks);
+    @Override
+    String channelWith(int count) {
+        return rows().channelWith(count);
     }
 
-    /** @return the process whose worker runs the job's current epoch, or {@code null} when none of these does */
-    private static ServiceProcess runner(String jobId, ServiceProcess... candidates) {
-        String workerId = status(candidates[0], jobId).getString("workerId");
-        return List.of(candidates).stream().filter(p -> p.toString().startsWith(workerId + " ")).findFirst()
-                .orElse(null);
+    @Override
+    long notifications(String channel, String jobId) {
+        return rows().rows("notification", jobId);
     }
 
-    private static JsonPath status(ServiceProcess process, String jobId) {
-        return process.request().get("/notifications/jobs/" + jobId).then().statusCode(200).extract().jsonPath();
+    @Override
+    long outbox(String channel, String jobId) {
+        return rows().rows("push_outbox", jobId);
     }
 
-    private static io.restassured.specification.RequestSpecification admin(ServiceProcess process) {
-        return process.request().auth().preemptive().basic("admin", "admin");
+    @Override
+    long notExactlyOnce(String channel, String jobId) {
+        return rows().notExactlyOnce("notification", channel, jobId) + rows().notExactlyOnce("push_outbox", channel, jobId);
+    }
+
+    private NotificationRows rows() {
+        return fleet.rows();
     }
 }

@@ -66,6 +66,11 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         return NotificationRows.on(postgres);
     }
 
+    /** @return the test's Redis, {@code redis://127.0.0.1:<port>}; only during a test */
+    String redisUri() {
+        return redis.uri();
+    }
+
     @Override
     public void beforeEach(ExtensionContext context) {
         Runtime.getRuntime().addShutdownHook(killer);

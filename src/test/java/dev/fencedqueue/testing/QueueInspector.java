@@ -143,9 +143,14 @@ public class QueueInspector {
 
     /** @return a numeric field of an {@code INFO} section */
     public long infoField(String section, String field) {
+        return Long.parseLong(infoText(section, field));
+    }
+
+    /** @return a field of an {@code INFO} section, as text */
+    public String infoText(String section, String field) {
         String info = send(Request.cmd(Command.INFO).arg(section)).toString();
         return Arrays.stream(info.split("\r?\n")).filter(line -> line.startsWith(field + ":"))
-                .map(line -> Long.parseLong(line.substring(field.length() + 1).trim())).findFirst()
+                .map(line -> line.substring(field.length() + 1).trim()).findFirst()
                 .orElseThrow(() -> new IllegalStateException("INFO " + section + " has no " + field));
     }
 
