@@ -1,11 +1,32 @@
-// The research page: starts a job with POST /research/start and follows GET /research/stream/{jobId} with the
-// browser's EventSource (HTML Living Standard, "Server-sent events"). The browser reconnects by itself after a
-// dropped connection and sends the last `id:` it saw as Last-Event-ID, so the server resumes right after it.
-//
-// One run at a time: the server announces a newer epoch with a `reset` event (data: {fencingToken}) before its
-// first event and never sends an older epoch's event after it. The page drops what it showed of the old run on
-// `reset`, and as a second line of defence ignores any event whose fencingToken is below the run it shows.
-'use strict';
+// The research page (an ES module): starts a job with POST /research/start and follows GET /research/stream/{jobId}
+// with /fenced-stream.js, which keeps one run at a time (a `reset` or a newer fencing token drops the old run),
+// shows every event once across reconnects, and retries a refused stream. A streamed answer (fq.llm.protocol=openai)
+// is rendered as Markdown as it arrives; the model's text is untrusted: raw HTML in it is shown as text (marked's
+// html renderer escapes it) and the rendered HTML is sanitized by DOMPurify before it reaches the page.
+import { followJob } from '/fenced-stream.js';
+import { marked } from '/webjars/marked/lib/marked.esm.js';
+import DOMPurify from '/webjars/dompurify/dist/purify.es.mjs';
+
+marked.use({
+    gfm: true,
+    renderer: {
+        // Raw HTML in the model's Markdown (block or inline) is shown as text, never interpreted.
+        html(token) {
+            return escapeHtml(token.text);
+        },
+    },
+});
+
+/** @param {string} text @returns {string} the text with HTML's special characters escaped */
+function escapeHtml(text) {
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;');
+}
+
+/** @param {string} markdown untrusted Markdown @returns {string} safe HTML */
+function renderMarkdown(markdown) {
+    return DOMPurify.sanitize(marked.parse(markdown));
+}
 
 const TERMINAL = { completed: 'Completed', failed: 'Failed', aborted: 'Aborted' };
 
@@ -27,6 +48,9 @@ const page = {
     outcomeText: document.getElementById('outcome-text'),
     abort: document.getElementById('abort'),
     abortError: document.getElementById('abort-error'),
+    answer: document.getElementById('answer'),
+    answerText: document.getElementById('answer-text'),
+    tokens: document.getElementById('tokens'),
 };
 
 let current = null;
@@ -46,153 +70,143 @@ async function showError(element, response, fallback) {
     element.hidden = false;
 }
 
-/** Longest wait before following a job again after the service refused its stream, in ms. */
-const MAX_RETRY_DELAY_MS = 30000;
-
-/** Follows one job's event stream until its terminal event; `close()` stops following. */
+/** Follows one job's event stream through /fenced-stream.js and shows it; `close()` stops following. */
 class JobFollower {
 
     /**
-     * @param jobId the job to follow
-     * @param streamUrl its SSE stream
-     * @param refusals how many times in a row the service refused this job's stream so far (sets the retry delay)
+     * @param {string} jobId the job to follow
+     * @param {string} streamUrl its SSE stream
      */
-    constructor(jobId, streamUrl, refusals) {
+    constructor(jobId, streamUrl) {
         this.jobId = jobId;
-        this.streamUrl = streamUrl;
-        this.refusals = refusals;
-        this.epoch = 0;
-        this.ended = false;
-        this.retry = null;
-        this.source = new EventSource(streamUrl);
-        this.source.onopen = () => {
-            this.refusals = 0;
-            this.connection('live');
-        };
-        this.source.onerror = () => this.failed();
-        this.source.addEventListener('reset', (e) => this.reset(JSON.parse(e.data)));
-        this.source.addEventListener('started', (e) => this.onEvent('started', e, (data) => this.started(data)));
-        this.source.addEventListener('progress', (e) => this.onEvent('progress', e, (data) => this.progress(data)));
-        for (const type of Object.keys(TERMINAL)) {
-            this.source.addEventListener(type, (e) => this.onEvent(type, e, (data) => this.end(type, data)));
-        }
+        this.answer = '';
+        this.stream = followJob(streamUrl, {
+            onConnection: (state, detail) => this.connection(state, detail),
+            onReset: (token, previous) => this.reset(token, previous),
+            onStarted: (event) => this.started(event),
+            onDelta: (text) => this.delta(text),
+            onProgress: (event) => this.progress(event),
+            onEnd: (event) => this.end(event.type, event),
+            onError: (error) => this.unknown(error),
+        }, { statusUrl: `/research/status/${encodeURIComponent(jobId)}` });
     }
 
     close() {
-        clearTimeout(this.retry);
-        this.source.close();
+        this.stream.close();
     }
 
-    /**
-     * The connection dropped: the browser reconnects by itself (readyState CONNECTING), unless the server answered
-     * with something other than a 200 event stream, which closes the EventSource for good. For an unknown job (404)
-     * the page says so; otherwise (503 while Redis is down, a 502 from an ingress during a rollout) it follows the
-     * job again after 1, 2, 4 ... up to 30 s: the new stream replays the job and shows its latest run.
-     */
-    async failed() {
-        if (this.source.readyState !== EventSource.CLOSED) {
-            this.connection('reconnecting');
-            return;
+    connection(state, detail) {
+        page.connection.textContent = state;
+        if (state === 'retrying') {
+            page.notice.textContent = `The service did not answer the stream (${detail.status ? 'HTTP '
+                + detail.status : 'unreachable'}); trying again in ${detail.delayMs / 1000} s.`;
+            page.notice.hidden = false;
+        } else if (state === 'live' && page.notice.textContent.startsWith('The service did not answer')) {
+            page.notice.hidden = true;
         }
-        this.connection('closed');
-        if (this.ended) {
-            return;
-        }
-        const response = await fetch(`/research/status/${encodeURIComponent(this.jobId)}`).catch(() => null);
-        if (current !== this) {
-            return; // the page follows another job (or this one afresh) by now
-        }
-        if (response && response.status === 404) {
-            page.state.textContent = 'unknown';
-            await showError(page.notice, response, `There is no job ${this.jobId}`);
-            page.abort.hidden = true;
-            return;
-        }
-        const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** this.refusals);
-        page.notice.textContent = `The service did not answer the stream (${response ? 'HTTP ' + response.status
-            : 'unreachable'}); trying again in ${delay / 1000} s.`;
+    }
+
+    async unknown(error) {
+        page.state.textContent = 'unknown';
+        page.notice.textContent = `There is no job ${this.jobId}`;
         page.notice.hidden = false;
-        this.connection('retrying');
-        this.retry = setTimeout(() => follow(this.jobId, this.streamUrl, this.refusals + 1), delay);
-    }
-
-    connection(text) {
-        if (!this.ended) {
-            page.connection.textContent = text;
-        }
-    }
-
-    onEvent(type, message, handle) {
-        const data = JSON.parse(message.data);
-        const token = Number(data.fencingToken);
-        if (token < this.epoch) {
-            return; // an older run's event: the server never sends one after a reset; ignore it if it did
-        }
-        if (token > this.epoch) {
-            this.showRun(token);
-        }
-        this.eventId = message.lastEventId;
-        handle(data);
+        page.abort.hidden = true;
     }
 
     /** A newer run took the job over: forget what the old run showed. */
-    reset(data) {
-        const token = Number(data.fencingToken);
-        if (this.epoch > 0) {
-            page.notice.textContent = `Run ${this.epoch} stopped; the job was taken over by run ${token}. `
+    reset(token, previous) {
+        if (previous > 0) {
+            page.notice.textContent = `Run ${previous} stopped; the job was taken over by run ${token}. `
                 + 'Showing run ' + token + ' only.';
             page.notice.hidden = false;
         }
         page.events.replaceChildren();
         page.percent.value = 0;
-        this.showRun(token);
-    }
-
-    showRun(token) {
-        this.epoch = token;
+        this.answer = '';
+        page.answerText.replaceChildren();
+        page.answer.hidden = true;
+        page.tokens.textContent = '';
         page.run.textContent = String(token);
         page.events.dataset.fencingToken = String(token);
     }
 
-    started(data) {
+    started(event) {
         page.state.textContent = 'active';
-        this.append('started', data, data.workerId ? `Started on ${data.workerId}` : 'Started');
+        this.append(event, event.data.workerId ? `Started on ${event.data.workerId}` : 'Started');
     }
 
-    progress(data) {
+    /** New answer text: shown as it arrives, rendered as Markdown (sanitized) once per frame. */
+    delta(text) {
+        this.answer += text;
+        page.answer.hidden = false;
+        renderSoon(this.answer);
+    }
+
+    progress(event) {
+        const data = event.data;
         if (typeof data.percent === 'number') {
             page.percent.value = data.percent;
         }
-        this.append('progress', data, `${data.percent ?? ''}% ${data.message ?? ''}`.trim());
+        if (typeof data.completionTokens === 'number') {
+            page.tokens.textContent = `${data.completionTokens} tokens`;
+        }
+        this.append(event, `${data.percent ?? ''}% ${data.message ?? ''}`.trim());
     }
 
-    end(type, data) {
-        this.ended = true;
-        this.close();
+    end(type, event) {
+        const data = event.data;
         page.state.textContent = type;
         page.connection.textContent = 'ended';
         if (type === 'completed') {
             page.percent.value = 100;
         }
-        this.append(type, data, TERMINAL[type]);
+        this.append(event, TERMINAL[type]);
         page.outcomeTitle.textContent = TERMINAL[type];
         page.outcomeText.textContent = type === 'completed' ? resultText(data.result) : (data.reason ?? '');
+        const result = data.result;
+        if (type === 'completed' && result && typeof result.text === 'string') {
+            page.answerText.dataset.streamed = this.answer; // what the deltas added up to
+            this.answer = result.text; // the whole answer, as stored
+            page.answer.hidden = false;
+            renderSoon(this.answer);
+            if (result.usage) {
+                page.tokens.textContent = `${result.usage.completionTokens} tokens`
+                    + (result.usage.promptTokens != null ? ` (+ ${result.usage.promptTokens} prompt)` : '');
+            }
+        }
         page.outcome.hidden = false;
         page.outcome.dataset.event = type;
         page.abort.hidden = true;
     }
 
-    append(type, data, text) {
+    append(event, text) {
         const item = document.createElement('li');
-        item.dataset.event = type;
-        item.dataset.fencingToken = String(data.fencingToken);
-        item.dataset.id = this.eventId; // the stream entry id: the browser resumes after the last one it saw
+        item.dataset.event = event.type;
+        item.dataset.fencingToken = String(event.fencingToken);
+        item.dataset.id = event.id; // the stream entry id
         item.textContent = text;
         page.events.append(item);
     }
 }
 
+let pendingRender = null;
+
+/** Renders the answer at the next frame (many deltas a second become one render). */
+function renderSoon(markdown) {
+    pendingRender = markdown;
+    requestAnimationFrame(() => {
+        if (pendingRender !== null) {
+            page.answerText.innerHTML = renderMarkdown(pendingRender);
+            page.answerText.dataset.source = pendingRender;
+            pendingRender = null;
+        }
+    });
+}
+
 function resultText(result) {
+    if (result && typeof result === 'object' && typeof result.text === 'string') {
+        return `Answer complete (${result.finishReason ?? 'no finish reason'}${result.truncated ? ', truncated' : ''}).`;
+    }
     if (result && typeof result === 'object') {
         return result.summary ?? JSON.stringify(result);
     }
@@ -204,9 +218,8 @@ function resultText(result) {
  *
  * @param jobId the job to follow
  * @param streamUrl its SSE stream
- * @param refusals how many times in a row the service refused the stream before (0 for a fresh start)
  */
-function follow(jobId, streamUrl, refusals = 0) {
+function follow(jobId, streamUrl) {
     if (current) {
         current.close();
     }
@@ -221,7 +234,10 @@ function follow(jobId, streamUrl, refusals = 0) {
     page.outcome.hidden = true;
     page.abort.hidden = false;
     page.abortError.hidden = true;
-    current = new JobFollower(jobId, streamUrl, refusals);
+    page.answer.hidden = true;
+    page.answerText.replaceChildren();
+    page.tokens.textContent = '';
+    current = new JobFollower(jobId, streamUrl);
     const url = new URL(window.location.href);
     url.searchParams.set('jobId', jobId);
     window.history.replaceState(null, '', url);

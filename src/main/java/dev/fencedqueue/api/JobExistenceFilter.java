@@ -52,7 +52,8 @@ public class JobExistenceFilter {
         if (!QueueKeys.isValidJobId(jobId)) {
             return Uni.createFrom().item(notFound(queue, jobId));
         }
-        String lastEventId = request.getHeaderString("Last-Event-ID");
+        String lastEventId = LastEventIds.of(request.getHeaderString("Last-Event-ID"),
+                request.getUriInfo().getQueryParameters().getFirst(LastEventIds.QUERY));
         if (StreamIds.isValid(lastEventId)) {
             return follower.hasEndedFor(queue, jobId, lastEventId)
                     .map(ended -> ended ? Response.noContent().build() : null)

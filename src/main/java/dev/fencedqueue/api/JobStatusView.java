@@ -3,6 +3,7 @@ package dev.fencedqueue.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.queue.Job;
 
@@ -26,11 +27,14 @@ import dev.fencedqueue.queue.Job;
  * @param timestamp when it was added
  * @param processedOn when its latest attempt started, or absent
  * @param finishedOn when it ended, or absent
+ * @param tokens the LLM tokens its attempts spent, by how each attempt ended ({@code result}, {@code failed},
+ *        {@code zombie}: cut off because a newer run took the job, {@code aborted}, {@code handed-back}): each
+ *        {@code {"attempts", "promptTokens", "completionTokens"}}; absent when none were counted
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
-        JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn) {
+        JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens) {
 
     /**
      * @param job the job, must not be {@code null}
@@ -41,7 +45,27 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
         return new JobStatusView(job.id(), job.name(), job.state().value(), parse(json, job.data()), job.fencingToken(),
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
-                job.processedOn(), job.finishedOn());
+                job.processedOn(), job.finishedOn(), tokens(job, json));
+    }
+
+    private static JsonNode tokens(Job job, ObjectMapper json) {
+        if (job.tokens().isEmpty()) {
+            return null;
+        }
+        ObjectNode byOutcome = json.createObjectNode();
+        job.tokens().forEach((field, count) -> {
+            int colon = field.lastIndexOf(':');
+            String kind = field.substring(colon + 1);
+            String name = switch (kind) {
+                case "prompt" -> "promptTokens";
+                case "completion" -> "completionTokens";
+                default -> kind;
+            };
+            ObjectNode outcome = byOutcome.has(field.substring(0, colon)) ? (ObjectNode) byOutcome.get(field.substring(0, colon))
+                    : byOutcome.putObject(field.substring(0, colon));
+            outcome.put(name, count);
+        });
+        return byOutcome;
     }
 
     static JsonNode parse(ObjectMapper json, String text) {

@@ -11,9 +11,9 @@ import dev.fencedqueue.api.NotificationRequests.AddSubscribers;
 import dev.fencedqueue.api.NotificationRequests.FanOutAccepted;
 import dev.fencedqueue.api.NotificationRequests.FanOutRequest;
 import dev.fencedqueue.api.NotificationRequests.SubscribersAdded;
-import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.events.JobEventFollower;
 import dev.fencedqueue.notifications.Channels;
 import dev.fencedqueue.notifications.FanOut;
@@ -43,6 +43,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestMulti;
 import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
@@ -61,16 +62,18 @@ public class NotificationsResource {
     private final JobQueue queue;
     private final BulkConfig config;
     private final NotificationStore store;
-    private final BulkControl control;
+    private final BulkJobViews views;
     private final JobEventFollower follower;
     private final ObjectMapper json;
+    private final EventsConfig eventsConfig;
 
-    public NotificationsResource(Queues queues, BulkConfig config, NotificationStore store, BulkControl control,
-            JobEventFollower follower, ObjectMapper json) {
+    public NotificationsResource(Queues queues, BulkConfig config, NotificationStore store, BulkJobViews views,
+            JobEventFollower follower, ObjectMapper json, EventsConfig eventsConfig) {
+        this.eventsConfig = eventsConfig;
         this.queue = queues.queue(config.queue());
         this.config = config;
         this.store = store;
-        this.control = control;
+        this.views = views;
         this.follower = follower;
         this.json = json;
     }
@@ -145,10 +148,7 @@ public class NotificationsResource {
     @Operation(summary = "A fan-out: state, fencing token, cursor, chunks and items done, items in all",
             description = "The cursor and counts come from the sink (the truth).")
     public Uni<BulkJobView> status(@RestPath String jobId) {
-        return Uni.combine().all().unis(queue.requireJob(jobId), control.gate(queue.name(), jobId)).asTuple()
-                .chain(both -> store.committed(jobId, channelOf(both.getItem1().data()))
-                        .map(committed -> BulkJobView.of(both.getItem1(), committed.orElse(null), both.getItem2(),
-                                json)));
+        return views.of(queue, jobId);
     }
 
     @GET
@@ -160,17 +160,9 @@ public class NotificationsResource {
             + "`completed`, `failed` or `aborted` (an aborted fan-out may be resumed by an operator: follow it "
             + "again then).")
     public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
-            @Context Sse sse) {
-        return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),
-                messages -> messages.map(message -> SseMessages.toSse(sse, message)));
-    }
-
-    private String channelOf(String data) {
-        try {
-            return json.readTree(data).path("channel").asText("");
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            return "";
-        }
+            @RestQuery(LastEventIds.QUERY) String lastEventIdQuery, @Context Sse sse) {
+        return RestMulti.fromUniResponse(follower.follow(queue, jobId, LastEventIds.of(lastEventId, lastEventIdQuery)),
+                messages -> SseMessages.toSse(sse, messages, eventsConfig.clientRetry()));
     }
 
     private static String requireChannel(String channel) {

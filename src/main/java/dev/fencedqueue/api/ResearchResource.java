@@ -6,6 +6,7 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventFollower;
@@ -34,6 +35,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestMulti;
 import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /** The deep-research API, with the paths of seed 000 so that its curl examples work as written. */
@@ -46,9 +48,11 @@ public class ResearchResource {
     private final JobEventFollower follower;
     private final JobHistory history;
     private final ObjectMapper json;
+    private final EventsConfig eventsConfig;
 
     public ResearchResource(Queues queues, ResearchConfig config, JobEventFollower follower, JobHistory history,
-            ObjectMapper json) {
+            ObjectMapper json, EventsConfig eventsConfig) {
+        this.eventsConfig = eventsConfig;
         this.queue = queues.queue(config.queue());
         this.config = config;
         this.follower = follower;
@@ -86,13 +90,14 @@ public class ResearchResource {
     @RequiresJob
     @Operation(summary = "Follow a job over SSE", description = "Replays the job's events (after Last-Event-ID "
             + "when given), then follows them live; a `reset` event announces a newer run; ends after the "
-            + "terminal event. 204 when the job has ended and Last-Event-ID shows the client already has its "
+            + "terminal event. A client that cannot send the header (a new EventSource) may pass `?lastEventId=`. "
+            + "204 when the job has ended and Last-Event-ID shows the client already has its "
             + "terminal event (so an EventSource stops reconnecting). 404 before the stream starts when the job "
             + "does not exist.")
     public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
-            @Context Sse sse) {
-        return RestMulti.fromUniResponse(follower.follow(queue, jobId, lastEventId),
-                messages -> messages.map(message -> SseMessages.toSse(sse, message)));
+            @RestQuery(LastEventIds.QUERY) String lastEventIdQuery, @Context Sse sse) {
+        return RestMulti.fromUniResponse(follower.follow(queue, jobId, LastEventIds.of(lastEventId, lastEventIdQuery)),
+                messages -> SseMessages.toSse(sse, messages, eventsConfig.clientRetry()));
     }
 
     @GET

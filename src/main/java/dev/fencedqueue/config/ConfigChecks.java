@@ -19,20 +19,31 @@ public class ConfigChecks {
     }
 
     /**
-     * Checks that the built-in simulator, when it is the LLM, speaks often enough for the idle timeout.
+     * Checks that an OpenAI-compatible server has a model, and that the built-in simulator, when it is the LLM,
+     * speaks often enough for the idle timeout.
      *
      * @param llm the LLM settings
      * @param simulator the simulator settings
-     * @throws IllegalStateException when {@code fq.llm.url} is empty and {@code fq.simulator.step-interval}
-     *         is not shorter than {@code fq.llm.idle-timeout}
+     * @throws IllegalStateException when {@code fq.llm.protocol=openai} has a {@code fq.llm.url} but no
+     *         {@code fq.llm.model}; or {@code fq.llm.url} is empty and the simulator's pace
+     *         ({@code fq.simulator.step-interval}, or {@code token-interval} for {@code openai}) is not shorter
+     *         than {@code fq.llm.idle-timeout}
      */
     public static void check(LlmConfig llm, SimulatorConfig simulator) {
         boolean simulated = llm.url().filter(url -> !url.isBlank()).isEmpty();
-        if (simulated && simulator.stepInterval().compareTo(llm.idleTimeout()) >= 0) {
-            throw new IllegalStateException("`fq.simulator.step-interval` (" + simulator.stepInterval()
-                    + ") must be shorter than `fq.llm.idle-timeout` (" + llm.idleTimeout()
-                    + "), or every simulated research job fails as silent");
+        boolean openai = llm.protocol() == LlmConfig.Protocol.OPENAI;
+        if (openai && !simulated && llm.model().filter(model -> !model.isBlank()).isEmpty()) {
+            throw new IllegalStateException("`fq.llm.model` must be set when `fq.llm.protocol` is openai and "
+                    + "`fq.llm.url` names a server (" + llm.url().get() + ")");
         }
+        String paceName = openai ? "fq.simulator.token-interval" : "fq.simulator.step-interval";
+        java.time.Duration pace = openai ? simulator.tokenInterval() : simulator.stepInterval();
+        if (simulated && pace.compareTo(llm.idleTimeout()) >= 0) {
+            throw new IllegalStateException("`" + paceName + "` (" + pace + ") must be shorter than "
+                    + "`fq.llm.idle-timeout` (" + llm.idleTimeout() + "), or every simulated research job fails as silent");
+        }
+        requirePositive("fq.llm.delta-interval", llm.deltaInterval());
+        requirePositive("fq.llm.open-timeout", llm.openTimeout());
     }
 
     /**

@@ -28,4 +28,11 @@ public interface EventsConfig {
     @WithDefault("10000")
     @Min(16)
     int subscriberBuffer();
+
+    /**
+     * The reconnection time sent to SSE clients in a {@code retry:} field with the first event of every stream: how
+     * long a browser's {@code EventSource} waits before it reconnects after a dropped connection.
+     */
+    @WithDefault("1s")
+    Duration clientRetry();
 }

@@ -5,17 +5,72 @@ import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Min;
 
-/** The research LLM server the worker calls ({@code fq.llm.*}). */
+/** The LLM server research jobs call ({@code fq.llm.*}). */
 @ConfigMapping(prefix = "fq.llm")
 public interface LlmConfig {
 
     /**
-     * URL of the research endpoint ({@code POST {query, jobId}}, answered with an SSE stream). Empty
-     * means the built-in simulator of this instance ({@code /simulator/research}), reached over HTTP.
+     * What the LLM server speaks: {@code research} (fenced-queue's research protocol: {@code POST {query, jobId}},
+     * answered with SSE progress and a summary) or {@code openai} (OpenAI-compatible streaming chat completions,
+     * as served by vLLM, Ollama, llama.cpp's server and hosted APIs).
+     */
+    @WithDefault("research")
+    Protocol protocol();
+
+    /**
+     * Where the LLM server is. For {@code research} the URL of the research endpoint; for {@code openai} the
+     * base URL, to which {@code /v1/chat/completions} is appended (e.g. {@code http://vllm:8000},
+     * {@code http://localhost:11434} for Ollama, {@code https://api.openai.com}). Empty means the built-in
+     * simulator of this instance, reached over HTTP ({@code /simulator/research} or
+     * {@code /simulator/v1/chat/completions}).
      */
     Optional<String> url();
+
+    /** {@code openai}: the model to ask ({@code model} of the request); required with a {@code url}. */
+    Optional<String> model();
+
+    /**
+     * {@code openai}: the API key, sent as {@code Authorization: Bearer <key>}; never logged, never in a job's
+     * status or events. Empty sends no {@code Authorization} header (vLLM, Ollama and llama.cpp need none by
+     * default).
+     */
+    Optional<String> apiKey();
+
+    /** {@code openai}: most tokens of one answer ({@code max_tokens}); empty leaves it to the server. */
+    Optional<@Min(1) Integer> maxTokens();
+
+    /** {@code openai}: sampling temperature, 0 to 2; empty leaves it to the server. */
+    Optional<@DecimalMin("0") @DecimalMax("2") Double> temperature();
+
+    /** {@code openai}: the system message sent before the job's query. */
+    @WithDefault("You are a research assistant. Research the user's question thoroughly and answer with a "
+            + "well-structured report in Markdown: a short summary first, then the findings with their sources.")
+    String systemPrompt();
+
+    /**
+     * {@code openai}: streamed text is written as a {@code progress} event once this much time passed since the
+     * last one (checked as text arrives; what is left is written at the end).
+     */
+    @WithDefault("250ms")
+    Duration deltaInterval();
+
+    /** {@code openai}: ... or once this many characters of text are waiting, whichever comes first. */
+    @WithDefault("400")
+    @Min(1)
+    int deltaChars();
+
+    /**
+     * Most characters of one answer kept (text and reasoning together): past it the upstream stream is closed
+     * and the job completes with what it has, marked {@code truncated}, so a runaway stream cannot fill Redis.
+     * For {@code research}, a summary longer than this fails the attempt.
+     */
+    @WithDefault("1000000")
+    @Min(1)
+    int maxResponseChars();
 
     /**
      * Longest silence (not a byte, comments included) tolerated from the LLM before the attempt fails; it
@@ -28,8 +83,73 @@ public interface LlmConfig {
     @WithDefault("5s")
     Duration connectTimeout();
 
+    /**
+     * Longest wait for the response headers of one try (the server may queue the request before it answers);
+     * a try that takes longer is cancelled and retried like a refused connection.
+     */
+    @WithDefault("60s")
+    Duration openTimeout();
+
     /** Most connections open to the LLM server at the same time (one per running research job). */
     @WithDefault("256")
     @Min(1)
     int maxConnections();
+
+    /** Retries of opening the stream, before any byte of an answer arrived. */
+    Retry retry();
+
+    /** The circuit breaker around opening the stream. */
+    CircuitBreaker circuitBreaker();
+
+    /** The protocols {@link #protocol()} names. */
+    enum Protocol {
+        /** fenced-queue's research protocol. */
+        RESEARCH,
+        /** OpenAI-compatible streaming chat completions. */
+        OPENAI
+    }
+
+    /**
+     * {@code fq.llm.retry.*}: a refused or reset connection, a try that timed out, and a {@code 429} or {@code 5xx}
+     * answer are retried with exponential backoff ({@code delay}, doubled each time up to {@code max-delay}); a
+     * {@code Retry-After} header (seconds or an HTTP date) replaces the computed delay, capped at
+     * {@code max-delay}. Other answers fail the attempt at once.
+     */
+    interface Retry {
+
+        /** Retries after the first try. */
+        @WithDefault("3")
+        @Min(0)
+        int maxRetries();
+
+        /** Delay before the first retry. */
+        @WithDefault("500ms")
+        Duration delay();
+
+        /** Longest delay between two tries, {@code Retry-After} included. */
+        @WithDefault("30s")
+        Duration maxDelay();
+    }
+
+    /**
+     * {@code fq.llm.circuit-breaker.*}: when at least {@code failure-ratio} of the last {@code request-volume}
+     * openings failed (connection errors, time-outs, {@code 429}, {@code 5xx}), new attempts fail at once for
+     * {@code delay} without calling the server (their jobs are retried by the queue), then one trial call decides.
+     */
+    interface CircuitBreaker {
+
+        /** Openings the failure ratio is computed over. */
+        @WithDefault("20")
+        @Min(1)
+        int requestVolume();
+
+        /** Share of failed openings that opens the circuit, 0 to 1. */
+        @WithDefault("0.5")
+        @DecimalMin("0") @DecimalMax("1")
+        double failureRatio();
+
+        /** How long the circuit stays open. */
+        @WithDefault("30s")
+        Duration delay();
+    }
 }

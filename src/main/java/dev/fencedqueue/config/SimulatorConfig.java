@@ -6,7 +6,10 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
 
-/** The built-in research LLM simulator ({@code fq.simulator.*}). */
+/**
+ * The built-in LLM simulator ({@code fq.simulator.*}): the research protocol ({@code /simulator/research}) and
+ * OpenAI-compatible streaming chat completions ({@code /simulator/v1/chat/completions}).
+ */
 @ConfigMapping(prefix = "fq.simulator")
 public interface SimulatorConfig {
 
@@ -18,4 +21,13 @@ public interface SimulatorConfig {
     /** Time between two progress events; 60s makes a stream last about ten minutes, like seed 000's jobs. */
     @WithDefault("3s")
     Duration stepInterval();
+
+    /** OpenAI endpoint: time between two streamed words (one chunk each). */
+    @WithDefault("50ms")
+    Duration tokenInterval();
+
+    /** OpenAI endpoint: words of a simulated answer (fewer when the request's {@code max_tokens} is lower). */
+    @WithDefault("200")
+    @Min(1)
+    int answerWords();
 }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Supplier;
 
@@ -87,7 +87,9 @@ final class JobEventTailer {
         if (hubs.get(hub.jobId) != hub) {
             return null; // its last subscriber left meanwhile: register again
         }
-        UnicastProcessor<JobEvent> processor = UnicastProcessor.create(new ArrayBlockingQueue<>(bufferSize), null);
+        // Bounded like an ArrayBlockingQueue, but a linked queue holds nothing up front: an idle subscriber costs a
+        // few hundred bytes, not an array of fq.events.subscriber-buffer slots (40 KB at the default 10,000).
+        UnicastProcessor<JobEvent> processor = UnicastProcessor.create(new LinkedBlockingQueue<>(bufferSize), null);
         hub.subscribers.add(processor);
         return new Feed(hub, processor);
     }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.queue;
 
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A snapshot of a job as stored in its Redis hash. JSON fields ({@code data}, {@code progress},
@@ -28,11 +29,15 @@ import java.util.Map;
  * @param priority its priority, 0 for none
  * @param delay the delay it was added with, ms
  * @param timeout longest one attempt may run, ms, 0 for no limit
+ * @param tokens LLM tokens its attempts spent, by {@code <outcome>:<attempts|prompt|completion>} (the hash's
+ *        {@code tokens:*} fields), empty when none were counted
  */
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
-        boolean eventStream, int priority, long delay, long timeout) {
+        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens) {
+
+    private static final String TOKENS = "tokens:";
 
     /**
      * Reads a job from its hash fields.
@@ -51,7 +56,17 @@ public record Job(String queue, String id, String name, String data, String opti
                 hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
                 "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
-                longField(hash, "timeout", 0L));
+                longField(hash, "timeout", 0L), tokens(hash));
+    }
+
+    private static Map<String, Long> tokens(Map<String, String> hash) {
+        Map<String, Long> tokens = new TreeMap<>();
+        hash.forEach((field, value) -> {
+            if (field.startsWith(TOKENS)) {
+                tokens.put(field.substring(TOKENS.length()), Long.valueOf(value));
+            }
+        });
+        return tokens;
     }
 
     private static int intField(Map<String, String> hash, String field, int absent) {

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * fq:{q}:events       stream queue events (waiting, active, progress, completed, failed, ...)
  * fq:{q}:limiter      string jobs started in the current rate-limit window, PX window
  * fq:{q}:revoked      channel job ids whose running worker must stop
- * fq:{q}:job:ID       hash   the job
+ * fq:{q}:job:ID       hash   the job (its fields tokens:OUTCOME:attempts|prompt|completion count LLM tokens)
  * fq:{q}:job:ID:lock  string lock token, PX lock duration
  * fq:{q}:job:ID:fence string fencing token counter (INCR per activation)
  * fq:{q}:job:ID:events stream the job's events

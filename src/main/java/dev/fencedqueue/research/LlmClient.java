@@ -1,8 +1,7 @@
 package dev.fencedqueue.research;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,8 +10,6 @@ import dev.fencedqueue.config.LlmConfig;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Multi;
-import io.smallrye.mutiny.subscription.MultiEmitter;
-import io.vertx.core.parsetools.RecordParser;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -24,6 +21,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 @ApplicationScoped
 public class LlmClient {
+
+    /** Request header carrying the job id, for the server's logs (and the simulator's counters). */
+    static final String REQUEST_ID = "X-Request-ID";
 
     private final LlmConnector connector;
     private final LlmConfig config;
@@ -49,53 +49,31 @@ public class LlmClient {
         } catch (JsonProcessingException e) {
             return Multi.createFrom().failure(e);
         }
-        URI url = url();
-        return connector.open(url, body).onItem().transformToMulti(exchange -> Multi.createFrom()
-                .<LlmMessage>emitter(emitter -> read(exchange, emitter)));
+        return connector.open(url(), body, Map.of(REQUEST_ID, jobId)).onItem().transformToMulti(exchange -> SseEvents
+                .of(exchange, "the research LLM").map(this::message));
     }
 
     /** @return the LLM endpoint: {@code fq.llm.url}, or this instance's simulator */
     public URI url() {
-        return config.url().filter(u -> !u.isBlank()).map(URI::create).orElseGet(LlmClient::simulatorUrl);
+        return config.url().filter(u -> !u.isBlank()).map(URI::create).orElseGet(() -> simulator("/research"));
     }
 
-    private void read(LlmExchange exchange, MultiEmitter<? super LlmMessage> emitter) {
-        AtomicBoolean ended = new AtomicBoolean();
-        AtomicBoolean terminated = new AtomicBoolean();
-        emitter.onTermination(() -> {
-            terminated.set(true);
-            if (!ended.get()) {
-                exchange.abort();
-            }
-        });
-        SseDecoder decoder = new SseDecoder(data -> {
-            try {
-                emitter.emit(LlmMessage.of(json.readTree(data)));
-            } catch (JsonProcessingException e) {
-                emitter.fail(new LlmException("malformed LLM line, not JSON: " + e.getOriginalMessage()));
-            } catch (LlmException e) {
-                emitter.fail(e);
-            }
-        });
-        RecordParser parser = RecordParser.newDelimited("\n", exchange.response());
-        parser.handler(line -> decoder.line(line.toString(StandardCharsets.UTF_8)));
-        parser.exceptionHandler(failure -> {
-            if (!terminated.get()) {
-                emitter.fail(new LlmException("the research LLM stream broke: " + failure.getMessage(), failure));
-            }
-        });
-        parser.endHandler(ignored -> {
-            decoder.end();
-            ended.set(true);
-            emitter.complete();
-        });
-        parser.resume();
+    private LlmMessage message(String data) {
+        try {
+            return LlmMessage.of(json.readTree(data));
+        } catch (JsonProcessingException e) {
+            throw new LlmException("malformed LLM line, not JSON: " + e.getOriginalMessage());
+        }
     }
 
-    private static URI simulatorUrl() {
+    /**
+     * @param path a path under {@code /simulator}
+     * @return the URL of this instance's simulator endpoint
+     */
+    static URI simulator(String path) {
         String portProperty = LaunchMode.current() == LaunchMode.TEST ? "quarkus.http.test-port" : "quarkus.http.port";
         int port = ConfigProvider.getConfig().getOptionalValue(portProperty, Integer.class).orElse(8080);
-        return URI.create("http://127.0.0.1:" + port + "/simulator/research");
+        return URI.create("http://127.0.0.1:" + port + "/simulator" + path);
     }
 
     /**

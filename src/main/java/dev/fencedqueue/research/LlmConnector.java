@@ -2,11 +2,17 @@ package dev.fencedqueue.research;
 
 import java.net.ConnectException;
 import java.net.URI;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.fencedqueue.config.LlmConfig;
+import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -15,29 +21,53 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.Retry;
+import jakarta.enterprise.util.TypeLiteral;
 
 /**
- * Opens the streaming HTTP call to the research LLM. Opening is guarded by SmallRye Fault Tolerance: a
- * refused connection is retried twice before the attempt fails. The response is returned paused, with
- * an idle timeout (Vert.x's, reset by every chunk received) already armed.
+ * Opens the streaming HTTP call to the LLM server. Opening (until the response headers) is guarded with SmallRye
+ * Fault Tolerance's programmatic API, configured from {@code fq.llm.retry.*} and {@code fq.llm.circuit-breaker.*}:
+ * a refused or reset connection, a try that outlives {@code fq.llm.open-timeout}, and a {@code 429} or
+ * {@code 5xx} answer are retried with exponential backoff, honouring {@code Retry-After}; a circuit breaker stops
+ * calling a server that keeps failing. Once the headers arrived nothing is retried here: a broken stream fails the
+ * attempt, which the queue retries as a new epoch. The response is returned paused, with an idle timeout
+ * (Vert.x's, reset by every chunk received) already armed.
  */
 @ApplicationScoped
 public class LlmConnector {
 
+    /** What a retry and the circuit breaker treat as the server being unavailable (before any byte arrived). */
+    private static final List<Class<? extends Throwable>> UNAVAILABLE = List.of(ConnectException.class,
+            HttpClosedException.class, TimeoutException.class, LlmUnavailableException.class);
+
     private final Vertx vertx;
     private final HttpClient client;
     private final LlmConfig config;
+    private final TypedGuard<Uni<LlmExchange>> guard;
 
     public LlmConnector(Vertx vertx, LlmConfig config) {
         this.vertx = vertx;
         this.config = config;
+        LlmConfig.Retry retry = config.retry();
+        LlmConfig.CircuitBreaker breaker = config.circuitBreaker();
+        this.guard = TypedGuard.create(new TypeLiteral<Uni<LlmExchange>>() {
+        })
+                .withRetry().maxRetries(retry.maxRetries()).retryOn(UNAVAILABLE)
+                .maxDuration(retry.maxDelay().toMillis() * (retry.maxRetries() + 2L) + config.openTimeout().toMillis()
+                        * (retry.maxRetries() + 1L), ChronoUnit.MILLIS)
+                .jitter(0, ChronoUnit.MILLIS)
+                .withCustomBackoff().strategy(() -> new RetryAfterBackoff(retry.delay(), retry.maxDelay())).done()
+                .done()
+                .withCircuitBreaker().requestVolumeThreshold(breaker.requestVolume())
+                .failureRatio(breaker.failureRatio()).delay(breaker.delay().toMillis(), ChronoUnit.MILLIS)
+                .failOn(UNAVAILABLE).done()
+                .build();
         // The request's idle timeout stops once the response headers arrive; the connection's idle timeout
         // (reset by every byte read or written) also covers a response body that goes silent.
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
@@ -46,19 +76,30 @@ public class LlmConnector {
     }
 
     /**
-     * Sends {@code POST url} with a JSON body and waits for the response headers.
+     * Sends {@code POST url} with a JSON body and waits for the response headers, retrying as the class says.
      *
      * @param url the LLM endpoint, absolute
      * @param body the JSON request body
+     * @param headers more request headers (for example {@code Authorization}); their values are never logged
      * @return the open exchange; cancelling the {@code Uni} before it emits resets the request (the
-     *         connection closes). Fails with {@link LlmException} for a non-2xx status (the connection is
-     *         closed) and with the transport's exception when the server cannot be reached. The request is
-     *         made from a Vert.x context (the subscriber's event loop, or one Vert.x picks when the subscriber has
-     *         none, as a fault-tolerance retry has not), so that the response is paused before any of its body
-     *         is delivered.
+     *         connection closes). Fails with {@link LlmUnavailableException} for a {@code 429} or {@code 5xx}
+     *         and {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
+     *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
+     *         {@code fq.llm.open-timeout}, each after the retries; and with SmallRye Fault Tolerance's
+     *         {@code CircuitBreakerOpenException} while the circuit is open.
      */
-    @Retry(maxRetries = 2, delay = 250, retryOn = ConnectException.class)
-    public Uni<LlmExchange> open(URI url, String body) {
+    public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
+        return guard.get(() -> openOnce(url, body, headers)
+                .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers from "
+                        + url + " within " + config.openTimeout())));
+    }
+
+    /**
+     * One try. The request is made from a Vert.x context (the subscriber's event loop, or one Vert.x picks when the
+     * subscriber has none, as a fault-tolerance retry has not), so that the response is paused before any of its
+     * body is delivered.
+     */
+    private Uni<LlmExchange> openOnce(URI url, String body, Map<String, String> headers) {
         return Uni.createFrom().<LlmExchange>emitter(emitter -> {
             AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
             AtomicBoolean settled = new AtomicBoolean();
@@ -73,6 +114,7 @@ public class LlmConnector {
                     .setIdleTimeout(config.idleTimeout().toMillis())
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                     .putHeader(HttpHeaders.ACCEPT, "text/event-stream");
+            headers.forEach(options::putHeader);
             client.request(options).compose(request -> {
                 sent.set(request);
                 if (settled.get()) {
@@ -92,15 +134,26 @@ public class LlmConnector {
                 }
                 HttpClientResponse response = result.result();
                 if (response.statusCode() / 100 != 2) {
+                    response.exceptionHandler(ignored -> {
+                    }); // the reset below is ours: not an error for Vert.x to log
                     response.request().reset();
-                    emitter.fail(new LlmException("the research LLM at " + url + " answered " + response.statusCode()
-                            + " " + response.statusMessage()));
+                    emitter.fail(failure(url, response));
                     return;
                 }
                 response.pause();
-                emitter.complete(new LlmExchange(response));
+                emitter.complete(new LlmExchange(response, Vertx.currentContext()));
             });
         }).runSubscriptionOn(this::onEventLoop);
+    }
+
+    private static LlmException failure(URI url, HttpClientResponse response) {
+        int status = response.statusCode();
+        String message = "the LLM server at " + url + " answered " + status + " " + response.statusMessage();
+        if (status == 429 || status / 100 == 5) {
+            return new LlmUnavailableException(message, status,
+                    RetryAfterBackoff.parse(response.getHeader(HttpHeaders.RETRY_AFTER), Instant.now()));
+        }
+        return new LlmException(message);
     }
 
     /**

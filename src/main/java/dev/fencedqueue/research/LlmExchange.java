@@ -1,13 +1,28 @@
 package dev.fencedqueue.research;
 
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientResponse;
 
 /**
- * An open streaming call to the research LLM: its response, paused until it is read.
+ * An open streaming call to the LLM server: its response, paused until it is read, and the Vert.x context that
+ * delivers it.
  *
  * @param response the response, paused
+ * @param context the context the response's events run on: attach handlers there ({@link #onContext}), so that no
+ *        chunk or end of a short response can slip between a pause and a handler (the opening may hand the exchange
+ *        over on another thread: a fault-tolerance guard does)
  */
-public record LlmExchange(HttpClientResponse response) {
+public record LlmExchange(HttpClientResponse response, Context context) {
+
+    /** Runs {@code task} on the response's context: at once when already there. */
+    public void onContext(Runnable task) {
+        if (Vertx.currentContext() == context) {
+            task.run();
+        } else {
+            context.runOnContext(ignored -> task.run());
+        }
+    }
 
     /** Closes the exchange before its end: for HTTP/1.x this closes the connection, which the server sees. */
     public void abort() {

@@ -81,4 +81,12 @@ public interface JobContext {
      *         Processors normally need not use it: the worker cancels their pipeline {@code Uni}.
      */
     Uni<CancelReason> cancelled();
+
+    /**
+     * @return why this attempt was cancelled, once it was; empty while it runs (and for contexts that do not track
+     *         it)
+     */
+    default java.util.Optional<CancelReason> cancelReason() {
+        return java.util.Optional.empty();
+    }
 }

@@ -105,6 +105,11 @@ final class WorkerJobContext implements JobContext {
         return Uni.createFrom().completionStage(active.cancelled);
     }
 
+    @Override
+    public java.util.Optional<CancelReason> cancelReason() {
+        return java.util.Optional.ofNullable(active.cancelled.getNow(null));
+    }
+
     private Uni<String> append(String type, ObjectNode data, String progress) {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled.getNow(null)));

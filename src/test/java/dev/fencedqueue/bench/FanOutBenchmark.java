@@ -20,14 +20,10 @@ import dev.fencedqueue.bulk.BulkMetrics;
 import dev.fencedqueue.bulk.ChunkedProcessor;
 import dev.fencedqueue.bulk.PostgresCursors;
 import dev.fencedqueue.bulk.PostgresSink;
-import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.notifications.FanOut;
 import dev.fencedqueue.notifications.NotificationFanOut;
-import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -58,7 +54,6 @@ class FanOutBenchmark {
     private static final int RUNS = Integer.getInteger("bench.runs", 3);
     private static final int SUBSCRIBERS = Integer.getInteger("bench.subscribers", 100_000);
     private static final int CHUNK = 500;
-    private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     @Inject
     BenchContext bench;
@@ -117,8 +112,8 @@ class FanOutBenchmark {
     /** One fenced fan-out to every subscriber; notifications per second from the add to the completion. */
     private double fenced(JobQueue queue, String channel) {
         long start = System.nanoTime();
-        String jobId = add(queue, channel);
-        awaitState(queue, jobId, JobState.COMPLETED);
+        String jobId = FanOutJobs.add(queue, channel, CHUNK);
+        FanOutJobs.awaitState(queue, jobId, JobState.COMPLETED);
         double seconds = (System.nanoTime() - start) / 1e9;
         assertThat(rows.rows("notification", jobId)).isEqualTo(SUBSCRIBERS);
         return SUBSCRIBERS / seconds;
@@ -153,8 +148,8 @@ class FanOutBenchmark {
      *         that job
      */
     private double[] abortLatency(JobQueue queue, String channel) throws SQLException {
-        String jobId = add(queue, channel);
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        String jobId = FanOutJobs.add(queue, channel, CHUNK);
+        long deadline = System.nanoTime() + FanOutJobs.TIMEOUT.toNanos();
         while (cursors.read(jobId).map(c -> c.chunksDone()).orElse(0L) < 20 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(1_000_000);
         }
@@ -162,34 +157,12 @@ class FanOutBenchmark {
         long askedAt = System.nanoTime();
         long askedAtMs = System.currentTimeMillis();
         control.abort(queue.name(), jobId, Duration.ofHours(1), "benchmark abort").await().atMost(BenchContext.TIMEOUT);
-        awaitState(queue, jobId, JobState.ABORTED);
+        FanOutJobs.awaitState(queue, jobId, JobState.ABORTED);
         double latencyMs = (System.nanoTime() - askedAt) / 1e6;
         long chunks = cursors.read(jobId).orElseThrow().chunksDone();
         double chunkMs = (double) (askedAtMs - started) / Math.max(1, chunks);
         assertThat(rows.rows("notification", jobId)).isEqualTo(chunks * CHUNK);
         return new double[] {latencyMs, chunkMs};
-    }
-
-    private String add(JobQueue queue, String channel) {
-        JobOptions options = JobOptions.defaults().withJobId("bench-fan-out-" + UUID.randomUUID())
-                .withRemoveOnFail(new KeepJobs(1000, Duration.ofHours(1)));
-        return queue.add("fan-out", new FanOut(channel, "benchmark", CHUNK, Throttle.NONE), options)
-                .await().atMost(BenchContext.TIMEOUT).jobId();
-    }
-
-    private static void awaitState(JobQueue queue, String jobId, JobState state) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            JobState now = queue.getJob(jobId).await().atMost(BenchContext.TIMEOUT).state();
-            if (now == state) {
-                return;
-            }
-            if (now.isTerminal()) {
-                throw new IllegalStateException("job " + jobId + " ended " + now + ", not " + state);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-        throw new IllegalStateException("job " + jobId + " did not reach " + state + " within " + TIMEOUT);
     }
 
     private static List<String> read(Connection connection, String channel, String cursor) throws SQLException {

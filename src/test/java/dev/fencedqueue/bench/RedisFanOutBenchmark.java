@@ -16,15 +16,11 @@ import dev.fencedqueue.bulk.ChunkedProcessor;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.RedisCursors;
 import dev.fencedqueue.bulk.RedisSink;
-import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.notifications.FanOut;
 import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
-import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.SharedConnection;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisNotificationRows;
@@ -59,7 +55,6 @@ class RedisFanOutBenchmark {
     private static final int RUNS = Integer.getInteger("bench.runs", 3);
     private static final int SUBSCRIBERS = Integer.getInteger("bench.subscribers", 100_000);
     private static final int CHUNK = 500;
-    private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     @Inject
     BenchContext bench;
@@ -125,8 +120,8 @@ class RedisFanOutBenchmark {
     private double fenced(JobQueue queue, String channel) {
         rows.clear(channel);
         long start = System.nanoTime();
-        String jobId = add(queue, channel);
-        awaitState(queue, jobId, JobState.COMPLETED);
+        String jobId = FanOutJobs.add(queue, channel, CHUNK);
+        FanOutJobs.awaitState(queue, jobId, JobState.COMPLETED);
         double seconds = (System.nanoTime() - start) / 1e9;
         assertThat(rows.notifications(channel, jobId)).isEqualTo(SUBSCRIBERS);
         return SUBSCRIBERS / seconds;
@@ -170,9 +165,9 @@ class RedisFanOutBenchmark {
      */
     private double[] abortLatency(JobQueue queue, String channel) {
         rows.clear(channel);
-        String jobId = add(queue, channel);
+        String jobId = FanOutJobs.add(queue, channel, CHUNK);
         String cursorKey = keys.cursor(channel, jobId);
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        long deadline = System.nanoTime() + FanOutJobs.TIMEOUT.toNanos();
         while (chunksDone(cursorKey) < 20 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(1_000_000);
         }
@@ -180,7 +175,7 @@ class RedisFanOutBenchmark {
         long askedAt = System.nanoTime();
         long askedAtMs = System.currentTimeMillis();
         control.abort(queue.name(), jobId, Duration.ofHours(1), "benchmark abort").await().atMost(BenchContext.TIMEOUT);
-        awaitState(queue, jobId, JobState.ABORTED);
+        FanOutJobs.awaitState(queue, jobId, JobState.ABORTED);
         double latencyMs = (System.nanoTime() - askedAt) / 1e6;
         long chunks = chunksDone(cursorKey);
         double chunkMs = (double) (askedAtMs - started) / Math.max(1, chunks);
@@ -199,27 +194,5 @@ class RedisFanOutBenchmark {
         List<String> chunk = new ArrayList<>(ids.size());
         ids.forEach(id -> chunk.add(id.toString()));
         return chunk;
-    }
-
-    private String add(JobQueue queue, String channel) {
-        JobOptions options = JobOptions.defaults().withJobId("bench-fan-out-" + UUID.randomUUID())
-                .withRemoveOnFail(new KeepJobs(1000, Duration.ofHours(1)));
-        return queue.add("fan-out", new FanOut(channel, "benchmark", CHUNK, Throttle.NONE), options)
-                .await().atMost(BenchContext.TIMEOUT).jobId();
-    }
-
-    private static void awaitState(JobQueue queue, String jobId, JobState state) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            JobState now = queue.getJob(jobId).await().atMost(BenchContext.TIMEOUT).state();
-            if (now == state) {
-                return;
-            }
-            if (now.isTerminal()) {
-                throw new IllegalStateException("job " + jobId + " ended " + now + ", not " + state);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-        throw new IllegalStateException("job " + jobId + " did not reach " + state + " within " + TIMEOUT);
     }
 }

@@ -150,6 +150,8 @@ class ChunkedJobTest {
         admin().contentType(ContentType.JSON).body("{\"pauseBetweenChunksMs\": 0, \"maxItemsPerSecond\": null}")
                 .put(JOBS + jobId + "/throttle").then().statusCode(200).body("pauseBetweenChunksMs", equalTo(0));
         given().get("/notifications/jobs/" + jobId).then().body("throttle.pauseBetweenChunksMs", equalTo(0));
+        admin().get(JOBS + jobId).then().statusCode(200).body("throttle.pauseBetweenChunksMs", equalTo(0))
+                .body("singleFlightKey", equalTo(channel)).body("jobId", equalTo(jobId));
 
         await("the rest runs unthrottled").atMost(TIMEOUT)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);

@@ -121,6 +121,8 @@ class RedisSinkTest {
         given().get("/notifications/jobs/" + jobId).then().statusCode(200).body("state", equalTo("completed"))
                 .body("cursor", equalTo("u-1000")).body("itemsDone", equalTo(1001)).body("chunksDone", equalTo(5))
                 .body("itemsTotal", equalTo(1001)).body("singleFlightKey", equalTo(channel));
+        admin().get(JOBS + jobId).then().statusCode(200).body("cursor", equalTo("u-1000"))
+                .body("chunksDone", equalTo(5)).body("singleFlightKey", equalTo(channel)).body("abortRequested", equalTo(false));
         given().get("/notifications/subscribers/u-0042").then().statusCode(200).body("", hasSize(1))
                 .body("[0].channel", equalTo(channel)).body("[0].jobId", equalTo(jobId))
                 .body("[0].message", equalTo("to " + channel));

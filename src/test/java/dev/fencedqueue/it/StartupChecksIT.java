@@ -42,6 +42,23 @@ class StartupChecksIT {
     }
 
     @Test
+    void refusesAnOpenAiServerWithoutAModel() {
+        ServiceProcess service = fleet.start("no-model", Map.of("fq.llm.protocol", "openai",
+                "fq.llm.url", "http://127.0.0.1:9"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("`fq.llm.model` must be set when `fq.llm.protocol` is openai");
+    }
+
+    @Test
+    void refusesAProtocolItDoesNotKnowNamingTheOption() {
+        ServiceProcess service = fleet.start("bad-protocol", Map.of("fq.llm.protocol", "grpc"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("fq.llm.protocol").contains("grpc");
+    }
+
+    @Test
     void refusesADurationItCannotReadNamingTheOption() {
         ServiceProcess service = fleet.start("bad-duration", Map.of("fq.worker.lock-duration", "soon"), Map.of());
 

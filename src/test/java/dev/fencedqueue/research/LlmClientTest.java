@@ -9,7 +9,6 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,6 +53,9 @@ class LlmClientTest {
     LlmClient simulatorClient;
 
     @Inject
+    LlmConfig llmConfig;
+
+    @Inject
     SimulatorStats simulatorStats;
 
     private HttpServer server;
@@ -62,11 +64,6 @@ class LlmClientTest {
 
     /** What the test server saw of one request. */
     record Exchange(String path, CompletableFuture<String> body, CompletableFuture<Void> closed) {
-    }
-
-    /** An {@link LlmConfig} for clients built by the test. */
-    record TestLlmConfig(Optional<String> url, Duration idleTimeout, Duration connectTimeout, int maxConnections)
-            implements LlmConfig {
     }
 
     @BeforeEach
@@ -245,7 +242,7 @@ class LlmClientTest {
     }
 
     private LlmClient clientFor(String url) {
-        LlmConfig config = new TestLlmConfig(Optional.of(url), IDLE_TIMEOUT, Duration.ofSeconds(2), 4);
+        LlmConfig config = new TestLlmConfig(llmConfig).url(url).idleTimeout(IDLE_TIMEOUT);
         LlmConnector connector = new LlmConnector(vertx, config);
         connectors.add(connector);
         return new LlmClient(connector, config, json);

@@ -85,4 +85,36 @@ class ResearchFlowTest {
                 .when().get("/research/stream/no-such-job")
                 .then().statusCode(404).body("error", equalTo("not_found"));
     }
+
+    /**
+     * What the SSE specification and the proxies in front of the service need: {@code Content-Type:
+     * text/event-stream}, {@code Cache-Control: no-cache}, {@code X-Accel-Buffering: no} (nginx would buffer the
+     * stream otherwise), a {@code retry:} field, an {@code id:} on every data event; and a client that cannot send
+     * {@code Last-Event-ID} (a new EventSource) resumes with {@code ?lastEventId=}.
+     */
+    @Test
+    void sseResponsesCarryWhatTheSpecAndProxiesNeedAndResumeWithAQueryParameter() {
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "headers"))
+                .when().post("/research/start").then().statusCode(202).extract().path("jobId");
+        List<SseClient.Message> events;
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> sse.ended().isDone());
+            events = sse.events();
+        }
+
+        io.restassured.response.Response whole = given().header("Accept", "text/event-stream")
+                .when().get("/research/stream/" + jobId);
+        whole.then().statusCode(200).header("Content-Type", startsWith("text/event-stream"))
+                .header("Cache-Control", equalTo("no-cache")).header("X-Accel-Buffering", equalTo("no"));
+        String body = whole.asString();
+        assertThat(body).containsOnlyOnce("retry:").containsPattern("(?m)^retry: ?1000$");
+        String[] blocks = body.split("\n\n");
+        assertThat(blocks).filteredOn(b -> b.contains("data:")).allSatisfy(b -> assertThat(b).contains("id:"));
+
+        String resumed = given().header("Accept", "text/event-stream").queryParam("lastEventId", events.get(4).id())
+                .when().get("/research/stream/" + jobId).then().statusCode(200).extract().asString();
+        assertThat(resumed).doesNotContain(events.get(4).id()).contains(events.get(5).id());
+        given().header("Accept", "text/event-stream").queryParam("lastEventId", events.get(events.size() - 1).id())
+                .when().get("/research/stream/" + jobId).then().statusCode(204);
+    }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.api.AbortResponse;
+import dev.fencedqueue.api.BulkJobViews;
 import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.api.JobEventViews;
 import dev.fencedqueue.api.JobStatusView;
@@ -51,9 +52,11 @@ public class AdminJobsResource {
     private final BulkControl bulk;
     private final BulkConfig bulkConfig;
     private final JobHistory history;
+    private final BulkJobViews bulkViews;
 
     public AdminJobsResource(Queues queues, ObjectMapper json, BulkControl bulk, BulkConfig bulkConfig,
-            JobHistory history) {
+            JobHistory history, BulkJobViews bulkViews) {
+        this.bulkViews = bulkViews;
         this.queues = queues;
         this.json = json;
         this.bulk = bulk;
@@ -81,9 +84,15 @@ public class AdminJobsResource {
 
     @GET
     @Path("/{jobId}")
-    @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure")
-    public Uni<JobStatusView> get(@RestPath String queue, @RestPath String jobId) {
-        return AdminParams.queue(queues, queue).requireJob(jobId).map(job -> JobStatusView.of(job, json));
+    @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure", description = "A "
+            + "chunked job (a fan-out) also shows its committed cursor, chunks and items (from its sink), total, "
+            + "throttle, pending abort and single-flight key.")
+    public Uni<Object> get(@RestPath String queue, @RestPath String jobId) {
+        JobQueue jobQueue = AdminParams.queue(queues, queue);
+        if (bulkConfig.queue().equals(queue)) {
+            return bulkViews.of(jobQueue, jobId).map(view -> view);
+        }
+        return jobQueue.requireJob(jobId).map(job -> JobStatusView.of(job, json));
     }
 
     @GET

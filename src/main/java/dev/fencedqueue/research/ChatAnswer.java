@@ -1,0 +1,137 @@
+package dev.fencedqueue.research;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One attempt's answer as it streams in: the text and reasoning so far (at most {@code maxChars} together), the
+ * part not yet published as a {@code progress} event, the running count of completion tokens (one per chunk
+ * with text, replaced by the server's {@code usage} when it sends one), and how the answer ended. Not
+ * thread-safe, except {@link #claimAccounting}: the chunks of one stream arrive one after the other.
+ */
+final class ChatAnswer {
+
+    private final int maxChars;
+    private final int batchChars;
+    private final long batchNanos;
+    private final StringBuilder text = new StringBuilder();
+    private final StringBuilder reasoning = new StringBuilder();
+    private final StringBuilder pendingText = new StringBuilder();
+    private final StringBuilder pendingReasoning = new StringBuilder();
+    private long countedTokens;
+    private ChatChunk.Usage usage;
+    private String finishReason;
+    private boolean capped;
+    private long lastPublished;
+    private final AtomicBoolean accounted = new AtomicBoolean();
+
+    /**
+     * @param maxChars most characters kept, text and reasoning together ({@code fq.llm.max-response-chars})
+     * @param batchChars publish once this many characters wait ({@code fq.llm.delta-chars})
+     * @param batchNanos ... or once this long passed since the last publication ({@code fq.llm.delta-interval}), ns
+     * @param now the current {@link System#nanoTime()}
+     */
+    ChatAnswer(int maxChars, int batchChars, long batchNanos, long now) {
+        this.maxChars = maxChars;
+        this.batchChars = batchChars;
+        this.batchNanos = batchNanos;
+        this.lastPublished = now;
+    }
+
+    /**
+     * Adds a chunk.
+     *
+     * @return {@code false} once the answer reached {@code maxChars} (the rest of this chunk was dropped): read
+     *         no more
+     */
+    boolean add(ChatChunk chunk) {
+        if (chunk.usage() != null) {
+            usage = chunk.usage();
+        }
+        if (chunk.finishReason() != null) {
+            finishReason = chunk.finishReason();
+        }
+        if (chunk.content() != null && !chunk.content().isEmpty() || chunk.reasoning() != null && !chunk.reasoning().isEmpty()) {
+            countedTokens++;
+        }
+        return append(chunk.reasoning(), reasoning, pendingReasoning) && append(chunk.content(), text, pendingText);
+    }
+
+    /** @return whether text waits and {@code batchChars} or {@code batchNanos} has been reached */
+    boolean due(long now) {
+        int waiting = pendingText.length() + pendingReasoning.length();
+        return waiting > 0 && (waiting >= batchChars || now - lastPublished >= batchNanos);
+    }
+
+    /** @return whether any text waits to be published */
+    boolean pending() {
+        return pendingText.length() + pendingReasoning.length() > 0;
+    }
+
+    /**
+     * Takes what waits to be published.
+     *
+     * @param now the current {@link System#nanoTime()}
+     * @return {@code [text, reasoning]} since the last call, either possibly empty
+     */
+    String[] drain(long now) {
+        String[] batch = {pendingText.toString(), pendingReasoning.toString()};
+        pendingText.setLength(0);
+        pendingReasoning.setLength(0);
+        lastPublished = now;
+        return batch;
+    }
+
+    /** @return completion tokens so far: the server's count once it sent {@code usage}, else one per chunk */
+    long completionTokens() {
+        return usage != null ? usage.completionTokens() : countedTokens;
+    }
+
+    /** @return {@code true} the first time only: whoever gets it counts the attempt's tokens (thread-safe) */
+    boolean claimAccounting() {
+        return accounted.compareAndSet(false, true);
+    }
+
+    /** @return the usage the server reported, or {@code null} */
+    ChatChunk.Usage usage() {
+        return usage;
+    }
+
+    /**
+     * @param model the model asked
+     * @return the job's result: {@code text}, {@code reasoning} (when any), {@code finishReason},
+     *         {@code truncated} (cut by {@code length}, {@code content_filter} or {@code fq.llm.max-response-chars}),
+     *         {@code usage} ({@code promptTokens}, {@code completionTokens}, {@code totalTokens}, {@code counted}:
+     *         whether the server sent no usage and the completion tokens were counted from the chunks), {@code model}
+     */
+    Map<String, Object> result(String model) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("text", text.toString());
+        if (!reasoning.isEmpty()) {
+            result.put("reasoning", reasoning.toString());
+        }
+        result.put("finishReason", capped ? "max_response_chars" : finishReason);
+        result.put("truncated", capped || "length".equals(finishReason) || "content_filter".equals(finishReason));
+        Map<String, Object> tokens = new LinkedHashMap<>();
+        tokens.put("promptTokens", usage == null ? null : usage.promptTokens());
+        tokens.put("completionTokens", completionTokens());
+        tokens.put("totalTokens", usage == null ? null : usage.totalTokens());
+        tokens.put("counted", usage == null);
+        result.put("usage", tokens);
+        result.put("model", model);
+        return result;
+    }
+
+    private boolean append(String delta, StringBuilder all, StringBuilder pending) {
+        if (delta == null || delta.isEmpty() || capped) {
+            return !capped;
+        }
+        int room = maxChars - text.length() - reasoning.length();
+        String kept = delta.length() <= room ? delta : delta.substring(0, Math.max(0, room));
+        all.append(kept);
+        pending.append(kept);
+        capped = kept.length() < delta.length();
+        return !capped;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.fencedqueue.research;
+
+import java.util.List;
+import java.util.Optional;
+
+import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.queue.OwnershipLostException;
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.worker.CancelReason;
+import dev.fencedqueue.worker.JobCancelledException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * Accounts for the LLM tokens each attempt spent (seed 001 cancels zombie LLM calls because tokens cost money):
+ * into the job's status ({@code tokens}, by outcome) and into Prometheus as {@code fq_llm_tokens_total} (tags
+ * {@code queue}, {@code kind} = {@code prompt} | {@code completion}, {@code outcome} = {@code result} |
+ * {@code failed} | {@code zombie} | {@code aborted} | {@code handed-back}) and {@code fq_llm_attempts_total}
+ * ({@code queue}, {@code outcome}). A zombie's tokens are counted too: the count is not a fenced write.
+ */
+@ApplicationScoped
+public class LlmTokens {
+
+    private static final Logger LOG = Logger.getLogger(LlmTokens.class);
+
+    private final Queues queues;
+    private final MeterRegistry registry;
+
+    public LlmTokens(Queues queues, MeterRegistry registry) {
+        this.queues = queues;
+        this.registry = registry;
+    }
+
+    /**
+     * How an attempt ended, for the count.
+     *
+     * @param reason why the worker cancelled the attempt, when it did
+     * @param failure what failed the attempt, or {@code null} when it produced the result
+     * @return {@code result}, {@code failed}, {@code zombie}, {@code handed-back}, or {@code revoked} (recorded as
+     *         {@code aborted} or {@code zombie} by the job's state)
+     */
+    static String outcome(Optional<CancelReason> reason, Throwable failure) {
+        if (reason.isPresent()) {
+            return switch (reason.get()) {
+                case OWNERSHIP_LOST, LOCK_EXPIRED -> "zombie";
+                case REVOKED -> "revoked";
+                case SHUTDOWN -> "handed-back";
+                case TIMEOUT -> "failed";
+            };
+        }
+        if (failure == null) {
+            return "result";
+        }
+        return failure instanceof OwnershipLostException || failure instanceof JobCancelledException ? "zombie" : "failed";
+    }
+
+    /**
+     * Counts one attempt's tokens.
+     *
+     * @param queue the job's queue
+     * @param jobId the job
+     * @param outcome as {@link #outcome} says
+     * @param prompt prompt tokens, 0 when unknown
+     * @param completion completion tokens
+     * @return completes once counted; never fails (a failed count is logged: accounting must not fail a job)
+     */
+    public Uni<Void> record(String queue, String jobId, String outcome, long prompt, long completion) {
+        QueueContext ctx = queues.context(queue);
+        return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId)),
+                List.of(outcome, Long.toString(prompt), Long.toString(completion)))
+                .map(reply -> reply.toString().isEmpty() ? outcome.equals("revoked") ? "zombie" : outcome : reply.toString())
+                .invoke(recorded -> count(queue, recorded, prompt, completion))
+                .onFailure().invoke(failure -> {
+                    count(queue, outcome.equals("revoked") ? "zombie" : outcome, prompt, completion);
+                    LOG.warnf("job %s: its %s attempt's %d + %d tokens were not added to its status: %s", jobId,
+                            outcome, prompt, completion, failure.getMessage());
+                })
+                .onFailure().recoverWithNull().replaceWithVoid();
+    }
+
+    private void count(String queue, String outcome, long prompt, long completion) {
+        counter("fq.llm.tokens", queue, outcome, "prompt").increment(prompt);
+        counter("fq.llm.tokens", queue, outcome, "completion").increment(completion);
+        Counter.builder("fq.llm.attempts").description("LLM attempts, by how they ended").tag("queue", queue)
+                .tag("outcome", outcome).register(registry).increment();
+    }
+
+    private Counter counter(String name, String queue, String outcome, String kind) {
+        return Counter.builder(name).description("LLM tokens spent, by how the attempt that spent them ended")
+                .baseUnit("tokens").tag("queue", queue).tag("outcome", outcome).tag("kind", kind).register(registry);
+    }
+}

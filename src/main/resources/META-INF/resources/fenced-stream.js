@@ -1,0 +1,251 @@
+// fenced-stream.js: follow one fenced-queue job over Server-Sent Events in any frontend. No dependencies; an ES
+// module served by the service at /fenced-stream.js.
+//
+//   import { followJob } from '/fenced-stream.js';
+//   const stream = followJob('/research/stream/' + jobId, {
+//       onReset: () => answer.replaceChildren(),          // a newer run took over: forget the old one
+//       onDelta: (text) => answer.append(text),           // streamed answer text (OpenAI protocol)
+//       onProgress: (event) => bar.value = event.data.percent,
+//       onEnd: (event) => console.log(event.type, event.data),
+//   }, { statusUrl: '/research/status/' + jobId });
+//   // later: stream.close();
+//
+// What it guarantees (seed 001's frontend rules, on top of the server's own): one run at a time (it tracks the
+// highest epoch, the event's fencingToken, and drops any event of an older one; a `reset` event or a newer token
+// calls onReset first); every event at most once (it remembers the last stream entry id and drops anything not
+// after it, so a reconnect never repeats an event); it resumes after a dropped connection from the last event it
+// handled (the browser's own reconnect sends Last-Event-ID; after a refused stream it opens a new EventSource
+// with ?lastEventId=, since an EventSource cannot set headers); it stops after the terminal event; and it retries a
+// refused stream with exponential backoff, asking statusUrl whether the job still exists.
+//
+// The protocol is the HTML Living Standard's "Server-sent events"; the stream's ids are Redis stream entry ids
+// ("<ms>-<seq>"), which grow within a job.
+
+/** Event types that end a job's stream. */
+const TERMINAL = new Set(['completed', 'failed', 'aborted']);
+/** Event types a job's stream carries, besides `reset`. */
+const TYPES = ['started', 'progress', ...TERMINAL];
+
+/**
+ * One event of the job's current run.
+ *
+ * @typedef {object} JobEvent
+ * @property {'started'|'progress'|'completed'|'failed'|'aborted'} type the event type
+ * @property {string|null} id its stream entry id (`<ms>-<seq>`)
+ * @property {number} fencingToken the run (epoch) that wrote it
+ * @property {object} data the event's data as the service sent it (`percent`, `message`, `delta`, `result`, ...)
+ */
+
+/**
+ * Callbacks, all optional. They run in the order the events arrive.
+ *
+ * @typedef {object} FencedStreamHandlers
+ * @property {(event: JobEvent) => void} [onStarted] a run started
+ * @property {(event: JobEvent) => void} [onProgress] a progress event (also called for events that carry a delta)
+ * @property {(text: string, event: JobEvent) => void} [onDelta] new answer text (`data.delta`), in order
+ * @property {(text: string, event: JobEvent) => void} [onReasoning] new reasoning text (`data.reasoningDelta`)
+ * @property {(fencingToken: number, previous: number) => void} [onReset] a newer run took the job over: drop
+ *     everything shown of the previous one (`previous` is 0 when nothing was shown yet)
+ * @property {(event: JobEvent) => void} [onEnd] the terminal event; the stream is closed and will not reconnect
+ * @property {(state: 'connecting'|'live'|'reconnecting'|'retrying'|'closed', detail: {delayMs?: number,
+ *     status?: number|null}) => void} [onConnection] the connection's state; `retrying` after a refused stream,
+ *     with the delay before the next try (ms) and the HTTP status statusUrl answered (null when unreachable)
+ * @property {(error: {status: number, message: string}) => void} [onError] the job does not exist (statusUrl
+ *     answered 404): nothing more will come
+ */
+
+/**
+ * @typedef {object} FencedStreamOptions
+ * @property {string} [statusUrl] the job's status URL, asked after a refused stream (a 404 ends with onError)
+ * @property {string} [lastEventId] resume after this stream entry id (for example one kept across a reload)
+ * @property {number} [initialRetryDelayMs=1000] delay before following again after the first refusal, ms
+ * @property {number} [maxRetryDelayMs=30000] longest delay between two tries, ms (doubles from the initial one)
+ * @property {typeof EventSource} [EventSource] the EventSource implementation (a polyfill, a test double)
+ */
+
+/**
+ * Follows a job's event stream.
+ *
+ * @param {string} streamUrl the job's SSE stream, e.g. `/research/stream/<jobId>`
+ * @param {FencedStreamHandlers} [handlers]
+ * @param {FencedStreamOptions} [options]
+ * @returns {FencedStream} call `close()` to stop following
+ */
+export function followJob(streamUrl, handlers = {}, options = {}) {
+    return new FencedStream(streamUrl, handlers, options);
+}
+
+/** A followed job stream; see {@link followJob}. */
+export class FencedStream {
+
+    /**
+     * @param {string} streamUrl
+     * @param {FencedStreamHandlers} handlers
+     * @param {FencedStreamOptions} options
+     */
+    constructor(streamUrl, handlers, options) {
+        this.streamUrl = streamUrl;
+        this.handlers = handlers;
+        this.options = options;
+        this.EventSourceType = options.EventSource ?? globalThis.EventSource;
+        /** @type {number} the run shown: the highest fencing token seen (0 before the first event) */
+        this.epoch = 0;
+        /** @type {string|null} the id of the last event handled */
+        this.lastEventId = options.lastEventId ?? null;
+        /** @type {boolean} whether the terminal event arrived */
+        this.ended = false;
+        this.closed = false;
+        this.refusals = 0;
+        this.retryTimer = null;
+        this.open();
+    }
+
+    /** Stops following: closes the connection and cancels a pending retry. */
+    close() {
+        this.closed = true;
+        clearTimeout(this.retryTimer);
+        this.source?.close();
+    }
+
+    open() {
+        const url = this.lastEventId ? withQuery(this.streamUrl, 'lastEventId', this.lastEventId) : this.streamUrl;
+        this.connection('connecting', {});
+        const source = new this.EventSourceType(url);
+        this.source = source;
+        source.onopen = () => {
+            this.refusals = 0;
+            this.connection('live', {});
+        };
+        source.onerror = () => this.dropped(source);
+        source.addEventListener('reset', (message) => this.reset(parse(message.data)));
+        for (const type of TYPES) {
+            source.addEventListener(type, (message) => this.event(type, message));
+        }
+    }
+
+    /** @param {MessageEvent} message */
+    event(type, message) {
+        if (this.closed) {
+            return;
+        }
+        const id = message.lastEventId || null;
+        if (id && this.lastEventId && compareIds(id, this.lastEventId) <= 0) {
+            return; // seen already: a replay after a reconnect
+        }
+        const data = parse(message.data);
+        const token = Number(data.fencingToken);
+        if (token < this.epoch) {
+            return; // an older run's event: never shown once a newer run is
+        }
+        if (token > this.epoch) {
+            this.newRun(token);
+        }
+        if (id) {
+            this.lastEventId = id;
+        }
+        /** @type {JobEvent} */
+        const event = { type, id, fencingToken: token, data };
+        const h = this.handlers;
+        if (type === 'started') {
+            h.onStarted?.(event);
+        } else if (type === 'progress') {
+            if (typeof data.reasoningDelta === 'string' && data.reasoningDelta) {
+                h.onReasoning?.(data.reasoningDelta, event);
+            }
+            if (typeof data.delta === 'string' && data.delta) {
+                h.onDelta?.(data.delta, event);
+            }
+            h.onProgress?.(event);
+        } else if (TERMINAL.has(type)) {
+            this.ended = true;
+            this.close();
+            this.connection('closed', {});
+            h.onEnd?.(event);
+        }
+    }
+
+    /** A `reset` event: a newer run owns the job from here on. */
+    reset(data) {
+        const token = Number(data.fencingToken);
+        if (!this.closed && token > this.epoch) {
+            this.newRun(token);
+        }
+    }
+
+    newRun(token) {
+        const previous = this.epoch;
+        this.epoch = token;
+        this.handlers.onReset?.(token, previous);
+    }
+
+    /**
+     * The connection dropped. While the EventSource reconnects by itself (readyState CONNECTING) there is nothing to
+     * do; when it gave up (the server answered with something else than a 200 event stream: a 503 while Redis is
+     * down, a 502 from an ingress during a rollout) this follows the job again after a growing delay, from the last
+     * event handled, unless statusUrl says the job does not exist.
+     */
+    async dropped(source) {
+        if (this.closed || source !== this.source) {
+            return;
+        }
+        if (source.readyState !== this.EventSourceType.CLOSED) {
+            this.connection('reconnecting', {});
+            return;
+        }
+        let status = null;
+        if (this.options.statusUrl) {
+            const response = await fetch(this.options.statusUrl).catch(() => null);
+            status = response ? response.status : null;
+            if (this.closed) {
+                return;
+            }
+            if (status === 404) {
+                this.close();
+                this.connection('closed', {});
+                this.handlers.onError?.({ status, message: `there is no job at ${this.options.statusUrl}` });
+                return;
+            }
+        }
+        const initial = this.options.initialRetryDelayMs ?? 1000;
+        const delayMs = Math.min(this.options.maxRetryDelayMs ?? 30000, initial * 2 ** this.refusals);
+        this.refusals++;
+        this.connection('retrying', { delayMs, status });
+        this.retryTimer = setTimeout(() => {
+            if (!this.closed) {
+                this.open();
+            }
+        }, delayMs);
+    }
+
+    connection(state, detail) {
+        if (!this.ended || state === 'closed') {
+            this.handlers.onConnection?.(state, detail);
+        }
+    }
+}
+
+/**
+ * Orders two Redis stream entry ids (`<ms>-<seq>`).
+ *
+ * @param {string} a
+ * @param {string} b
+ * @returns {number} negative when a is before b, 0 when equal, positive after
+ */
+export function compareIds(a, b) {
+    const [aMs, aSeq] = a.split('-').map(Number);
+    const [bMs, bSeq] = b.split('-').map(Number);
+    return aMs !== bMs ? aMs - bMs : (aSeq || 0) - (bSeq || 0);
+}
+
+function parse(text) {
+    try {
+        return JSON.parse(text);
+    } catch (ignored) {
+        return {};
+    }
+}
+
+function withQuery(url, name, value) {
+    const separator = url.includes('?') ? '&' : '?';
+    return `${url}${separator}${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+}

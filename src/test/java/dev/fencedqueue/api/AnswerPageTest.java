@@ -1,0 +1,169 @@
+package dev.fencedqueue.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.research.OpenAiZombieProfile;
+import dev.fencedqueue.testing.CuttableProxy;
+import dev.fencedqueue.testing.HeadlessChromium;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.worker.Worker;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.vertx.core.Vertx;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+/**
+ * The research page with an answer streamed over OpenAI's protocol (the simulator, 400 words at 20 ms), in headless
+ * Chromium, through {@code /fenced-stream.js}: the answer appears as it arrives, rendered as Markdown; a takeover
+ * shows a reset and then only the new run's answer; a cut connection resumes with no delta repeated or missing; and
+ * HTML in the model's output is shown as text and runs nothing.
+ */
+@QuarkusTest
+@TestProfile(OpenAiZombieProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class AnswerPageTest extends ResearchTestSupport {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static HeadlessChromium chromium;
+
+    @Inject
+    Vertx vertx;
+
+    @BeforeAll
+    static void launchBrowser() {
+        chromium = HeadlessChromium.launch();
+    }
+
+    @AfterAll
+    static void quitBrowser() {
+        if (chromium != null) {
+            chromium.close();
+        }
+    }
+
+    @Test
+    void theAnswerAppearsAsItArrivesRenderedAsMarkdownWithItsTokenCount() {
+        startResearchWorker("worker-answer");
+        String jobId = startJob("streamed answers");
+        browser().get(base + "?jobId=" + jobId);
+
+        await("part of the answer shows while the job runs").atMost(TIMEOUT)
+                .until(() -> answerSource().length() > 20 && "active".equals(text("state")));
+        assertThat(text("tokens")).matches("\\d+ tokens");
+        awaitOutcome("completed");
+
+        String result = status(jobId).getString("result.text");
+        assertThat(answerSource()).isEqualTo(result);
+        assertThat(streamed()).as("the deltas added up to the stored answer").isEqualTo(result);
+        assertThat(script("return document.querySelector('#answer-text h2')?.textContent"))
+                .as("Markdown rendered").isEqualTo("Research report: streamed answers");
+        assertThat(text("tokens")).startsWith("400 tokens");
+    }
+
+    @Test
+    void aTakeoverShowsAResetThenOnlyTheNewRunsAnswer() {
+        Worker workerA = startResearchWorker("worker-A");
+        Worker workerB = worker(research, "worker-B");
+        String jobId = startJob("taken over mid-answer");
+        browser().get(base + "?jobId=" + jobId);
+        await().atMost(TIMEOUT).until(() -> answerSource().length() > 20);
+
+        workerA.freeze(true);
+        workerB.start();
+        await("the page shows run 2").atMost(TIMEOUT).until(() -> "2".equals(text("run")));
+        awaitOutcome("completed");
+        workerA.freeze(false);
+        await("the zombie let go of the job").atMost(TIMEOUT).until(() -> workerA.activeJobIds().isEmpty());
+
+        assertThat(text("notice")).contains("taken over by run 2");
+        // Both runs stream the same answer: had run 1's deltas been kept, the page's text would be longer.
+        assertThat(streamed()).as("only run 2's deltas").isEqualTo(status(jobId).getString("result.text"));
+        assertThat(shownTokens()).containsOnly(2L);
+    }
+
+    @Test
+    void aCutConnectionResumesWithNoDeltaRepeatedOrMissing() {
+        startResearchWorker("worker-cut");
+        String jobId = startJob("cut mid-answer");
+        try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
+            browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
+            await().atMost(TIMEOUT).until(() -> answerSource().length() > 20);
+            int acceptedBeforeCut = proxy.accepted();
+
+            proxy.cutAll();
+
+            awaitOutcome("completed");
+            assertThat(proxy.accepted()).as("the browser reconnected through the proxy").isGreaterThan(acceptedBeforeCut);
+        }
+        assertThat(streamed()).isEqualTo(status(jobId).getString("result.text"));
+        List<Object> shownIds = shownEvents().stream().map(e -> e.get("id")).toList();
+        assertThat(shownIds).as("each event once, in order").doesNotHaveDuplicates()
+                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+    }
+
+    @Test
+    void htmlInTheModelsOutputIsShownAsTextAndRunsNothing() {
+        startResearchWorker("worker-xss");
+        String attack = "<script>window.pwned = 1</script> <img src=x onerror=\"window.pwned = 2\">";
+        String jobId = startJob(attack);
+        browser().get(base + "?jobId=" + jobId);
+
+        awaitOutcome("completed");
+
+        assertThat(script("return String(window.pwned)")).as("nothing ran").isEqualTo("undefined");
+        assertThat(script("return document.querySelectorAll('#answer-text script, #answer-text img').length"))
+                .isEqualTo(0L);
+        assertThat(script("return document.getElementById('answer-text').textContent")).asString()
+                .contains("<script>window.pwned = 1</script>").contains("onerror=\"window.pwned = 2\"");
+    }
+
+    private void awaitOutcome(String event) {
+        await().atMost(TIMEOUT).until(() -> event.equals(
+                script("return document.getElementById('outcome').dataset.event ?? null")));
+        assertThat(text("state")).isEqualTo(event);
+    }
+
+    private String answerSource() {
+        Object source = script("return document.getElementById('answer-text').dataset.source ?? ''");
+        return String.valueOf(source);
+    }
+
+    private String streamed() {
+        return String.valueOf(script("return document.getElementById('answer-text').dataset.streamed ?? ''"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> shownEvents() {
+        return (List<Map<String, Object>>) script("""
+                return [...document.querySelectorAll('#events li')].map((li) => ({
+                    id: li.dataset.id, event: li.dataset.event, fencingToken: Number(li.dataset.fencingToken) }));""");
+    }
+
+    private List<Object> shownTokens() {
+        return shownEvents().stream().map(e -> e.get("fencingToken")).toList();
+    }
+
+    private String text(String id) {
+        return (String) script("return document.getElementById(arguments[0]).textContent", id);
+    }
+
+    private Object script(String script, Object... args) {
+        return browser().executeScript(script, args);
+    }
+
+    private static ChromeDriver browser() {
+        return chromium.driver();
+    }
+}

@@ -1,0 +1,333 @@
+package dev.fencedqueue.research;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.helpers.test.AssertSubscriber;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OpenAI-compatible streaming client against a real HTTP server started here (one path per behaviour, in
+ * OpenAI's streaming format) and against the built-in simulator's endpoint: the request it sends, the chunks it
+ * reads, each misbehaviour's outcome, and the retries, {@code Retry-After} and circuit breaker around opening.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class ChatCompletionsClientTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    @Inject
+    Vertx vertx;
+
+    @Inject
+    ObjectMapper json;
+
+    @Inject
+    LlmConfig llmConfig;
+
+    @Inject
+    ChatCompletionsClient simulatorClient;
+
+    @Inject
+    SimulatorStats simulatorStats;
+
+    private HttpServer server;
+    private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+    private final Map<String, AtomicInteger> tries = new ConcurrentHashMap<>();
+    private final List<LlmConnector> connectors = new ArrayList<>();
+
+    /** What the test server saw of one request. */
+    record Exchange(String path, Map<String, String> headers, CompletableFuture<String> body,
+            CompletableFuture<Void> closed, long atNanos) {
+    }
+
+    @BeforeEach
+    void startServer() throws Exception {
+        server = vertx.createHttpServer().requestHandler(this::serve);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stopServer() throws Exception {
+        connectors.forEach(LlmConnector::close);
+        server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void sendsTheOpenAiRequestAndReadsDeltasFinishReasonAndUsage() throws Exception {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/ok", config().apiKey("sk-test-secret")).stream("AI trends", "job-1"));
+
+        chunks.awaitCompletion(TIMEOUT);
+
+        assertThat(chunks.getItems()).containsExactly(new ChatChunk("", null, null, null),
+                new ChatChunk("Hello", null, null, null), new ChatChunk(null, "thinking", null, null),
+                new ChatChunk(" world", null, null, null), new ChatChunk(null, null, "stop", null),
+                new ChatChunk(null, null, null, new ChatChunk.Usage(12, 3, 15)));
+        Exchange exchange = exchange("/ok");
+        assertThat(exchange.path()).isEqualTo("/ok/v1/chat/completions");
+        assertThat(exchange.headers()).containsEntry("authorization", "Bearer sk-test-secret")
+                .containsEntry("x-request-id", "job-1").containsEntry("accept", "text/event-stream");
+        JsonNode body = json.readTree(exchange.body().get(5, TimeUnit.SECONDS));
+        assertThat(body.path("model").asText()).isEqualTo("test-model");
+        assertThat(body.path("stream").asBoolean()).isTrue();
+        assertThat(body.path("stream_options").path("include_usage").asBoolean()).isTrue();
+        assertThat(body.path("temperature").asDouble()).isEqualTo(0.2);
+        assertThat(body.path("messages").get(0).path("role").asText()).isEqualTo("system");
+        assertThat(body.path("messages").get(1).path("content").asText()).isEqualTo("AI trends");
+    }
+
+    @Test
+    void noAuthorizationHeaderWithoutAnApiKey() {
+        subscribe(client("/ok", config()).stream("q", "job-2")).awaitCompletion(TIMEOUT);
+
+        assertThat(exchange("/ok").headers()).doesNotContainKey("authorization");
+    }
+
+    @Test
+    void anErrorObjectInTheStreamFailsTheAttemptAndClosesTheConnection() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/error", config()).stream("q", "job-3"));
+
+        chunks.awaitFailure(TIMEOUT);
+
+        assertThat(chunks.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("error in its stream")
+                .hasMessageContaining("model overloaded");
+        assertThat(chunks.getItems()).containsExactly(new ChatChunk("partial", null, null, null));
+        assertThat(exchange("/error").closed()).succeedsWithin(TIMEOUT);
+    }
+
+    @Test
+    void aStreamThatEndsWithoutDoneFails() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/no-done", config()).stream("q", "job-4"));
+
+        chunks.awaitFailure(TIMEOUT);
+
+        assertThat(chunks.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("without `data: [DONE]`");
+        assertThat(chunks.getItems()).hasSize(2);
+    }
+
+    @Test
+    void aMalformedChunkFailsTheAttemptAndClosesTheConnection() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/malformed", config()).stream("q", "job-5"));
+
+        chunks.awaitFailure(TIMEOUT);
+
+        assertThat(chunks.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("malformed");
+        assertThat(exchange("/malformed").closed()).succeedsWithin(TIMEOUT);
+    }
+
+    @Test
+    void aChunkWithoutChoicesFails() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/no-choices", config()).stream("q", "job-6"));
+
+        chunks.awaitFailure(TIMEOUT);
+
+        assertThat(chunks.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("without `choices`");
+    }
+
+    @Test
+    void a429IsRetriedAfterItsRetryAfter() {
+        long started = System.nanoTime();
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/busy-once", config()
+                .retries(2, Duration.ofMillis(10), Duration.ofSeconds(5))).stream("q", "job-7"));
+
+        chunks.awaitCompletion(TIMEOUT);
+
+        assertThat(tries.get("/busy-once/v1/chat/completions")).hasValue(2);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("waited for Retry-After: 1")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(950));
+        assertThat(chunks.getItems()).isNotEmpty();
+    }
+
+    @Test
+    void a503BeforeAnyByteIsRetriedAndA400IsNot() {
+        AssertSubscriber<ChatChunk> retried = subscribe(client("/down-twice", config()
+                .retries(3, Duration.ofMillis(10), Duration.ofMillis(100))).stream("q", "job-8"));
+        retried.awaitCompletion(TIMEOUT);
+        assertThat(tries.get("/down-twice/v1/chat/completions")).hasValue(3);
+
+        AssertSubscriber<ChatChunk> refused = subscribe(client("/bad-request", config()
+                .retries(3, Duration.ofMillis(10), Duration.ofMillis(100))).stream("q", "job-9"));
+        refused.awaitFailure(TIMEOUT);
+        assertThat(refused.getFailure()).isInstanceOf(LlmException.class).isNotInstanceOf(LlmUnavailableException.class)
+                .hasMessageContaining("400");
+        assertThat(tries.get("/bad-request/v1/chat/completions")).hasValue(1);
+    }
+
+    @Test
+    void theCircuitOpensAfterRepeatedFailuresAndStopsCallingTheServer() {
+        ChatCompletionsClient client = client("/always-500", config().circuitBreaker(4, Duration.ofSeconds(30)));
+        for (int call = 0; call < 4; call++) {
+            AssertSubscriber<ChatChunk> failed = subscribe(client.stream("q", "job-cb-" + call));
+            failed.awaitFailure(TIMEOUT);
+            assertThat(failed.getFailure()).isInstanceOf(LlmUnavailableException.class);
+        }
+
+        AssertSubscriber<ChatChunk> refused = subscribe(client.stream("q", "job-cb-open"));
+        refused.awaitFailure(TIMEOUT);
+
+        assertThat(refused.getFailure()).isInstanceOf(CircuitBreakerOpenException.class);
+        assertThat(tries.get("/always-500/v1/chat/completions")).as("the open circuit did not call").hasValue(4);
+    }
+
+    @Test
+    void cancellingTheStreamClosesTheConnection() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/endless", config()).stream("q", "job-10"));
+        chunks.awaitItems(2, TIMEOUT);
+        assertThat(exchange("/endless").closed()).isNotDone();
+
+        chunks.cancel();
+
+        assertThat(exchange("/endless").closed()).succeedsWithin(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void theSimulatorAnswersWordByWordInOpenAisFormat() {
+        String jobId = "chat-" + UUID.randomUUID();
+        AssertSubscriber<ChatChunk> chunks = subscribe(simulatorClient.stream("quantum sensors", jobId));
+
+        chunks.awaitCompletion(TIMEOUT);
+
+        String text = chunks.getItems().stream().map(ChatChunk::content).filter(c -> c != null)
+                .collect(Collectors.joining());
+        assertThat(text).contains("quantum sensors");
+        assertThat(chunks.getItems()).filteredOn(c -> c.finishReason() != null).extracting(ChatChunk::finishReason)
+                .containsExactly("stop");
+        ChatChunk.Usage usage = chunks.getItems().get(chunks.getItems().size() - 1).usage();
+        assertThat(usage).isNotNull();
+        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length);
+        await().atMost(TIMEOUT).until(() -> counts(jobId) != null && counts(jobId).completed() == 1);
+    }
+
+    @Test
+    void cancellingTheSimulatorsChatStreamClosesItsConnection() {
+        String jobId = "chat-" + UUID.randomUUID();
+        AssertSubscriber<ChatChunk> chunks = subscribe(simulatorClient.stream("cancel me", jobId));
+        chunks.awaitItems(1, TIMEOUT);
+
+        chunks.cancel();
+
+        await().atMost(Duration.ofSeconds(2)).until(() -> counts(jobId).closedEarly() == 1);
+        assertThat(counts(jobId).completed()).isZero();
+    }
+
+    private void serve(HttpServerRequest request) {
+        Map<String, String> headers = new ConcurrentHashMap<>();
+        request.headers().forEach(header -> headers.put(header.getKey().toLowerCase(), header.getValue()));
+        Exchange exchange = new Exchange(request.path(), headers, new CompletableFuture<>(), new CompletableFuture<>(),
+                System.nanoTime());
+        exchanges.add(exchange);
+        int attempt = tries.computeIfAbsent(request.path(), p -> new AtomicInteger()).incrementAndGet();
+        request.connection().closeHandler(ignored -> exchange.closed().complete(null));
+        request.body().onSuccess(body -> exchange.body().complete(body.toString()));
+        HttpServerResponse response = request.response();
+        String route = request.path().replace("/v1/chat/completions", "");
+        switch (route) {
+            case "/busy-once" -> {
+                if (attempt == 1) {
+                    response.setStatusCode(429).putHeader("Retry-After", "1").end("{\"error\":{\"message\":\"slow down\"}}");
+                    return;
+                }
+            }
+            case "/down-twice" -> {
+                if (attempt <= 2) {
+                    response.setStatusCode(503).end();
+                    return;
+                }
+            }
+            case "/always-500" -> {
+                response.setStatusCode(500).end();
+                return;
+            }
+            case "/bad-request" -> {
+                response.setStatusCode(400).end("{\"error\":{\"message\":\"unknown model\"}}");
+                return;
+            }
+            default -> {
+            }
+        }
+        response.setChunked(true).putHeader("Content-Type", "text/event-stream");
+        switch (route) {
+            case "/ok", "/busy-once", "/down-twice" -> response.write(chunk("{\"role\":\"assistant\",\"content\":\"\"}", null))
+                    .compose(v -> response.write(chunk("{\"content\":\"Hello\"}", null)))
+                    .compose(v -> response.write(chunk("{\"reasoning_content\":\"thinking\"}", null)))
+                    .compose(v -> response.write(chunk("{\"content\":\" world\"}", null)))
+                    .compose(v -> response.write(chunk("{}", "stop")))
+                    .compose(v -> response.write("data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,"
+                            + "\"completion_tokens\":3,\"total_tokens\":15}}\n\n"))
+                    .compose(v -> response.end("data: [DONE]\n\n"));
+            case "/error" -> response.write(chunk("{\"content\":\"partial\"}", null))
+                    .compose(v -> response.write("data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\"}}\n\n"));
+            case "/no-done" -> response.write(chunk("{\"content\":\"a\"}", null))
+                    .compose(v -> response.write(chunk("{\"content\":\"b\"}", null)))
+                    .compose(v -> response.end());
+            case "/malformed" -> response.write(chunk("{\"content\":\"a\"}", null))
+                    .compose(v -> response.write("data: {\"choices\": [\n\n"));
+            case "/no-choices" -> response.write("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\"}\n\n");
+            case "/endless" -> {
+                long timer = vertx.setPeriodic(50, id -> response.write(chunk("{\"content\":\"more \"}", null)));
+                exchange.closed().whenComplete((v, f) -> vertx.cancelTimer(timer));
+            }
+            default -> response.setStatusCode(404).end();
+        }
+    }
+
+    private static String chunk(String delta, String finishReason) {
+        return "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                + delta + ",\"finish_reason\":" + (finishReason == null ? "null" : "\"" + finishReason + "\"") + "}]}\n\n";
+    }
+
+    private Exchange exchange(String route) {
+        String path = route + "/v1/chat/completions";
+        return await().atMost(TIMEOUT).until(
+                () -> exchanges.stream().filter(e -> e.path().equals(path)).findFirst().orElse(null), e -> e != null);
+    }
+
+    private TestLlmConfig config() {
+        return new TestLlmConfig(llmConfig).protocol(LlmConfig.Protocol.OPENAI).idleTimeout(Duration.ofSeconds(2));
+    }
+
+    private ChatCompletionsClient client(String route, TestLlmConfig config) {
+        config.url("http://127.0.0.1:" + server.actualPort() + route);
+        LlmConnector connector = new LlmConnector(vertx, config);
+        connectors.add(connector);
+        return new ChatCompletionsClient(connector, config, json);
+    }
+
+    private SimulatorStats.Counts counts(String jobId) {
+        return simulatorStats.snapshot().jobs().get(jobId);
+    }
+
+    private static AssertSubscriber<ChatChunk> subscribe(Multi<ChatChunk> multi) {
+        return multi.subscribe().withSubscriber(AssertSubscriber.create(Long.MAX_VALUE));
+    }
+}

@@ -1,0 +1,74 @@
+package dev.fencedqueue.research;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.SimulatorStreams;
+import dev.fencedqueue.worker.Worker;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tokens are money: a run cut off by a takeover in the middle of an OpenAI stream has its tokens counted under
+ * {@code zombie} (in the job's status and in Prometheus) and its upstream stream closed, while the run that
+ * produced the result is counted under {@code result}.
+ */
+@QuarkusTest
+@TestProfile(OpenAiZombieProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class TokenAccountingTest extends ResearchTestSupport {
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void aZombiesTokensAreCountedUnderZombieAndItsUpstreamIsClosed() {
+        double zombieBefore = tokens("zombie", "completion");
+        Worker workerA = worker(research, "worker-A");
+        Worker workerB = worker(research, "worker-B");
+        workerA.start();
+        String jobId = startJob("token accounting");
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(jobId).getInt("progress.completionTokens") >= 20);
+
+        workerA.freeze(true); // as if paused by GC: no renewal, so B takes the job over
+        workerB.start();
+        await().atMost(Duration.ofSeconds(15)).until(() -> status(jobId).getInt("fencingToken") == 2);
+        workerA.freeze(false);
+
+        await("the zombie's stream is closed").atMost(Duration.ofSeconds(10))
+                .until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        await("its tokens are counted").atMost(Duration.ofSeconds(10))
+                .until(() -> status(jobId).getMap("tokens") != null && status(jobId).getMap("tokens.zombie") != null);
+        await("B finishes").atMost(Duration.ofSeconds(30)).until(() -> "completed".equals(status(jobId).getString("state")));
+
+        JsonPath status = status(jobId);
+        assertThat(status.getInt("tokens.zombie.attempts")).isEqualTo(1);
+        assertThat(status.getLong("tokens.zombie.completionTokens")).as("A had streamed at least 20 words")
+                .isGreaterThanOrEqualTo(20).isLessThan(400);
+        assertThat(status.getInt("tokens.result.attempts")).isEqualTo(1);
+        assertThat(status.getLong("tokens.result.completionTokens")).isEqualTo(400);
+        assertThat(status.getLong("tokens.result.promptTokens")).isPositive();
+        assertThat(status.getLong("result.usage.completionTokens")).isEqualTo(400);
+        assertThat(tokens("zombie", "completion") - zombieBefore).as("fq_llm_tokens_total{outcome=zombie}")
+                .isEqualTo(status.getLong("tokens.zombie.completionTokens"));
+        assertThat(SimulatorStreams.of(jobId)).isEqualTo(new SimulatorStats.Counts(2, 1, 1));
+        given().get("/q/metrics").then().statusCode(200).body(org.hamcrest.Matchers
+                .containsString("fq_llm_tokens_total{kind=\"completion\",outcome=\"zombie\",queue=\"deep-research\"}"));
+    }
+
+    private double tokens(String outcome, String kind) {
+        var counter = registry.find("fq.llm.tokens").tag("outcome", outcome).tag("kind", kind).counter();
+        return counter == null ? 0 : counter.count();
+    }
+}
