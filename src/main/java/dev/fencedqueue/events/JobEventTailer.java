@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Supplier;
 
@@ -55,6 +56,8 @@ final class JobEventTailer {
     private final int bufferSize;
     private final String wakeKey;
     private final Map<String, Hub> hubs = new HashMap<>();
+    /** Subscribers attached and not yet gone, for metrics read on other threads. */
+    private final AtomicInteger subscriberCount = new AtomicInteger();
     private RedisConnection connection;
     private String wakeCursor = "0-0";
     private boolean reading;
@@ -90,8 +93,15 @@ final class JobEventTailer {
         // Bounded like an ArrayBlockingQueue, but a linked queue holds nothing up front: an idle subscriber costs a
         // few hundred bytes, not an array of fq.events.subscriber-buffer slots (40 KB at the default 10,000).
         UnicastProcessor<JobEvent> processor = UnicastProcessor.create(new LinkedBlockingQueue<>(bufferSize), null);
-        hub.subscribers.add(processor);
+        if (hub.subscribers.add(processor)) {
+            subscriberCount.incrementAndGet();
+        }
         return new Feed(hub, processor);
+    }
+
+    /** @return the live subscribers of this queue's job streams (thread-safe) */
+    int subscribers() {
+        return subscriberCount.get();
     }
 
     /** Stops reading; subscribers' feeds fail so that clients reconnect elsewhere. */
@@ -129,7 +139,9 @@ final class JobEventTailer {
 
     private void unregister(Hub hub, UnicastProcessor<JobEvent> processor) {
         context.runOnContext(ignored -> {
-            hub.subscribers.remove(processor);
+            if (hub.subscribers.remove(processor)) {
+                subscriberCount.decrementAndGet();
+            }
             if (hub.subscribers.isEmpty() && hub.cursor != null) {
                 hubs.remove(hub.jobId, hub);
             }

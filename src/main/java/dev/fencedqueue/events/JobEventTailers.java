@@ -6,6 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.SharedConnection;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
@@ -13,7 +15,10 @@ import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
-/** The event tailers of this instance, one per queue, all on one Vert.x context created at startup. */
+/**
+ * The event tailers of this instance, one per queue, all on one Vert.x context created at startup. Publishes
+ * {@code fq_sse_subscribers} (gauge): live SSE subscribers of job streams on this instance, all queues.
+ */
 @Startup
 @ApplicationScoped
 public class JobEventTailers {
@@ -24,11 +29,19 @@ public class JobEventTailers {
     private final Context context;
     private final Map<String, JobEventTailer> tailers = new ConcurrentHashMap<>();
 
-    public JobEventTailers(SharedConnection redis, JobEventStore store, EventsConfig config, Vertx vertx) {
+    public JobEventTailers(SharedConnection redis, JobEventStore store, EventsConfig config, Vertx vertx,
+            MeterRegistry registry) {
         this.redis = redis;
         this.store = store;
         this.bufferSize = config.subscriberBuffer();
         this.context = vertx.getOrCreateContext();
+        Gauge.builder("fq.sse.subscribers", this, JobEventTailers::subscribers)
+                .description("Live SSE subscribers of job event streams on this instance").register(registry);
+    }
+
+    /** @return the live subscribers of job streams on this instance, all queues */
+    public int subscribers() {
+        return tailers.values().stream().mapToInt(JobEventTailer::subscribers).sum();
     }
 
     /**

@@ -17,7 +17,7 @@ import io.smallrye.mutiny.Uni;
  * each): for example {@code Multi.createFrom().iterable(updates).onItem().transformToUni(u ->
  * context.progress(u.percent(), u.message())).merge(256)} subscribes them in order with up to 256 in
  * flight. Keep the number in flight bounded (a few hundred): the Redis client refuses commands beyond its
- * waiting queue (2,048 by default, shared by the whole instance).
+ * waiting queue ({@code quarkus.redis.max-waiting-handlers}: 32,768 here, shared by the whole instance).
  */
 public interface JobContext {
 
