@@ -27,32 +27,25 @@ final class SseMessages {
     static Multi<OutboundSseEvent> toSse(Sse sse, Multi<StreamMessage> messages, Duration retry) {
         return Multi.createFrom().deferred(() -> {
             AtomicBoolean first = new AtomicBoolean(true);
-            return messages.map(message -> first.getAndSet(false) ? withRetry(sse, message, retry) : toSse(sse, message));
+            return messages.map(message -> {
+                OutboundSseEvent.Builder builder = builder(sse, message);
+                if (first.getAndSet(false)) {
+                    builder.reconnectDelay(retry.toMillis());
+                }
+                return builder.build();
+            });
         });
     }
 
-    private static OutboundSseEvent withRetry(Sse sse, StreamMessage message, Duration retry) {
-        OutboundSseEvent.Builder builder = message.isKeepAlive() ? sse.newEventBuilder().comment(message.comment())
-                : sse.newEventBuilder().name(message.event()).data(message.data());
-        if (!message.isKeepAlive() && message.id() != null) {
-            builder.id(message.id());
-        }
-        return builder.reconnectDelay(retry.toMillis()).build();
-    }
-
-    /**
-     * @param sse the JAX-RS SSE factory, must not be {@code null}
-     * @param message an event or a keep-alive, must not be {@code null}
-     * @return the SSE event: a comment for a keep-alive
-     */
-    static OutboundSseEvent toSse(Sse sse, StreamMessage message) {
+    /** @return the SSE event of a message: a comment for a keep-alive */
+    private static OutboundSseEvent.Builder builder(Sse sse, StreamMessage message) {
         if (message.isKeepAlive()) {
-            return sse.newEventBuilder().comment(message.comment()).build();
+            return sse.newEventBuilder().comment(message.comment());
         }
         OutboundSseEvent.Builder builder = sse.newEventBuilder().name(message.event()).data(message.data());
         if (message.id() != null) {
             builder.id(message.id());
         }
-        return builder.build();
+        return builder;
     }
 }

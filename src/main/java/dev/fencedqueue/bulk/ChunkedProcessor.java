@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.fencing.StaleFencingTokenException;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.worker.JobCancelledException;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -40,7 +40,6 @@ public final class ChunkedProcessor<I> implements JobProcessor {
 
     private static final Logger LOG = Logger.getLogger(ChunkedProcessor.class);
 
-    private final ChunkedJob<I> job;
     private final ChunkSink<I> sink;
     private final BulkControl control;
     private final Queues queues;
@@ -52,7 +51,6 @@ public final class ChunkedProcessor<I> implements JobProcessor {
      */
     public ChunkedProcessor(ChunkSink<I> sink, BulkControl control, Queues queues, BulkMetrics metrics,
             BulkConfig config) {
-        this.job = sink.job();
         this.sink = sink;
         this.control = control;
         this.queues = queues;
@@ -62,12 +60,12 @@ public final class ChunkedProcessor<I> implements JobProcessor {
 
     @Override
     public String queue() {
-        return job.queue();
+        return sink.job().queue();
     }
 
     @Override
     public Uni<Object> process(JobContext context) {
-        return new Attempt(context, job.plan(context)).run();
+        return new Attempt(context, sink.job().plan(context)).run();
     }
 
     /** The state of one attempt; its methods run one after the other, never concurrently. */
@@ -94,7 +92,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
                     .invoke(count -> total = count)
                     .chain(() -> Multi.createBy().repeating().uni(this::nextChunk).whilst(more -> more)
                             .collect().last())
-                    .map(last -> (Object) result());
+                    .map(last -> (Object) details());
             return plan.singleFlightKey() == null ? chunks : chunks.eventually(() -> control
                     .releaseSingleFlight(queue(), plan.singleFlightKey(), context.jobId())
                     .onFailure().recoverWithNull());
@@ -212,10 +210,6 @@ public final class ChunkedProcessor<I> implements JobProcessor {
                 details.putNull("itemsTotal");
             }
             return details;
-        }
-
-        private ObjectNode result() {
-            return details();
         }
     }
 }

@@ -5,7 +5,6 @@ import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import dev.fencedqueue.worker.ShutdownMode;
 import jakarta.validation.constraints.Min;
 
 /**

@@ -1,6 +1,5 @@
 package dev.fencedqueue.queue;
 
-import dev.fencedqueue.fencing.StaleFencingTokenException;
 
 /**
  * The one place where the negative return codes of the Lua scripts become typed exceptions. Codes:

@@ -59,8 +59,10 @@ public class LlmConnector {
         this.guard = TypedGuard.create(new TypeLiteral<Uni<LlmExchange>>() {
         })
                 .withRetry().maxRetries(retry.maxRetries()).retryOn(UNAVAILABLE)
-                .maxDuration(retry.maxDelay().toMillis() * (retry.maxRetries() + 2L) + config.openTimeout().toMillis()
-                        * (retry.maxRetries() + 1L), ChronoUnit.MILLIS)
+                // Never cut short by time (FT's default is 180 s): every try may take the open timeout, every wait
+                // the longest delay; the retry count is the limit.
+                .maxDuration((config.openTimeout().toMillis() + retry.maxDelay().toMillis()) * (retry.maxRetries() + 1L),
+                        ChronoUnit.MILLIS)
                 .jitter(0, ChronoUnit.MILLIS)
                 .withCustomBackoff().strategy(() -> new RetryAfterBackoff(retry.delay(), retry.maxDelay())).done()
                 .done()

@@ -70,16 +70,18 @@ public class LlmTokens {
      */
     public Uni<Void> record(String queue, String jobId, String outcome, long prompt, long completion) {
         QueueContext ctx = queues.context(queue);
+        // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
+        String fallback = outcome.equals("revoked") ? "zombie" : outcome;
         return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId)),
                 List.of(outcome, Long.toString(prompt), Long.toString(completion)))
-                .map(reply -> reply.toString().isEmpty() ? outcome.equals("revoked") ? "zombie" : outcome : reply.toString())
-                .invoke(recorded -> count(queue, recorded, prompt, completion))
-                .onFailure().invoke(failure -> {
-                    count(queue, outcome.equals("revoked") ? "zombie" : outcome, prompt, completion);
+                .map(reply -> reply.toString().isEmpty() ? fallback : reply.toString())
+                .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("job %s: its %s attempt's %d + %d tokens were not added to its status: %s", jobId,
                             outcome, prompt, completion, failure.getMessage());
+                    return fallback;
                 })
-                .onFailure().recoverWithNull().replaceWithVoid();
+                .invoke(recorded -> count(queue, recorded, prompt, completion))
+                .replaceWithVoid();
     }
 
     private void count(String queue, String outcome, long prompt, long completion) {

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.config.ShutdownMode;
 
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;

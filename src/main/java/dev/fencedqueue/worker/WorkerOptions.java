@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import dev.fencedqueue.config.ShutdownMode;
 import java.time.Duration;
 
 import dev.fencedqueue.config.WorkerConfig;

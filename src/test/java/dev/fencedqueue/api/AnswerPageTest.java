@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.research.OpenAiZombieProfile;
+import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.CuttableProxy;
-import dev.fencedqueue.testing.HeadlessChromium;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.worker.Worker;
@@ -19,9 +19,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
@@ -36,22 +35,11 @@ import org.openqa.selenium.chrome.ChromeDriver;
 class AnswerPageTest extends ResearchTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static HeadlessChromium chromium;
+    @RegisterExtension
+    static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
     @Inject
     Vertx vertx;
-
-    @BeforeAll
-    static void launchBrowser() {
-        chromium = HeadlessChromium.launch();
-    }
-
-    @AfterAll
-    static void quitBrowser() {
-        if (chromium != null) {
-            chromium.close();
-        }
-    }
 
     @Test
     void theAnswerAppearsAsItArrivesRenderedAsMarkdownWithItsTokenCount() {
@@ -164,6 +152,6 @@ class AnswerPageTest extends ResearchTestSupport {
     }
 
     private static ChromeDriver browser() {
-        return chromium.driver();
+        return CHROMIUM.driver();
     }
 }

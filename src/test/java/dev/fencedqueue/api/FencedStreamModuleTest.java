@@ -6,15 +6,14 @@ import java.net.URL;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.testing.HeadlessChromium;
+import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
@@ -54,19 +53,8 @@ class FencedStreamModuleTest {
     @TestHTTPResource("/")
     URL base;
 
-    private static HeadlessChromium chromium;
-
-    @BeforeAll
-    static void launchBrowser() {
-        chromium = HeadlessChromium.launch();
-    }
-
-    @AfterAll
-    static void quitBrowser() {
-        if (chromium != null) {
-            chromium.close();
-        }
-    }
+    @RegisterExtension
+    static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
     @Test
     void passesOneRunAtATimeEachEventOnceAndStopsAfterTheTerminalEvent() {
@@ -141,6 +129,6 @@ class FencedStreamModuleTest {
     }
 
     private static ChromeDriver browser() {
-        return chromium.driver();
+        return CHROMIUM.driver();
     }
 }

@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.CuttableProxy;
-import dev.fencedqueue.testing.HeadlessChromium;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SimulatorStreams;
@@ -21,9 +21,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.chrome.ChromeDriver;
 
@@ -38,23 +37,11 @@ import org.openqa.selenium.chrome.ChromeDriver;
 class ResearchPageTest extends ResearchTestSupport {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private static HeadlessChromium chromium;
+    @RegisterExtension
+    static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
     @Inject
     Vertx vertx;
-
-    @BeforeAll
-    static void launchBrowser() {
-        chromium = HeadlessChromium.launch();
-    }
-
-    @AfterAll
-    static void quitBrowser() {
-        if (chromium != null) {
-            chromium.close();
-        }
-    }
-
 
     @Test
     void pageStartsAJobAndShowsItsRunToCompletion() {
@@ -254,6 +241,6 @@ class ResearchPageTest extends ResearchTestSupport {
     }
 
     private static ChromeDriver browser() {
-        return chromium.driver();
+        return CHROMIUM.driver();
     }
 }

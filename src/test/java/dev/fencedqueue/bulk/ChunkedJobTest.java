@@ -22,6 +22,7 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
@@ -38,7 +39,6 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
-import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -110,10 +110,10 @@ class ChunkedJobTest {
     void abortStopsAtAChunkBoundaryKeepingTheCursorAndResumeFinishesExactlyOnce() throws SQLException {
         String channel = rows.channelWith(2000);
         startWorker(fanOut, "w-abort");
-        String jobId = fanOut(channel, 100, 150);
+        String jobId = FanOuts.start(channel, 100, 150, Map.of());
         await("three chunks committed").atMost(TIMEOUT).until(() -> chunksDone(jobId) >= 3);
 
-        admin().post(JOBS + jobId + "/abort").then().statusCode(202).body("state", equalTo("aborting"));
+        FanOuts.admin().post(JOBS + jobId + "/abort").then().statusCode(202).body("state", equalTo("aborting"));
         await("the job stops at a chunk boundary").atMost(TIMEOUT)
                 .until(() -> redis.job(queue, jobId).state() == JobState.ABORTED);
         Cursor kept = cursors.read(jobId).orElseThrow();
@@ -123,9 +123,9 @@ class ChunkedJobTest {
         assertThat(kept.position()).isEqualTo(String.format("s-%06d", kept.itemsDone() - 1));
         assertThat(redis.job(queue, jobId).failedReason()).contains("chunk boundary");
 
-        admin().contentType(ContentType.JSON).body(Map.of("pauseBetweenChunksMs", 0)).put(JOBS + jobId + "/throttle")
+        FanOuts.admin().contentType(ContentType.JSON).body(Map.of("pauseBetweenChunksMs", 0)).put(JOBS + jobId + "/throttle")
                 .then().statusCode(200);
-        admin().post(JOBS + jobId + "/resume").then().statusCode(200)
+        FanOuts.admin().post(JOBS + jobId + "/resume").then().statusCode(200)
                 .body("state", in(List.of("waiting", "active")));
         await("the resumed job finishes").atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
@@ -144,13 +144,13 @@ class ChunkedJobTest {
         String channel = rows.channelWith(1000);
         startWorker(fanOut, "w-throttle");
         // At 10 items per second the 1,000 items would take 100 s.
-        String jobId = fanOut(channel, 50, null, Map.of("maxItemsPerSecond", 10));
+        String jobId = FanOuts.start(channel, 50, null, Map.of("maxItemsPerSecond", 10));
         await().atMost(TIMEOUT).until(() -> chunksDone(jobId) >= 1);
 
-        admin().contentType(ContentType.JSON).body("{\"pauseBetweenChunksMs\": 0, \"maxItemsPerSecond\": null}")
+        FanOuts.admin().contentType(ContentType.JSON).body("{\"pauseBetweenChunksMs\": 0, \"maxItemsPerSecond\": null}")
                 .put(JOBS + jobId + "/throttle").then().statusCode(200).body("pauseBetweenChunksMs", equalTo(0));
         given().get("/notifications/jobs/" + jobId).then().body("throttle.pauseBetweenChunksMs", equalTo(0));
-        admin().get(JOBS + jobId).then().statusCode(200).body("throttle.pauseBetweenChunksMs", equalTo(0))
+        FanOuts.admin().get(JOBS + jobId).then().statusCode(200).body("throttle.pauseBetweenChunksMs", equalTo(0))
                 .body("singleFlightKey", equalTo(channel)).body("jobId", equalTo(jobId));
 
         await("the rest runs unthrottled").atMost(TIMEOUT)
@@ -168,7 +168,7 @@ class ChunkedJobTest {
         double rejectedBefore = rejected();
         GatedFanOut gated = new GatedFanOut(fanOut);
         Worker zombie = startWorker(gated, "w-zombie");
-        String jobId = fanOut(channel, 100, null);
+        String jobId = FanOuts.start(channel, 100, null, Map.of());
         await("epoch 1 reads its third chunk and waits").atMost(TIMEOUT).until(() -> gated.zombieWaits.getCount() == 0);
 
         zombie.freeze(true); // no more lock renewals: its lock expires and the job is taken over
@@ -198,9 +198,9 @@ class ChunkedJobTest {
     void aSecondFanOutOfTheSameChannelWaitsUntilTheFirstStopsRunning() {
         String channel = rows.channelWith(600);
         startWorker(fanOut, "w-single-flight", 2);
-        String first = fanOut(channel, 100, 100);
+        String first = FanOuts.start(channel, 100, 100, Map.of());
         await().atMost(TIMEOUT).until(() -> chunksDone(first) >= 1);
-        String second = fanOut(channel, 100, null);
+        String second = FanOuts.start(channel, 100, null, Map.of());
 
         await().atMost(TIMEOUT).until(() -> redis.job(queue, second).state() == JobState.COMPLETED);
         assertThat(redis.job(queue, first).state()).isEqualTo(JobState.COMPLETED);
@@ -222,31 +222,12 @@ class ChunkedJobTest {
         return workers.start(processor, options(workerId).withConcurrency(concurrency));
     }
 
-    private String fanOut(String channel, int chunkSize, Integer pauseMs) {
-        return fanOut(channel, chunkSize, pauseMs, Map.of());
-    }
-
-    private String fanOut(String channel, int chunkSize, Integer pauseMs, Map<String, Object> throttle) {
-        Map<String, Object> pacing = new java.util.HashMap<>(throttle);
-        if (pauseMs != null) {
-            pacing.put("pauseBetweenChunksMs", pauseMs);
-        }
-        return given().contentType(ContentType.JSON)
-                .body(Map.of("message", "to " + channel, "chunkSize", chunkSize, "throttle", pacing))
-                .post("/notifications/channels/" + channel + "/fan-out").then().statusCode(202).extract().path("jobId");
-    }
-
     private long chunksDone(String jobId) throws SQLException {
         return cursors.read(jobId).map(Cursor::chunksDone).orElse(0L);
     }
 
     private double rejected() {
-        var counter = registry.find("fq.bulk.chunks.rejected").tag("queue", config.queue()).counter();
-        return counter == null ? 0 : counter.count();
-    }
-
-    private static RequestSpecification admin() {
-        return given().auth().preemptive().basic("admin", "admin");
+        return FanOuts.rejectedChunks(registry, config.queue());
     }
 
     /**

@@ -23,6 +23,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisNotificationRows;
 import dev.fencedqueue.testing.RedisSinkProfile;
@@ -37,7 +38,6 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
-import io.restassured.specification.RequestSpecification;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -115,13 +115,13 @@ class RedisSinkTest {
                 .post("/notifications/channels/" + channel + "/subscribers").then().statusCode(200).body("added", equalTo(1));
         startWorker(fanOut, "w-api");
 
-        String jobId = fanOut(channel, 250, null);
+        String jobId = FanOuts.start(channel, 250, null, Map.of());
         await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
         given().get("/notifications/jobs/" + jobId).then().statusCode(200).body("state", equalTo("completed"))
                 .body("cursor", equalTo("u-1000")).body("itemsDone", equalTo(1001)).body("chunksDone", equalTo(5))
                 .body("itemsTotal", equalTo(1001)).body("singleFlightKey", equalTo(channel));
-        admin().get(JOBS + jobId).then().statusCode(200).body("cursor", equalTo("u-1000"))
+        FanOuts.admin().get(JOBS + jobId).then().statusCode(200).body("cursor", equalTo("u-1000"))
                 .body("chunksDone", equalTo(5)).body("singleFlightKey", equalTo(channel)).body("abortRequested", equalTo(false));
         given().get("/notifications/subscribers/u-0042").then().statusCode(200).body("", hasSize(1))
                 .body("[0].channel", equalTo(channel)).body("[0].jobId", equalTo(jobId))
@@ -138,10 +138,10 @@ class RedisSinkTest {
     void abortStopsAtAChunkBoundaryAndResumeFinishesExactlyOnce() {
         String channel = rows.channelWith(2000);
         startWorker(fanOut, "w-abort");
-        String jobId = fanOut(channel, 100, 150);
+        String jobId = FanOuts.start(channel, 100, 150, Map.of());
         await("three chunks committed").atMost(TIMEOUT).until(() -> chunksDone(channel, jobId) >= 3);
 
-        admin().post(JOBS + jobId + "/abort").then().statusCode(202).body("state", equalTo("aborting"));
+        FanOuts.admin().post(JOBS + jobId + "/abort").then().statusCode(202).body("state", equalTo("aborting"));
         await("the job stops at a chunk boundary").atMost(TIMEOUT)
                 .until(() -> redis.job(queue, jobId).state() == JobState.ABORTED);
         long itemsDone = Long.parseLong(rows.cursorField(channel, jobId, "itemsDone"));
@@ -150,9 +150,9 @@ class RedisSinkTest {
         assertThat(rows.outbox(channel, jobId)).isEqualTo(itemsDone);
         assertThat(rows.cursorField(channel, jobId, "cursor")).isEqualTo(String.format("s-%06d", itemsDone - 1));
 
-        admin().contentType(ContentType.JSON).body(Map.of("pauseBetweenChunksMs", 0)).put(JOBS + jobId + "/throttle")
+        FanOuts.admin().contentType(ContentType.JSON).body(Map.of("pauseBetweenChunksMs", 0)).put(JOBS + jobId + "/throttle")
                 .then().statusCode(200);
-        admin().post(JOBS + jobId + "/resume").then().statusCode(200).body("state", in(List.of("waiting", "active")));
+        FanOuts.admin().post(JOBS + jobId + "/resume").then().statusCode(200).body("state", in(List.of("waiting", "active")));
         await("the resumed job finishes").atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
         assertThat(redis.job(queue, jobId).fencingToken()).as("the resume ran as a new epoch").isEqualTo(2);
@@ -173,7 +173,7 @@ class RedisSinkTest {
         double rejectedBefore = rejected();
         GatedFanOut gated = new GatedFanOut(fanOut);
         Worker zombie = startWorker(gated, "w-zombie");
-        String jobId = fanOut(channel, 100, null);
+        String jobId = FanOuts.start(channel, 100, null, Map.of());
         await("epoch 1 read its third chunk and waits").atMost(TIMEOUT).until(gated.zombieWaits::isDone);
 
         zombie.freeze(true); // no more lock renewals: its lock expires and the job is taken over
@@ -261,25 +261,13 @@ class RedisSinkTest {
                 metrics, config), options(workerId));
     }
 
-    private String fanOut(String channel, int chunkSize, Integer pauseMs) {
-        Map<String, Object> pacing = pauseMs == null ? Map.of() : Map.of("pauseBetweenChunksMs", pauseMs);
-        return given().contentType(ContentType.JSON)
-                .body(Map.of("message", "to " + channel, "chunkSize", chunkSize, "throttle", pacing))
-                .post("/notifications/channels/" + channel + "/fan-out").then().statusCode(202).extract().path("jobId");
-    }
-
     private long chunksDone(String channel, String jobId) {
         String chunks = rows.cursorField(channel, jobId, "chunksDone");
         return chunks == null ? 0 : Long.parseLong(chunks);
     }
 
     private double rejected() {
-        var counter = registry.find("fq.bulk.chunks.rejected").tag("queue", config.queue()).counter();
-        return counter == null ? 0 : counter.count();
-    }
-
-    private static RequestSpecification admin() {
-        return given().auth().preemptive().basic("admin", "admin");
+        return FanOuts.rejectedChunks(registry, config.queue());
     }
 
     /**

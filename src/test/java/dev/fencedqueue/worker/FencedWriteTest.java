@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
-import dev.fencedqueue.fencing.StaleFencingTokenException;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotActiveException;
@@ -18,6 +17,7 @@ import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;

@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencedqueue.config.ShutdownMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

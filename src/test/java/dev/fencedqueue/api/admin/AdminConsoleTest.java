@@ -13,7 +13,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
-import dev.fencedqueue.testing.HeadlessChromium;
+import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -22,9 +22,8 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
@@ -43,25 +42,14 @@ class AdminConsoleTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int SUBSCRIBERS = 100_000;
-    private static HeadlessChromium chromium;
+    @RegisterExtension
+    static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
     @TestHTTPResource("/")
     URL base;
 
     @PostgresTestResource.InjectPostgres
     NotificationRows rows;
-
-    @BeforeAll
-    static void launchBrowser() {
-        chromium = HeadlessChromium.launch();
-    }
-
-    @AfterAll
-    static void quitBrowser() {
-        if (chromium != null) {
-            chromium.close();
-        }
-    }
 
     @Test
     void operatorWatchesAbortsThrottlesAndResumesAFanOutThatEndsExactlyOnce() throws Exception {
@@ -132,6 +120,6 @@ class AdminConsoleTest {
     }
 
     private static ChromeDriver browser() {
-        return chromium.driver();
+        return CHROMIUM.driver();
     }
 }

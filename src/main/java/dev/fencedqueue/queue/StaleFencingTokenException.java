@@ -1,6 +1,4 @@
-package dev.fencedqueue.fencing;
-
-import dev.fencedqueue.queue.OwnershipLostException;
+package dev.fencedqueue.queue;
 
 /**
  * Thrown when a fenced write carries a fencing token that is no longer the job's current token: a newer

@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.config;
 
 /** What a worker does with its running jobs when it stops. */
 public enum ShutdownMode {
