@@ -13,8 +13,6 @@ import dev.fencedqueue.api.NotificationRequests.FanOutRequest;
 import dev.fencedqueue.api.NotificationRequests.SubscribersAdded;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.config.EventsConfig;
-import dev.fencedqueue.events.JobEventFollower;
 import dev.fencedqueue.notifications.Channels;
 import dev.fencedqueue.notifications.FanOut;
 import dev.fencedqueue.notifications.Notification;
@@ -34,16 +32,10 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.sse.OutboundSseEvent;
-import jakarta.ws.rs.sse.Sse;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.resteasy.reactive.RestHeader;
-import org.jboss.resteasy.reactive.RestMulti;
 import org.jboss.resteasy.reactive.RestPath;
-import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
@@ -63,18 +55,14 @@ public class NotificationsResource {
     private final BulkConfig config;
     private final NotificationStore store;
     private final BulkJobViews views;
-    private final JobEventFollower follower;
     private final ObjectMapper json;
-    private final EventsConfig eventsConfig;
 
     public NotificationsResource(Queues queues, BulkConfig config, NotificationStore store, BulkJobViews views,
-            JobEventFollower follower, ObjectMapper json, EventsConfig eventsConfig) {
-        this.eventsConfig = eventsConfig;
+            ObjectMapper json) {
         this.queue = queues.queue(config.queue());
         this.config = config;
         this.store = store;
         this.views = views;
-        this.follower = follower;
         this.json = json;
     }
 
@@ -149,20 +137,6 @@ public class NotificationsResource {
             description = "The cursor and counts come from the sink (the truth).")
     public Uni<BulkJobView> status(@RestPath String jobId) {
         return views.of(queue, jobId);
-    }
-
-    @GET
-    @Path("/jobs/{jobId}/stream")
-    @Produces(MediaType.SERVER_SENT_EVENTS)
-    @RequiresJob(RequiresJob.Kind.NOTIFICATION)
-    @Operation(summary = "Follow a fan-out over SSE", description = "Its `progress` events carry the cursor, "
-            + "`chunksDone`, `itemsDone` and `itemsTotal`; a `reset` announces a newer run; the stream ends after "
-            + "`completed`, `failed` or `aborted` (an aborted fan-out may be resumed by an operator: follow it "
-            + "again then).")
-    public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
-            @RestQuery(LastEventIds.QUERY) String lastEventIdQuery, @Context Sse sse) {
-        return RestMulti.fromUniResponse(follower.follow(queue, jobId, LastEventIds.of(lastEventId, lastEventIdQuery)),
-                messages -> SseMessages.toSse(sse, messages, eventsConfig.clientRetry()));
     }
 
     private static String requireChannel(String channel) {

@@ -6,12 +6,9 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEvent;
-import dev.fencedqueue.events.JobEventFollower;
 import dev.fencedqueue.events.JobHistory;
-import dev.fencedqueue.events.StreamMessage;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
@@ -26,16 +23,11 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.sse.OutboundSseEvent;
-import jakarta.ws.rs.sse.Sse;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
-import org.jboss.resteasy.reactive.RestMulti;
 import org.jboss.resteasy.reactive.RestPath;
-import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /** The deep-research API, with the paths of seed 000 so that its curl examples work as written. */
@@ -45,17 +37,12 @@ public class ResearchResource {
 
     private final JobQueue queue;
     private final ResearchConfig config;
-    private final JobEventFollower follower;
     private final JobHistory history;
     private final ObjectMapper json;
-    private final EventsConfig eventsConfig;
 
-    public ResearchResource(Queues queues, ResearchConfig config, JobEventFollower follower, JobHistory history,
-            ObjectMapper json, EventsConfig eventsConfig) {
-        this.eventsConfig = eventsConfig;
+    public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json) {
         this.queue = queues.queue(config.queue());
         this.config = config;
-        this.follower = follower;
         this.history = history;
         this.json = json;
     }
@@ -82,22 +69,6 @@ public class ResearchResource {
             return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
                     .location(java.net.URI.create(body.statusUrl())).build();
         });
-    }
-
-    @GET
-    @Path("/stream/{jobId}")
-    @Produces(MediaType.SERVER_SENT_EVENTS)
-    @RequiresJob
-    @Operation(summary = "Follow a job over SSE", description = "Replays the job's events (after Last-Event-ID "
-            + "when given), then follows them live; a `reset` event announces a newer run; ends after the "
-            + "terminal event. A client that cannot send the header (a new EventSource) may pass `?lastEventId=`. "
-            + "204 when the job has ended and Last-Event-ID shows the client already has its "
-            + "terminal event (so an EventSource stops reconnecting). 404 before the stream starts when the job "
-            + "does not exist.")
-    public RestMulti<OutboundSseEvent> stream(@RestPath String jobId, @RestHeader("Last-Event-ID") String lastEventId,
-            @RestQuery(LastEventIds.QUERY) String lastEventIdQuery, @Context Sse sse) {
-        return RestMulti.fromUniResponse(follower.follow(queue, jobId, LastEventIds.of(lastEventId, lastEventIdQuery)),
-                messages -> SseMessages.toSse(sse, messages, eventsConfig.clientRetry()));
     }
 
     @GET

@@ -2,6 +2,7 @@ package dev.fencedqueue.config;
 
 import java.time.Duration;
 
+import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
@@ -24,10 +25,21 @@ public interface EventsConfig {
     @Min(100)
     int queueStreamMaxLength();
 
-    /** Events buffered per SSE subscriber before a slow subscriber is disconnected (it can resume with Last-Event-ID). */
+    /**
+     * Events that may wait for one SSE subscriber (live events that arrive while its replay is written, or frames its
+     * connection has not taken) before it is disconnected as too slow; its client resumes with Last-Event-ID. The
+     * frames themselves are shared by all subscribers of a job: a waiting event costs a reference.
+     */
     @WithDefault("10000")
     @Min(16)
     int subscriberBuffer();
+
+    /**
+     * Bytes an SSE subscriber's connection may hold unsent (Netty's high water mark) before its events wait in the
+     * subscriber buffer instead.
+     */
+    @WithDefault("64K")
+    MemorySize subscriberWriteQueue();
 
     /**
      * The reconnection time sent to SSE clients in a {@code retry:} field with the first event of every stream: how

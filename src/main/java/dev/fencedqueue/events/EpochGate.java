@@ -1,20 +1,24 @@
 package dev.fencedqueue.events;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
- * What one SSE subscriber may see: events of one epoch at a time (DESIGN invariant 6). The first event of
- * a newer epoch is preceded by a {@code reset}; events of an older epoch than the one shown are dropped;
- * after the terminal event nothing more passes and {@link #END} marks the end. Not thread-safe: one per
- * subscriber, fed in stream order.
+ * What one SSE subscriber may see: events of one epoch at a time (DESIGN invariant 6). The first event of a newer
+ * epoch is preceded by a {@code reset}; events of an older epoch than the one shown are dropped; after the terminal
+ * event nothing more passes. Not thread-safe: one per subscriber, fed in stream order.
  */
 final class EpochGate {
 
-    /** Marks the end of a subscriber's stream; never sent to the client. */
-    static final StreamMessage END = new StreamMessage(null, "end", null, null);
+    /** What to send for an event. */
+    enum Admission {
+        /** nothing: the event belongs to an older epoch, or the stream has ended */
+        DROP,
+        /** the event */
+        SEND,
+        /** a {@code reset} announcing the event's epoch ({@link #previousEpoch()} before it), then the event */
+        RESET_THEN_SEND
+    }
 
     private long epoch;
+    private long previousEpoch = -1;
     private boolean ended;
 
     /** @param epoch the epoch the client has already seen (from its Last-Event-ID), or -1 when none */
@@ -24,24 +28,27 @@ final class EpochGate {
 
     /**
      * @param event the next event of the job's stream
-     * @return the messages to send for it: none, the event, or a reset then the event, plus {@link #END}
-     *         after a terminal event
+     * @return what to send for it
      */
-    List<StreamMessage> accept(JobEvent event) {
+    Admission admit(JobEvent event) {
         long token = event.fencingToken();
         if (ended || (epoch >= 0 && token < epoch)) {
-            return List.of();
+            return Admission.DROP;
         }
-        List<StreamMessage> messages = new ArrayList<>(3);
-        if (epoch >= 0 && token > epoch) {
-            messages.add(StreamMessage.reset(token, epoch));
-        }
+        Admission admission = epoch >= 0 && token > epoch ? Admission.RESET_THEN_SEND : Admission.SEND;
+        previousEpoch = epoch;
         epoch = token;
-        messages.add(StreamMessage.of(event));
-        if (event.isTerminal()) {
-            ended = true;
-            messages.add(END);
-        }
-        return messages;
+        ended = event.isTerminal();
+        return admission;
+    }
+
+    /** @return the epoch shown before the last event admitted, -1 when none */
+    long previousEpoch() {
+        return previousEpoch;
+    }
+
+    /** @return whether the terminal event has passed: nothing more will */
+    boolean ended() {
+        return ended;
     }
 }

@@ -1,23 +1,23 @@
 package dev.fencedqueue.events;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.RedisUnavailableException;
 import dev.fencedqueue.queue.Replies;
 import dev.fencedqueue.queue.SharedConnection;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.operators.multi.processors.UnicastProcessor;
 import io.vertx.core.Context;
+import io.vertx.core.impl.ContextInternal;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -26,26 +26,59 @@ import org.jboss.logging.Logger;
 
 /**
  * Follows the event streams of every job of one queue that has SSE subscribers on this instance, with one
- * {@code XREAD BLOCK} over all of them on one connection, and fans each entry out to the subscribers of
- * its job. Subscribers therefore never hold a Redis connection of their own. A per-instance wake stream
- * (in the same hash slot) interrupts the blocking read when a job is added to the set. All state lives
- * on one Vert.x context.
+ * {@code XREAD BLOCK} over all of them on one connection, and fans each entry out to the subscribers of its job.
+ * Subscribers therefore never hold a Redis connection of their own. A per-instance wake stream (in the same hash
+ * slot) interrupts the blocking read when a job is added to the set. All state lives on one Vert.x context.
+ *
+ * <p>Each entry is framed once ({@link FramedEvent}); a job's subscribers are grouped by the event loop of their
+ * connection, and each group gets one task per read with the new entries, which writes the same bytes to each of its
+ * subscribers on their own event loop.
  */
 final class JobEventTailer {
 
     private static final Logger LOG = Logger.getLogger(JobEventTailer.class);
     private static final int BATCH = 500;
     private static final Duration BLOCK = Duration.ofSeconds(10);
+    private static final SseSubscriber[] NONE = new SseSubscriber[0];
 
-    /** The subscribers of one job and the id of the last entry delivered to them. */
+    /** The subscribers of one job, by event loop, and the id of the last entry handed to them. */
     private static final class Hub {
         final String jobId;
-        final Set<UnicastProcessor<JobEvent>> subscribers = new CopyOnWriteArraySet<>();
+        /** The job's event stream key. */
+        final String key;
+        final Map<ContextInternal, Group> groups = new HashMap<>();
+        int size;
         String cursor;
         Uni<Void> ready;
 
-        Hub(String jobId) {
+        Hub(String jobId, String key) {
             this.jobId = jobId;
+            this.key = key;
+        }
+    }
+
+    /** The subscribers of a job on one event loop; {@code members} is replaced, never modified, so tasks may hold it. */
+    private static final class Group {
+        final ContextInternal context;
+        SseSubscriber[] members = NONE;
+
+        Group(ContextInternal context) {
+            this.context = context;
+        }
+
+        /** Runs {@code action} on each member, on their event loop. */
+        void each(Consumer<SseSubscriber> action) {
+            SseSubscriber[] snapshot = members;
+            context.runOnContext(ignored -> {
+                for (SseSubscriber subscriber : snapshot) {
+                    try {
+                        action.accept(subscriber);
+                    } catch (RuntimeException e) {
+                        LOG.warn("an SSE subscriber failed; disconnecting it", e);
+                        subscriber.disconnect();
+                    }
+                }
+            });
         }
     }
 
@@ -53,7 +86,6 @@ final class JobEventTailer {
     private final SharedConnection redis;
     private final JobEventStore store;
     private final Context context;
-    private final int bufferSize;
     private final String wakeKey;
     private final Map<String, Hub> hubs = new HashMap<>();
     /** Subscribers attached and not yet gone, for metrics read on other threads. */
@@ -63,40 +95,64 @@ final class JobEventTailer {
     private boolean reading;
     private boolean closed;
 
-    JobEventTailer(QueueKeys keys, SharedConnection redis, JobEventStore store, Context context, int bufferSize) {
+    JobEventTailer(QueueKeys keys, SharedConnection redis, JobEventStore store, Context context) {
         this.keys = keys;
         this.redis = redis;
         this.store = store;
         this.context = context;
-        this.bufferSize = bufferSize;
         this.wakeKey = keys.prefix() + "tailer:" + UUID.randomUUID();
     }
 
     /**
-     * Registers a subscriber for a job. Once the returned {@code Uni} emits, every entry appended to the
-     * job's stream after the moment of registration reaches the feed (entries before it are the caller's
-     * to read, e.g. with {@link JobEventStore#read}).
+     * Registers a subscriber for a job. Once the returned {@code Uni} emits, every entry appended to the job's stream
+     * after the moment of registration is handed to the subscriber (entries before it are the caller's to read, e.g.
+     * with {@link JobEventStore#read}).
      *
      * @param jobId the job id
-     * @return the feed
+     * @param subscriber the subscriber
+     * @return the action that unregisters the subscriber (any thread); fails with {@link RedisUnavailableException}
+     *         when the tailer has closed (the service is shutting down)
      */
-    Uni<LiveFeed> follow(String jobId) {
+    Uni<Runnable> follow(String jobId, SseSubscriber subscriber) {
         return onContext(() -> hubFor(jobId))
-                .chain(hub -> hub.ready.chain(() -> onContext(() -> attach(hub))))
-                .chain(feed -> feed == null ? follow(jobId) : Uni.createFrom().item(feed));
+                .chain(hub -> hub.ready.chain(() -> onContext(() -> attach(hub, subscriber))))
+                .chain(unregister -> unregister == null ? follow(jobId, subscriber) : Uni.createFrom().item(unregister));
     }
 
-    private LiveFeed attach(Hub hub) {
+    private Runnable attach(Hub hub, SseSubscriber subscriber) {
+        if (closed) {
+            throw new RedisUnavailableException("the service is shutting down", null);
+        }
         if (hubs.get(hub.jobId) != hub) {
             return null; // its last subscriber left meanwhile: register again
         }
-        // Bounded like an ArrayBlockingQueue, but a linked queue holds nothing up front: an idle subscriber costs a
-        // few hundred bytes, not an array of fq.events.subscriber-buffer slots (40 KB at the default 10,000).
-        UnicastProcessor<JobEvent> processor = UnicastProcessor.create(new LinkedBlockingQueue<>(bufferSize), null);
-        if (hub.subscribers.add(processor)) {
-            subscriberCount.incrementAndGet();
+        Group group = hub.groups.computeIfAbsent(subscriber.context(), Group::new);
+        SseSubscriber[] members = Arrays.copyOf(group.members, group.members.length + 1);
+        members[members.length - 1] = subscriber;
+        group.members = members;
+        hub.size++;
+        subscriberCount.incrementAndGet();
+        return () -> context.runOnContext(ignored -> detach(hub, subscriber));
+    }
+
+    private void detach(Hub hub, SseSubscriber subscriber) {
+        Group group = hub.groups.get(subscriber.context());
+        if (group == null) {
+            return;
         }
-        return new Feed(hub, processor);
+        List<SseSubscriber> rest = new ArrayList<>(Arrays.asList(group.members));
+        if (!rest.remove(subscriber)) {
+            return;
+        }
+        group.members = rest.toArray(NONE);
+        if (rest.isEmpty()) {
+            hub.groups.remove(subscriber.context());
+        }
+        hub.size--;
+        subscriberCount.decrementAndGet();
+        if (hub.size == 0 && hub.cursor != null) {
+            hubs.remove(hub.jobId, hub);
+        }
     }
 
     /** @return the live subscribers of this queue's job streams (thread-safe) */
@@ -104,11 +160,17 @@ final class JobEventTailer {
         return subscriberCount.get();
     }
 
-    /** Stops reading; subscribers' feeds fail so that clients reconnect elsewhere. */
+    /** Sends a keep-alive comment to every subscriber that has had no write for {@code idle}. */
+    void keepAlive(Duration idle) {
+        context.runOnContext(ignored -> hubs.values().forEach(hub -> hub.groups.values().forEach(
+                group -> group.each(subscriber -> subscriber.keepAlive(System.nanoTime(), idle.toNanos())))));
+    }
+
+    /** Stops reading and disconnects the subscribers, so that their clients reconnect elsewhere. */
     void close() {
         context.runOnContext(ignored -> {
             closed = true;
-            hubs.values().forEach(hub -> hub.subscribers.forEach(p -> p.onError(new IllegalStateException("shutting down"))));
+            hubs.values().forEach(hub -> hub.groups.values().forEach(group -> group.each(SseSubscriber::disconnect)));
             hubs.clear();
             if (connection != null) {
                 connection.close().subscribe().with(v -> {
@@ -123,7 +185,7 @@ final class JobEventTailer {
         if (existing != null) {
             return existing;
         }
-        Hub hub = new Hub(jobId);
+        Hub hub = new Hub(jobId, keys.events(jobId));
         hubs.put(jobId, hub);
         hub.ready = store.lastId(keys, jobId)
                 .emitOn(command -> context.runOnContext(ignored -> command.run()))
@@ -135,17 +197,6 @@ final class JobEventTailer {
                 .replaceWithVoid()
                 .memoize().indefinitely();
         return hub;
-    }
-
-    private void unregister(Hub hub, UnicastProcessor<JobEvent> processor) {
-        context.runOnContext(ignored -> {
-            if (hub.subscribers.remove(processor)) {
-                subscriberCount.decrementAndGet();
-            }
-            if (hub.subscribers.isEmpty() && hub.cursor != null) {
-                hubs.remove(hub.jobId, hub);
-            }
-        });
     }
 
     private void wake() {
@@ -168,7 +219,7 @@ final class JobEventTailer {
         reading = true;
         Request request = Request.cmd(Command.XREAD).arg("COUNT").arg(BATCH).arg("BLOCK").arg(BLOCK.toMillis())
                 .arg("STREAMS").arg(wakeKey);
-        following.forEach(hub -> request.arg(keys.events(hub.jobId)));
+        following.forEach(hub -> request.arg(hub.key));
         request.arg(wakeCursor);
         following.forEach(hub -> request.arg(hub.cursor));
         connection()
@@ -184,7 +235,7 @@ final class JobEventTailer {
 
     private void dispatch(Response reply) {
         Map<String, Hub> byKey = new HashMap<>();
-        hubs.values().forEach(hub -> byKey.put(keys.events(hub.jobId), hub));
+        hubs.values().forEach(hub -> byKey.put(hub.key, hub));
         Replies.pairs(reply).forEach((key, entries) -> {
             if (key.equals(wakeKey)) {
                 List<Response> wakes = Replies.elements(entries);
@@ -197,10 +248,14 @@ final class JobEventTailer {
             if (hub == null) {
                 return;
             }
+            List<FramedEvent> batch = new ArrayList<>();
             for (Response entry : Replies.elements(entries)) {
-                JobEvent event = JobEvent.fromEntry(entry);
-                hub.cursor = event.id();
-                hub.subscribers.forEach(processor -> processor.onNext(event));
+                FramedEvent event = FramedEvent.of(JobEvent.fromEntry(entry));
+                hub.cursor = event.event().id();
+                batch.add(event);
+            }
+            if (!batch.isEmpty()) {
+                hub.groups.values().forEach(group -> group.each(subscriber -> subscriber.deliver(batch)));
             }
         });
         read();
@@ -225,25 +280,5 @@ final class JobEventTailer {
     /** @return a {@code Uni} of {@code action}'s result, computed on the tailer's context */
     private <T> Uni<T> onContext(Supplier<T> action) {
         return Uni.createFrom().item(action).runSubscriptionOn(command -> context.runOnContext(ignored -> command.run()));
-    }
-
-    private final class Feed implements LiveFeed {
-        private final Hub hub;
-        private final UnicastProcessor<JobEvent> processor;
-
-        Feed(Hub hub, UnicastProcessor<JobEvent> processor) {
-            this.hub = hub;
-            this.processor = processor;
-        }
-
-        @Override
-        public Multi<JobEvent> events() {
-            return processor;
-        }
-
-        @Override
-        public void close() {
-            unregister(hub, processor);
-        }
     }
 }

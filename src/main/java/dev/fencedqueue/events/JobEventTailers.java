@@ -1,11 +1,13 @@
 package dev.fencedqueue.events;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.SharedConnection;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
@@ -16,8 +18,10 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The event tailers of this instance, one per queue, all on one Vert.x context created at startup. Publishes
- * {@code fq_sse_subscribers} (gauge): live SSE subscribers of job streams on this instance, all queues.
+ * The event tailers of this instance, one per queue, all on one Vert.x context created at startup, and the keep-alive
+ * comments of their subscribers (one timer for all). Publishes {@code fq_sse_subscribers} (gauge): live SSE
+ * subscribers of job streams on this instance, all queues; {@code fq_sse_slow_disconnects_total} (counter):
+ * subscribers disconnected because they could not keep up (they resume with {@code Last-Event-ID}).
  */
 @Startup
 @ApplicationScoped
@@ -25,18 +29,32 @@ public class JobEventTailers {
 
     private final SharedConnection redis;
     private final JobEventStore store;
-    private final int bufferSize;
     private final Context context;
+    private final Counter slowDisconnects;
+    private final Duration keepAlive;
+    private final long keepAliveTimer;
     private final Map<String, JobEventTailer> tailers = new ConcurrentHashMap<>();
 
     public JobEventTailers(SharedConnection redis, JobEventStore store, EventsConfig config, Vertx vertx,
             MeterRegistry registry) {
         this.redis = redis;
         this.store = store;
-        this.bufferSize = config.subscriberBuffer();
         this.context = vertx.getOrCreateContext();
+        this.keepAlive = config.keepAlive();
         Gauge.builder("fq.sse.subscribers", this, JobEventTailers::subscribers)
                 .description("Live SSE subscribers of job event streams on this instance").register(registry);
+        this.slowDisconnects = Counter.builder("fq.sse.slow.disconnects")
+                .description("SSE subscribers disconnected because they could not keep up").register(registry);
+        // Every half interval, a comment to the subscribers idle for half an interval or more: none stays silent
+        // longer than the interval, and one that gets events more often than that gets no comment at all.
+        Duration half = keepAlive.dividedBy(2);
+        this.keepAliveTimer = vertx.setPeriodic(Math.max(1, half.toMillis()),
+                id -> tailers.values().forEach(tailer -> tailer.keepAlive(half)));
+    }
+
+    /** Counts a subscriber disconnected for being slow (any thread). */
+    void slowDisconnect() {
+        slowDisconnects.increment();
     }
 
     /** @return the live subscribers of job streams on this instance, all queues */
@@ -49,15 +67,17 @@ public class JobEventTailers {
      *
      * @param queue the job's queue
      * @param jobId the job id
-     * @return the feed, once events appended from now on are sure to reach it
+     * @param subscriber the subscriber
+     * @return the action that unregisters it, once events appended from now on are sure to reach it
      */
-    public Uni<LiveFeed> follow(JobQueue queue, String jobId) {
+    Uni<Runnable> follow(JobQueue queue, String jobId, SseSubscriber subscriber) {
         return tailers.computeIfAbsent(queue.name(),
-                name -> new JobEventTailer(queue.keys(), redis, store, context, bufferSize)).follow(jobId);
+                name -> new JobEventTailer(queue.keys(), redis, store, context)).follow(jobId, subscriber);
     }
 
     @PreDestroy
     void close() {
+        context.owner().cancelTimer(keepAliveTimer);
         tailers.values().forEach(JobEventTailer::close);
     }
 }

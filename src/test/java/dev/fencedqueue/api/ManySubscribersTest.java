@@ -9,7 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.testing.Flood;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SseClient;
@@ -38,6 +41,9 @@ class ManySubscribersTest extends ResearchTestSupport {
     @Inject
     SharedConnection redis;
 
+    @Inject
+    ObjectMapper json;
+
     @Test
     void twoHundredSubscribersOnOneJobAllReceiveEveryEvent() {
         String jobId = startJob("popular");
@@ -58,6 +64,33 @@ class ManySubscribersTest extends ResearchTestSupport {
             await().atMost(Duration.ofSeconds(30)).until(() -> clients.stream().allMatch(c -> c.ended().isDone()));
             List<String> expected = given().get("/research/history/" + jobId).jsonPath().getList("id");
             assertThat(expected).hasSizeGreaterThan(10);
+            for (SseClient client : clients) {
+                assertThat(client.events()).extracting(SseClient.Message::id).containsExactlyElementsOf(expected);
+            }
+        } finally {
+            clients.forEach(SseClient::close);
+        }
+    }
+
+    /**
+     * Subscribers that join while a job appends as fast as the fence allows: each one's replay meets the live events
+     * the tailer hands it, and every subscriber still gets every event once, in order (the live events that the replay
+     * already holds are dropped, whichever arrives first).
+     */
+    @Test
+    void subscribersJoiningDuringAFloodOfEventsGetEachEventOnce() {
+        String jobId = startJob("flood");
+        List<SseClient> clients = new ArrayList<>();
+        try {
+            worker(new Flood(json, 3_000, "", 16), "flood-worker").start();
+            for (int i = 0; i < 60; i++) {
+                clients.add(SseClient.open(base + "research/stream/" + jobId));
+                int opened = clients.size();
+                await().atMost(Duration.ofSeconds(10)).until(() -> clients.get(opened - 1).status().isDone());
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> clients.stream().allMatch(c -> c.ended().isDone()));
+            List<String> expected = given().get("/research/history/" + jobId).jsonPath().getList("id");
+            assertThat(expected).hasSize(3_002);
             for (SseClient client : clients) {
                 assertThat(client.events()).extracting(SseClient.Message::id).containsExactlyElementsOf(expected);
             }

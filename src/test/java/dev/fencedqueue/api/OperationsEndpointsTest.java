@@ -43,6 +43,7 @@ class OperationsEndpointsTest {
     @Test
     void openApiDescribesTheResearchApi() {
         given().accept("application/json").get("/q/openapi").then().statusCode(200)
-                .body(containsString("/research/start")).body(containsString("/research/stream/{jobId}"));
+                .body(containsString("/research/start")).body(containsString("/research/stream/{jobId}"))
+                .body(containsString("/notifications/jobs/{jobId}/stream")).body(containsString("text/event-stream"));
     }
 }

@@ -6,8 +6,9 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 
 /**
  * The service as the benchmark runs it: no worker of its own (the benchmark starts the workers it
- * measures, with production lock settings), INFO logging, and job event streams long enough to hold every
- * progress event of the progress figure, so that their order can be checked.
+ * measures, with production lock settings), INFO logging, job event streams long enough to hold every
+ * progress event of the progress figure, so that their order can be checked, and the production SSE keep-alive
+ * interval (the test profile's 1 s would add a comment to every SSE subscriber's stream every second).
  */
 public class BenchmarkProfile implements QuarkusTestProfile {
 
@@ -15,6 +16,7 @@ public class BenchmarkProfile implements QuarkusTestProfile {
     public Map<String, String> getConfigOverrides() {
         return Map.of("fq.worker.enabled", "false",
                 "quarkus.log.category.\"dev.fencedqueue\".level", "INFO",
-                "fq.events.max-stream-length", "100000");
+                "fq.events.max-stream-length", "100000",
+                "fq.events.keep-alive", "15s");
     }
 }

@@ -43,6 +43,16 @@ final class ProcessStats {
         return ticks * 1_000_000 / TICKS_PER_SECOND;
     }
 
+    /**
+     * @param pid a running process
+     * @return the CPU time it used so far in the kernel (system time, all threads: socket writes, ...), in microseconds
+     */
+    static long systemCpuMicros(long pid) {
+        String stat = read(pid, "stat");
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[12]) * 1_000_000 / TICKS_PER_SECOND;
+    }
+
     private static String read(long pid, String file) {
         try {
             return Files.readString(Path.of("/proc", Long.toString(pid), file));

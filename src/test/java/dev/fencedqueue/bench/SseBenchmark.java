@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.queue.SharedConnection;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -40,6 +41,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -78,6 +81,9 @@ class SseBenchmark {
     @Inject
     Vertx vertx;
 
+    @Inject
+    SharedConnection redis;
+
     private final ObjectMapper json = new ObjectMapper();
 
     @Test
@@ -89,24 +95,52 @@ class SseBenchmark {
                 + ", \"seconds\": " + RUN.toSeconds());
         StaticSse ceiling = StaticSse.start(vertx);
         try {
+            // Warm-up, not recorded: the JIT compiles the append and delivery paths (in a cold JVM C2 alone takes most
+            // of a core for the first minute).
+            service(1000, 10000);
+            appendsAlone(1000, 10000);
+            Map<Integer, Double> highest = new java.util.TreeMap<>();
             for (String size : SIZES.split(",")) {
                 int subscribers = Integer.parseInt(size.split(":")[0]);
                 int rate = Integer.parseInt(size.split(":")[1]);
                 String tag = "\"subscribers\": " + subscribers + ", \"targetPerSecond\": " + rate;
+                long baselineNanos = appendsAlone(subscribers, rate);
                 Result service = service(subscribers, rate);
                 Result floor = ceiling(ceiling, subscribers, rate);
-                report.note("sse_" + subscribers + "_deliveries_per_second", service.ratePerSecond(), "deliveries/s",
+                if (service.client.path("steadyP99Ms").asDouble() <= 100 && service.lost + service.outOfOrder == 0) {
+                    highest.merge(subscribers, service.ratePerSecond(), Math::max);
+                }
+                report.note("sse_" + subscribers + "at" + rate + "_deliveries_per_second", service.ratePerSecond(), "deliveries/s",
                         tag + ", \"ceiling\": " + floor.ratePerSecond());
-                report.note("sse_" + subscribers + "_p50", service.p50Ms, "ms", tag + ", \"ceiling\": " + floor.p50Ms);
-                report.note("sse_" + subscribers + "_p99", service.p99Ms, "ms", tag + ", \"ceiling\": " + floor.p99Ms
+                report.note("sse_" + subscribers + "at" + rate + "_p50", service.p50Ms, "ms", tag + ", \"ceiling\": " + floor.p50Ms);
+                report.note("sse_" + subscribers + "at" + rate + "_p99", service.p99Ms, "ms", tag + ", \"ceiling\": " + floor.p99Ms
                         + ", \"goal\": \"<= 50 ms at 10,000 subscribers, 20,000/s\"");
-                report.note("sse_" + subscribers + "_cpu_per_delivery", service.cpuMicrosPerDelivery(), "µs",
+                report.note("sse_" + subscribers + "at" + rate + "_steady_p99", service.client.path("steadyP99Ms").asDouble(), "ms",
+                        tag + ", \"ceiling\": " + floor.client.path("steadyP99Ms").asDouble()
+                                + ", \"p50\": " + service.client.path("steadyP50Ms").asDouble()
+                                + ", \"max\": " + service.client.path("steadyMaxMs").asDouble()
+                                + ", \"goal\": \"<= 50 ms at 10,000 subscribers, 20,000/s\"");
+                report.note("sse_" + subscribers + "at" + rate + "_append_to_receipt_p99", service.client.path("fromAppendP99Ms").asDouble(),
+                        "ms", tag + ", \"p50\": " + service.client.path("fromAppendP50Ms").asDouble());
+                report.note("sse_" + subscribers + "at" + rate + "_cpu_per_delivery", service.cpuMicrosPerDelivery(), "µs",
                         tag + ", \"ceiling\": " + floor.cpuMicrosPerDelivery() + ", \"goal\": \"<= 5\"");
-                report.note("sse_" + subscribers + "_heap_per_idle_subscriber", service.heapBytesPerSubscriber / 1024.0,
+                report.note("sse_" + subscribers + "at" + rate + "_delivery_cpu_per_delivery",
+                        (service.cpuNanos - baselineNanos) / 1000.0 / Math.max(1, service.deliveries), "µs",
+                        tag + ", \"appendsAloneCpuMs\": " + baselineNanos / 1_000_000 + ", \"ceiling\": "
+                                + floor.cpuMicrosPerDelivery() + ", \"goal\": \"<= 5\"");
+                report.note("sse_" + subscribers + "at" + rate + "_kernel_cpu_per_delivery", service.systemMicrosPerDelivery(), "µs",
+                        tag + ", \"ceiling\": " + floor.systemMicrosPerDelivery());
+                report.note("sse_" + subscribers + "at" + rate + "_client_cpu_per_delivery", service.clientMicrosPerDelivery(),
+                        "µs", tag + ", \"ceiling\": " + floor.clientMicrosPerDelivery());
+                report.note("sse_" + subscribers + "at" + rate + "_redis_connections", service.redisConnections, "connections",
+                        tag + ", \"goal\": \"<= 8\"");
+                report.note("sse_" + subscribers + "at" + rate + "_heap_per_idle_subscriber", service.heapBytesPerSubscriber / 1024.0,
                         "KiB", tag + ", \"ceiling\": " + floor.heapBytesPerSubscriber / 1024.0 + ", \"goal\": \"<= 16\"");
-                report.note("sse_" + subscribers + "_out_of_order_or_missing", service.outOfOrder + service.lost,
+                report.note("sse_" + subscribers + "at" + rate + "_out_of_order_or_missing", service.outOfOrder + service.lost,
                         "events", tag + ", \"client\": " + service.client + ", \"ceilingClient\": " + floor.client);
             }
+            highest.forEach((subscribers, rate) -> report.note("sse_" + subscribers + "_highest_rate_steady_p99_under_100ms",
+                    rate, "deliveries/s", "\"subscribers\": " + subscribers + ", \"sizes\": \"" + SIZES + "\""));
         } finally {
             ceiling.close();
         }
@@ -130,17 +164,62 @@ class SseBenchmark {
             client.awaitPhase("connected", Duration.ofMinutes(2));
             long heapIdle = usedHeapAfterGc();
             long cpuBefore = processCpuNanos();
+            long systemBefore = ProcessStats.systemCpuMicros(ProcessHandle.current().pid());
+            long clientBefore = client.cpuMicros();
             Worker worker = bench.startWorker(new TickingProcessor(intervalMicros, ticks), JOBS);
             try {
+                java.util.concurrent.atomic.AtomicLong connections = new java.util.concurrent.atomic.AtomicLong();
+                Thread sampler = new Thread(() -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        connections.accumulateAndGet(redisClients(), Math::max);
+                        try {
+                            Thread.sleep(1000);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                }, "redis-clients-sampler");
+                sampler.setDaemon(true);
+                sampler.start();
                 JsonNode done = client.awaitPhase("done", RUN.plus(Duration.ofMinutes(2)));
+                sampler.interrupt();
                 long cpu = processCpuNanos() - cpuBefore;
-                return new Result(done, cpu, (heapIdle - heapBefore) / (double) subscribers);
+                long system = ProcessStats.systemCpuMicros(ProcessHandle.current().pid()) - systemBefore;
+                return new Result(done, cpu, system, (heapIdle - heapBefore) / (double) subscribers,
+                        connections.get(), client.cpuMicros() - clientBefore);
             } finally {
                 bench.stop(worker);
                 for (String jobId : jobIds) {
                     given().post("/research/abort/" + jobId);
                 }
             }
+        }
+    }
+
+    /**
+     * The jobs' own cost: the same 100 jobs appending the same events at the same pace with no subscriber.
+     *
+     * @return this JVM's CPU time over the run, ns
+     */
+    private long appendsAlone(int subscribers, int rate) throws InterruptedException {
+        int perJob = subscribers / JOBS;
+        long intervalMicros = 1_000_000L * JOBS * perJob / rate;
+        int ticks = (int) (RUN.toNanos() / 1000 / intervalMicros);
+        List<String> jobIds = new ArrayList<>();
+        for (int i = 0; i < JOBS; i++) {
+            jobIds.add(given().contentType(ContentType.JSON).body(Map.of("query", "sse bench alone " + i))
+                    .post("/research/start").then().statusCode(202).extract().path("jobId"));
+        }
+        long cpuBefore = processCpuNanos();
+        TickingProcessor processor = new TickingProcessor(intervalMicros, ticks);
+        Worker worker = bench.startWorker(processor, JOBS);
+        try {
+            if (!processor.finished.await(RUN.plus(Duration.ofMinutes(2)).toSeconds(), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the jobs did not finish");
+            }
+            return processCpuNanos() - cpuBefore;
+        } finally {
+            bench.stop(worker);
         }
     }
 
@@ -157,14 +236,24 @@ class SseBenchmark {
             client.awaitPhase("connected", Duration.ofMinutes(2));
             long heapIdle = usedHeapAfterGc();
             long cpuBefore = processCpuNanos();
+            long systemBefore = ProcessStats.systemCpuMicros(ProcessHandle.current().pid());
+            long clientBefore = client.cpuMicros();
             server.run(intervalMicros, ticks);
             try {
                 JsonNode done = client.awaitPhase("done", RUN.plus(Duration.ofMinutes(2)));
-                return new Result(done, processCpuNanos() - cpuBefore, (heapIdle - heapBefore) / (double) subscribers);
+                return new Result(done, processCpuNanos() - cpuBefore,
+                        ProcessStats.systemCpuMicros(ProcessHandle.current().pid()) - systemBefore,
+                        (heapIdle - heapBefore) / (double) subscribers, 0, client.cpuMicros() - clientBefore);
             } finally {
                 server.stopTicking();
             }
         }
+    }
+
+    /** @return the clients Redis has now, all from this JVM (the service and its worker) but the one asking */
+    private long redisClients() {
+        String list = redis.send(Request.cmd(Command.CLIENT).arg("LIST")).await().atMost(Duration.ofSeconds(5)).toString();
+        return list.lines().filter(line -> !line.isBlank()).count() - 1;
     }
 
     private static long usedHeapAfterGc() {
@@ -192,11 +281,17 @@ class SseBenchmark {
         final double p50Ms;
         final double p99Ms;
         final long cpuNanos;
+        final long systemMicros;
         final double spanSeconds;
         final double heapBytesPerSubscriber;
+        final long redisConnections;
+        /** The load client's CPU time over the run (its process), µs. */
+        final long clientMicros;
         final JsonNode client;
 
-        Result(JsonNode done, long cpuNanos, double heapBytesPerSubscriber) {
+        Result(JsonNode done, long cpuNanos, long systemMicros, double heapBytesPerSubscriber, long redisConnections,
+                long clientMicros) {
+            this.clientMicros = clientMicros;
             this.client = done;
             this.deliveries = done.path("deliveries").asLong();
             this.outOfOrder = done.path("outOfOrder").asLong();
@@ -206,6 +301,16 @@ class SseBenchmark {
             this.cpuNanos = cpuNanos;
             this.spanSeconds = done.path("spanMs").asDouble() / 1000;
             this.heapBytesPerSubscriber = heapBytesPerSubscriber;
+            this.systemMicros = systemMicros;
+            this.redisConnections = redisConnections;
+        }
+
+        double clientMicrosPerDelivery() {
+            return deliveries == 0 ? 0 : clientMicros / (double) deliveries;
+        }
+
+        double systemMicrosPerDelivery() {
+            return deliveries == 0 ? 0 : systemMicros / (double) deliveries;
         }
 
         double ratePerSecond() {
@@ -222,6 +327,9 @@ class SseBenchmark {
 
         private final long intervalMicros;
         private final int ticks;
+        private final java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+        /** Counts down as each job has appended its events (without polling, which would cost CPU in the run). */
+        final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(JOBS);
 
         TickingProcessor(long intervalMicros, int ticks) {
             this.intervalMicros = intervalMicros;
@@ -237,11 +345,15 @@ class SseBenchmark {
         public Uni<Object> process(JobContext context) {
             // Buffered: under load a tick must wait for the previous write rather than fail the attempt (which the
             // queue would retry, repeating events).
-            return Multi.createFrom().ticks().every(Duration.ofNanos(intervalMicros * 1000)).onOverflow().buffer(ticks)
+            // Each job starts at its own phase of the interval, so that the 100 jobs' events are spread evenly over
+            // time as the ceiling's are, rather than appended in bursts of 100 at the same instant.
+            long phaseMicros = intervalMicros * (started.getAndIncrement() % JOBS) / JOBS;
+            return Multi.createFrom().ticks().startingAfter(Duration.ofNanos(phaseMicros * 1000 + 1))
+                    .every(Duration.ofNanos(intervalMicros * 1000)).onOverflow().buffer(ticks)
                     .select().first(ticks)
                     .onItem().transformToUniAndConcatenate(tick -> context.progress((int) (tick * 100 / ticks), null,
                             json.createObjectNode().put("sentAtMicros", nowMicros())))
-                    .collect().last().replaceWith((Object) Map.of("ticks", ticks));
+                    .collect().last().invoke(finished::countDown).replaceWith((Object) Map.of("ticks", ticks));
         }
     }
 
@@ -277,6 +389,11 @@ class SseBenchmark {
             Path log = Files.createTempFile("sse-bench-client", ".log");
             return new Client(new ProcessBuilder(command).directory(CLIENT.toFile())
                     .redirectError(log.toFile()).start());
+        }
+
+        /** @return the client process's CPU time so far, µs */
+        long cpuMicros() {
+            return ProcessStats.cpuMicros(process.pid());
         }
 
         JsonNode awaitPhase(String phase, Duration timeout) throws InterruptedException {
@@ -353,8 +470,12 @@ class SseBenchmark {
             timer = vertx.setPeriodic(perTickMs, id -> {
                 for (int i = 0; i < perTick && sequence < total; i++) {
                     long seq = sequence++;
-                    Buffer event = Buffer.buffer("id: 1-" + seq + "\nevent: progress\ndata: {\"sentAtMicros\":"
-                            + nowMicros() + "}\n\n");
+                    // The bytes of the service's progress events (an entry id of Redis's form, the same fields), so
+                    // that the client's work per event is the same as with the service.
+                    long now = nowMicros();
+                    Buffer event = Buffer.buffer("id: " + now / 1000 + "-" + seq + "\nevent: progress\ndata: "
+                            + "{\"status\":\"progress\",\"fencingToken\":1,\"workerId\":\"bench-ceiling\",\"percent\":"
+                            + (seq * 100 / total) + ",\"sentAtMicros\":" + now + "}\n\n");
                     for (HttpServerResponse response : groups.get((int) (seq % JOBS))) {
                         response.write(event);
                     }

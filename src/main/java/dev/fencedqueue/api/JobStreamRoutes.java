@@ -1,0 +1,97 @@
+package dev.fencedqueue.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.events.JobEventFollower;
+import dev.fencedqueue.queue.JobNotFoundException;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.RedisUnavailableException;
+import dev.fencedqueue.queue.SharedConnection;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+
+/**
+ * The SSE streams of jobs, {@code GET /research/stream/{jobId}} and {@code GET /notifications/jobs/{jobId}/stream}
+ * (documented in {@code META-INF/openapi.yaml}): plain Vert.x routes rather than REST resources, so that each event is
+ * framed once and the same bytes are written to every subscriber of the job, with no per-subscriber serialization
+ * (see {@link JobEventFollower#follow}). Before the first byte they answer, as JSON errors: 404 when the job does not
+ * exist, 503 when Redis is unavailable; and {@code 204 No Content} to a client whose {@code Last-Event-ID} shows it
+ * already has the end of a finished job, which per the SSE specification (HTML Living Standard) makes an
+ * {@code EventSource} stop reconnecting. The last event id comes from the {@code Last-Event-ID} header or the
+ * {@code lastEventId} query parameter ({@link LastEventIds}).
+ */
+@ApplicationScoped
+public class JobStreamRoutes {
+
+    private static final Logger LOG = Logger.getLogger(JobStreamRoutes.class);
+
+    private final JobQueue research;
+    private final JobQueue notifications;
+    private final JobEventFollower follower;
+    private final ObjectMapper json;
+
+    public JobStreamRoutes(Queues queues, ResearchConfig research, BulkConfig bulk, JobEventFollower follower,
+            ObjectMapper json) {
+        this.research = queues.queue(research.queue());
+        this.notifications = queues.queue(bulk.queue());
+        this.follower = follower;
+        this.json = json;
+    }
+
+    void install(@Observes Router router) {
+        router.get("/research/stream/:jobId").handler(context -> stream(research, context));
+        router.get("/notifications/jobs/:jobId/stream").handler(context -> stream(notifications, context));
+    }
+
+    private void stream(JobQueue queue, RoutingContext context) {
+        String jobId = context.pathParam("jobId");
+        HttpServerResponse response = context.response();
+        if (!QueueKeys.isValidJobId(jobId)) {
+            error(response, 404, ApiError.of("not_found", new JobNotFoundException(queue.name(), jobId).getMessage()));
+            return;
+        }
+        String lastEventId = LastEventIds.of(context.request().getHeader("Last-Event-ID"),
+                context.queryParams().get(LastEventIds.QUERY));
+        Context connection = Vertx.currentContext();
+        follower.follow(queue, jobId, lastEventId, response).subscribe().with(started -> {
+        }, failure -> connection.runOnContext(ignored -> fail(response, failure)));
+    }
+
+    private void fail(HttpServerResponse response, Throwable failure) {
+        if (response.headWritten() || response.closed()) {
+            LOG.warn("an SSE stream failed after its start", failure);
+            if (!response.ended() && !response.closed()) {
+                response.reset();
+            }
+        } else if (failure instanceof JobNotFoundException notFound) {
+            error(response, 404, ApiError.of("not_found", notFound.getMessage()));
+        } else if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {
+            LOG.debugf("Redis unavailable: %s", failure.getMessage());
+            error(response, 503, ApiError.of("unavailable", "the job store (Redis) is unavailable, retry later"));
+        } else {
+            LOG.error("unexpected error opening an SSE stream", failure);
+            error(response, 500, ApiError.of("internal", "unexpected error"));
+        }
+    }
+
+    private void error(HttpServerResponse response, int status, ApiError body) {
+        try {
+            response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(json.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            response.setStatusCode(500).end();
+        }
+    }
+}

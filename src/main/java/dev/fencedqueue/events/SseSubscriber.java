@@ -1,0 +1,250 @@
+package dev.fencedqueue.events;
+
+import java.util.ArrayDeque;
+import java.util.List;
+
+import dev.fencedqueue.queue.Job;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.impl.ContextInternal;
+import org.jboss.logging.Logger;
+
+/**
+ * One SSE response following a job: its replay, then the live events the tailer hands it, through its
+ * {@link EpochGate}. Every method runs on the event loop of the response's connection ({@link #context()}), so the
+ * writes need no hop and no lock; the tailer hands live events over in batches, one task per event loop.
+ *
+ * <p>Memory is bounded: live events that arrive before the replay is written wait in a queue, and frames that the
+ * connection cannot take (more than {@code writeQueueMaxSize} bytes unsent) wait in a backlog; past
+ * {@code bufferLimit} events in either (the unsent part of the replay aside) the subscriber is disconnected, and its
+ * client resumes with {@code Last-Event-ID}; so is one whose connection has taken nothing for a keep-alive period while
+ * frames wait. A slow subscriber therefore never holds others back: nobody waits for it.
+ */
+final class SseSubscriber {
+
+    private static final Logger LOG = Logger.getLogger(SseSubscriber.class);
+
+    private final HttpServerResponse response;
+    private final ContextInternal context;
+    private final int bufferLimit;
+    private final Runnable onSlow;
+    private Runnable onFinish = () -> {
+    };
+    /** Live events handed over before {@link #start}; {@code null} after it. */
+    private ArrayDeque<FramedEvent> early = new ArrayDeque<>();
+    /** Frames waiting for the connection to drain; {@code null} while it takes writes. */
+    private ArrayDeque<Buffer> backlog;
+    /** Frames of the replay still in the backlog: they do not count against the buffer limit. */
+    private int replayWaiting;
+    /** The last id of the replay until a newer live event has passed; {@code null} after. */
+    private String replayEnd;
+    private EpochGate gate;
+    private boolean ending;
+    private boolean finished;
+    /** When a frame was last handed to the connection. */
+    private long lastSentNanos = System.nanoTime();
+
+    /**
+     * @param response the response, not yet written; this subscriber writes its status, headers and body
+     * @param context the current Vert.x context: that of the request's connection
+     * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
+     * @param bufferLimit the events that may wait (before the start, or in the backlog) before a disconnect
+     * @param onSlow called when the subscriber is disconnected for being slow
+     */
+    SseSubscriber(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Runnable onSlow) {
+        this.response = response;
+        this.context = ((ContextInternal) context).unwrap();
+        this.bufferLimit = bufferLimit;
+        this.onSlow = onSlow;
+        response.setWriteQueueMaxSize(writeQueueMaxSize);
+        response.closeHandler(ignored -> finish());
+    }
+
+    /** @return the event loop context of the connection, where every method of this subscriber must run */
+    ContextInternal context() {
+        return context;
+    }
+
+    /** Runs {@code action} on {@link #context()}. */
+    void execute(Runnable action) {
+        context.runOnContext(ignored -> action.run());
+    }
+
+    /**
+     * @param onFinish called once, on {@link #context()}, when the response ends or its connection closes; at once
+     *        when that has already happened
+     */
+    void onFinish(Runnable onFinish) {
+        if (finished) {
+            onFinish.run();
+        } else {
+            this.onFinish = onFinish;
+        }
+    }
+
+    /**
+     * Sends the status, the headers, the {@code retry:} field and the replay, then whatever arrived live meanwhile.
+     *
+     * @param job the job, as read before the replay
+     * @param clientEpoch the epoch of the client's {@code Last-Event-ID}, -1 when none
+     * @param resumeAfter the client's {@code Last-Event-ID}, or {@code null}
+     * @param replay the job's stream after {@code resumeAfter}, in order
+     * @param retry the {@code retry:} block
+     */
+    void start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay, Buffer retry) {
+        if (finished) {
+            return;
+        }
+        response.setStatusCode(200).setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream")
+                .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
+        write(retry);
+        // Once epoch T is current no event of an older epoch can be appended, so older ones are history.
+        List<JobEvent> current = replay.stream().filter(e -> e.fencingToken() >= job.fencingToken()).toList();
+        if (job.state().isTerminal() && current.stream().noneMatch(JobEvent::isTerminal)) {
+            end();
+            return;
+        }
+        replayEnd = replay.isEmpty() ? (resumeAfter == null ? "0-0" : resumeAfter) : replay.get(replay.size() - 1).id();
+        gate = new EpochGate(clientEpoch);
+        for (JobEvent event : current) {
+            admit(event, null);
+        }
+        // What the connection has not taken of the replay waits in the backlog, but is not a sign of slowness yet.
+        replayWaiting = backlog == null ? 0 : backlog.size();
+        ArrayDeque<FramedEvent> arrived = early;
+        early = null;
+        if (!finished) {
+            deliver(arrived);
+        }
+    }
+
+    /** @param batch live events of the job, in stream order, each after every event handed over before */
+    void deliver(Iterable<FramedEvent> batch) {
+        if (finished) {
+            return;
+        }
+        if (early != null) {
+            batch.forEach(early::add);
+            if (early.size() > bufferLimit) {
+                disconnectSlow();
+            }
+            return;
+        }
+        for (FramedEvent live : batch) {
+            if (replayEnd != null) {
+                // The tailer may hand over events that the replay, read after the registration, already held.
+                if (StreamIds.compare(live.event().id(), replayEnd) <= 0) {
+                    continue;
+                }
+                replayEnd = null; // events come in stream order: every later one is newer too
+            }
+            admit(live.event(), live.frame());
+        }
+    }
+
+    /**
+     * Sends a keep-alive comment when nothing was sent for {@code idleNanos}; disconnects the subscriber when its
+     * connection has taken nothing for that long while frames wait (a client that stopped reading).
+     */
+    void keepAlive(long nowNanos, long idleNanos) {
+        if (finished || early != null || nowNanos - lastSentNanos < idleNanos) {
+            return;
+        }
+        if (backlog != null) {
+            disconnectSlow();
+        } else if (!ending) {
+            send(SseFrames.KEEP_ALIVE);
+        }
+    }
+
+    /** Closes the connection (shutdown, or too slow a client); its client reconnects. */
+    void disconnect() {
+        if (!finished) {
+            // reset(), not close(): on HTTP/2 it ends this stream only, not the connection's other streams; on
+            // HTTP/1.1 it closes the connection, as a response that has not ended cannot be cut short otherwise.
+            response.reset();
+            finish();
+        }
+    }
+
+    private void admit(JobEvent event, Buffer frame) {
+        switch (gate.admit(event)) {
+            case DROP -> {
+                return;
+            }
+            case RESET_THEN_SEND -> write(SseFrames.message(StreamMessage.reset(event.fencingToken(), gate.previousEpoch())));
+            case SEND -> {
+            }
+        }
+        write(frame != null ? frame : SseFrames.message(StreamMessage.of(event)));
+        if (gate.ended()) {
+            end();
+        }
+    }
+
+    private void write(Buffer frame) {
+        if (finished) {
+            return;
+        }
+        if (backlog == null && !response.writeQueueFull()) {
+            send(frame);
+            return;
+        }
+        if (backlog == null) {
+            backlog = new ArrayDeque<>();
+            response.drainHandler(ignored -> drain());
+        }
+        backlog.add(frame);
+        if (early == null && backlog.size() - replayWaiting > bufferLimit) {
+            disconnectSlow();
+        }
+    }
+
+    private void send(Buffer frame) {
+        lastSentNanos = System.nanoTime();
+        response.write(frame);
+    }
+
+    private void drain() {
+        while (!finished && backlog != null && !backlog.isEmpty() && !response.writeQueueFull()) {
+            send(backlog.poll());
+            if (replayWaiting > 0) {
+                replayWaiting--;
+            }
+        }
+        if (backlog != null && backlog.isEmpty()) {
+            backlog = null;
+            response.drainHandler(null);
+            if (ending) {
+                end();
+            }
+        }
+    }
+
+    /** Ends the response once the backlog is written: an {@code EventSource} then reconnects and gets 204. */
+    private void end() {
+        ending = true;
+        if (backlog == null && !finished) {
+            response.end();
+            finish();
+        }
+    }
+
+    private void disconnectSlow() {
+        LOG.debugf("disconnecting a slow SSE subscriber (%d events waiting); it resumes with Last-Event-ID",
+                early != null ? early.size() : backlog == null ? 0 : backlog.size());
+        onSlow.run();
+        disconnect();
+    }
+
+    private void finish() {
+        if (!finished) {
+            finished = true;
+            early = null;
+            backlog = null;
+            onFinish.run();
+        }
+    }
+}
