@@ -20,7 +20,7 @@ import io.vertx.core.buffer.Buffer;
 public final class SseFrames {
 
     /** The keep-alive comment sent while a stream is idle. */
-    static final Buffer KEEP_ALIVE = shared(": keep-alive\n\n");
+    private static final String KEEP_ALIVE = ": keep-alive\n\n";
 
     private SseFrames() {
     }
@@ -32,7 +32,15 @@ public final class SseFrames {
 
     /** @return the frame of one message (a keep-alive, a reset, an event of a replay) */
     static Buffer message(StreamMessage message) {
-        return message.isKeepAlive() ? KEEP_ALIVE : Buffer.buffer(text(message));
+        return Buffer.buffer(text(message));
+    }
+
+    /**
+     * @return the keep-alive comment, a new buffer each time: no buffer may live in a static field, which the native
+     *         image would try to store in its heap (Netty's buffers are initialized at run time)
+     */
+    static Buffer keepAlive() {
+        return Buffer.buffer(KEEP_ALIVE);
     }
 
     /**

@@ -155,7 +155,7 @@ final class SseSubscriber {
         if (backlog != null) {
             disconnectSlow();
         } else if (!ending) {
-            send(SseFrames.KEEP_ALIVE);
+            send(SseFrames.keepAlive());
         }
     }
 

@@ -32,7 +32,7 @@ class SseFramesTest {
 
     @Test
     void framesKeepAlivesAsCommentsAndTheReconnectionTimeAlone() {
-        assertThat(SseFrames.KEEP_ALIVE.toString(StandardCharsets.UTF_8)).isEqualTo(": keep-alive\n\n");
+        assertThat(SseFrames.keepAlive().toString(StandardCharsets.UTF_8)).isEqualTo(": keep-alive\n\n");
         assertThat(SseFrames.retry(Duration.ofMillis(1500)).toString(StandardCharsets.UTF_8)).isEqualTo("retry: 1500\n\n");
     }
 
