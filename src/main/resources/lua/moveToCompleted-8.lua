@@ -31,7 +31,9 @@
   when completed, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token), -9
   (not active), in which case that job was left unchanged; the rest is the activation as in moveToActive
   (ARGV[4] being the number asked for). When no job could be completed, nothing is activated
-  (activationCode 0, extra -1).
+  (activationCode 0, extra -1). Idempotent (include finishOnce): a repeat of a call that completed a job, with the
+  same ARGV[5], returns the first reply (the activated jobs' fields as they are now) and changes nothing; its record
+  '<prefix>finished:<ARGV[5]>' lives for ARGV[6] ms.
 ]]
 --- @include "nowMs"
 --- @include "checkOwnership"
@@ -42,6 +44,7 @@
 --- @include "releaseDedup"
 --- @include "applyRetention"
 --- @include "activateJobs"
+--- @include "finishOnce"
 
 -- Completes one job; returns 0, or the ownership check's code.
 local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData)
@@ -76,6 +79,10 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
 end
 
 local prefix = ARGV[1]
+local repeated = repeatedFinish(prefix, ARGV[5])
+if repeated then
+    return repeated
+end
 local now, nowText, nowMicros = nowMs()
 local codes = {}
 local completed = 0
@@ -91,4 +98,4 @@ if completed == 0 then
 end
 local activation, extra, jobs = activateJobs(KEYS[3], KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8],
     prefix, tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[2], ARGV[3], now, nowText)
-return activationReply({codes}, activation, nowMicros, extra, jobs)
+return rememberFinish(prefix, ARGV[5], ARGV[6], activationReply({codes}, activation, nowMicros, extra, jobs))

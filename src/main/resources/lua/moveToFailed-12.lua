@@ -34,7 +34,9 @@
 
   Returns {code, activationCode, now, extra, jobs...}: code 1 when the job will be retried, 0 when it
   failed for good, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token),
-  -9 (not active), in which case nothing changed; the rest as in moveToActive.
+  -9 (not active), in which case nothing changed; the rest as in moveToActive. Idempotent (include finishOnce): a
+  repeat of a call that ended the attempt, with the same ARGV[11], returns the first reply (the activated jobs'
+  fields as they are now) and changes nothing; its record '<prefix>finished:<ARGV[11]>' lives for ARGV[12] ms.
 ]]
 --- @include "nowMs"
 --- @include "checkOwnership"
@@ -47,8 +49,13 @@
 --- @include "releaseDedup"
 --- @include "applyRetention"
 --- @include "activateJobs"
+--- @include "finishOnce"
 
 local prefix, jobId = ARGV[1], ARGV[2]
+local repeated = repeatedFinish(prefix, ARGV[11])
+if repeated then
+    return repeated
+end
 local now, nowText, nowMicros = nowMs()
 local code = checkOwnership(KEYS[8], KEYS[9], KEYS[10], ARGV[3], ARGV[4])
 if code ~= 0 then
@@ -90,4 +97,4 @@ end
 
 local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[12],
     prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now, nowText)
-return activationReply({code}, activation, nowMicros, extra, jobs)
+return rememberFinish(prefix, ARGV[11], ARGV[12], activationReply({code}, activation, nowMicros, extra, jobs))

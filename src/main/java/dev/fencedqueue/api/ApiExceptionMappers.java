@@ -47,6 +47,15 @@ public class ApiExceptionMappers {
     }
 
     @ServerExceptionMapper
+    public RestResponse<ApiError> tooManyRequests(TooManyRequestsException e) {
+        // Retry-After in whole seconds (RFC 9110), rounded up so that a client that waits that long gets in.
+        long seconds = Math.max(1, (e.retryAfter().toMillis() + 999) / 1000);
+        return RestResponse.ResponseBuilder.<ApiError>create(Response.Status.TOO_MANY_REQUESTS)
+                .entity(ApiError.of("too_many_requests", e.getMessage())).type(MediaType.APPLICATION_JSON_TYPE)
+                .header("Retry-After", Long.toString(seconds)).build();
+    }
+
+    @ServerExceptionMapper
     public RestResponse<ApiError> invalid(ConstraintViolationException e) {
         ConstraintViolation<?> first = e.getConstraintViolations().stream()
                 .min(java.util.Comparator.comparing(v -> v.getPropertyPath().toString())).orElse(null);
@@ -70,7 +79,35 @@ public class ApiExceptionMappers {
 
     @ServerExceptionMapper
     public RestResponse<ApiError> mismatchedJson(MismatchedInputException e) {
-        return malformedJson(e);
+        String field = e.getPath().isEmpty() ? null : e.getPath().get(e.getPath().size() - 1).getFieldName();
+        if (field == null) {
+            return malformedJson(e);
+        }
+        return error(Response.Status.BAD_REQUEST, new ApiError("bad_request",
+                "`" + field + "` must be " + expected(e.getTargetType()), field));
+    }
+
+    /** @return what a JSON value of {@code type} looks like, for a message ("a string", "an integer" ...) */
+    private static String expected(Class<?> type) {
+        if (type == null) {
+            return "of another type";
+        }
+        if (CharSequence.class.isAssignableFrom(type)) {
+            return "a string";
+        }
+        if (type == int.class || type == long.class || type == Integer.class || type == Long.class) {
+            return "an integer";
+        }
+        if (type == double.class || type == float.class || Number.class.isAssignableFrom(type)) {
+            return "a number";
+        }
+        if (type == boolean.class || type == Boolean.class) {
+            return "true or false";
+        }
+        if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        }
+        return "an object";
     }
 
     @ServerExceptionMapper
@@ -103,6 +140,9 @@ public class ApiExceptionMappers {
 
     @ServerExceptionMapper
     public RestResponse<ApiError> web(WebApplicationException e) {
+        if (e.getCause() instanceof MismatchedInputException mismatched) {
+            return mismatchedJson(mismatched);
+        }
         if (e.getCause() instanceof JsonProcessingException json) {
             return malformedJson(json);
         }

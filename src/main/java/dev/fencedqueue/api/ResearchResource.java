@@ -16,6 +16,7 @@ import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ResearchRequest;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
@@ -39,8 +40,11 @@ public class ResearchResource {
     private final ResearchConfig config;
     private final JobHistory history;
     private final ObjectMapper json;
+    private final StartRateLimit rateLimit;
 
-    public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json) {
+    public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json,
+            StartRateLimit rateLimit) {
+        this.rateLimit = rateLimit;
         this.queue = queues.queue(config.queue());
         this.config = config;
         this.history = history;
@@ -52,10 +56,11 @@ public class ResearchResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Queue a research job", description = "202 with the job id and its URLs. With an "
-            + "Idempotency-Key header, the same key within its TTL returns the same job.")
+            + "Idempotency-Key header, the same key within its TTL returns the same job. 429 with Retry-After when the "
+            + "client's address has started fq.research.start-rate-limit jobs in the current window.")
     public Uni<RestResponse<StartResponse>> start(
             @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,
-            @RestHeader("Idempotency-Key") String idempotencyKey) {
+            @RestHeader("Idempotency-Key") String idempotencyKey, HttpServerRequest http) {
         JobOptions options = JobOptions.defaults().withJobId("research-" + UUID.randomUUID())
                 .withAttempts(config.attempts()).withBackoff(Backoff.exponential(config.backoffDelay()))
                 .withTimeout(config.jobTimeout())
@@ -64,7 +69,9 @@ public class ResearchResource {
         if (idempotencyKey != null) {
             options = options.withIdempotencyKey(idempotencyKey, config.idempotencyTtl());
         }
-        return queue.add("research", request, options).map(added -> {
+        JobOptions accepted = options;
+        String client = http.remoteAddress() == null ? "unknown" : http.remoteAddress().hostAddress();
+        return rateLimit.admit(queue, client).chain(() -> queue.add("research", request, accepted)).map(added -> {
             StartResponse body = StartResponse.of(added.jobId(), added.created());
             return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
                     .location(java.net.URI.create(body.statusUrl())).build();

@@ -4,6 +4,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
 
 /**
  * Cross-field checks of the configuration, run at startup so that a bad combination fails fast: first of all
@@ -11,6 +12,8 @@ import jakarta.enterprise.event.Observes;
  */
 @ApplicationScoped
 public class ConfigChecks {
+
+    private static final Logger LOG = Logger.getLogger(ConfigChecks.class);
 
     void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
             SimulatorConfig simulator) {
@@ -31,6 +34,10 @@ public class ConfigChecks {
      */
     public static void check(LlmConfig llm, SimulatorConfig simulator) {
         boolean simulated = llm.url().filter(url -> !url.isBlank()).isEmpty();
+        if (simulated && !simulator.enabled()) {
+            LOG.warn("no LLM server: `fq.llm.url` is empty and the built-in simulator is off (`fq.simulator.enabled`);"
+                    + " research jobs will fail until one of them is set");
+        }
         boolean openai = llm.protocol() == LlmConfig.Protocol.OPENAI;
         if (openai && !simulated && llm.model().filter(model -> !model.isBlank()).isEmpty()) {
             throw new IllegalStateException("`fq.llm.model` must be set when `fq.llm.protocol` is openai and "

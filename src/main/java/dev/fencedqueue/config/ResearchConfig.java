@@ -59,4 +59,16 @@ public interface ResearchConfig {
     /** The window of {@link #rateLimitMax()}. */
     @WithDefault("1m")
     Duration rateLimitDuration();
+
+    /**
+     * Per client address: {@code POST /research/start} requests admitted per {@link #startRateLimitWindow()} (a fixed
+     * window counted in Redis, so for the whole fleet); past it the answer is 429 with {@code Retry-After}. Empty for
+     * none, the default. Behind a proxy, let Quarkus take the client's address from {@code X-Forwarded-For}
+     * ({@code quarkus.http.proxy.proxy-address-forwarding}), or every client shares the proxy's.
+     */
+    Optional<@Min(1) Integer> startRateLimit();
+
+    /** The window of {@link #startRateLimit()}. */
+    @WithDefault("1m")
+    Duration startRateLimitWindow();
 }

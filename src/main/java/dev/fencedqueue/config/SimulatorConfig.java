@@ -13,6 +13,14 @@ import jakarta.validation.constraints.Min;
 @ConfigMapping(prefix = "fq.simulator")
 public interface SimulatorConfig {
 
+    /**
+     * Whether the simulator's endpoints answer: on in dev mode and tests, off by default in the packaged application
+     * (its paths then answer 404), so that a production instance offers no fake LLM to the world. With it off, an
+     * empty {@code fq.llm.url} leaves research jobs without an LLM: they fail, saying so.
+     */
+    @WithDefault("false")
+    boolean enabled();
+
     /** Progress events per research stream, before the final summary. */
     @WithDefault("10")
     @Min(1)

@@ -29,6 +29,7 @@ public enum LuaScript {
     RELEASE_SINGLE_FLIGHT("releaseSingleFlight", 1),
     CLAIM_CURSOR("claimCursor", 1),
     ADD_TOKENS("addTokens", 1),
+    RATE_LIMIT("rateLimit", 1),
     /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
     COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
 

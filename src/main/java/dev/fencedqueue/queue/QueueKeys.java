@@ -134,6 +134,14 @@ public record QueueKeys(String queue, String prefix) {
     }
 
     /**
+     * @param client a client's address (IPv4 or IPv6 text)
+     * @return the counter of the client's current window of the start rate limit
+     */
+    public String startRateLimit(String client) {
+        return prefix + "start-rate:" + client;
+    }
+
+    /**
      * @param key a single-flight key (for example a channel name)
      * @return the key that names the running job holding it
      */

@@ -56,7 +56,8 @@ public class ChatCompletionsClient {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(LlmClient.REQUEST_ID, jobId);
         config.apiKey().filter(key -> !key.isBlank()).ifPresent(key -> headers.put("Authorization", "Bearer " + key));
-        return connector.open(url(), body, headers).onItem().transformToMulti(exchange -> Multi.createFrom().deferred(() -> {
+        return Uni.createFrom().deferred(() -> connector.open(url(), body, headers))
+                .onItem().transformToMulti(exchange -> Multi.createFrom().deferred(() -> {
             AtomicBoolean done = new AtomicBoolean();
             return SseEvents.of(exchange, "the LLM server")
                     .select().where(data -> {
@@ -73,7 +74,10 @@ public class ChatCompletionsClient {
         }));
     }
 
-    /** @return {@code fq.llm.url} with {@code /v1/chat/completions} appended, or this instance's simulator */
+    /**
+     * @return {@code fq.llm.url} with {@code /v1/chat/completions} appended, or this instance's simulator
+     * @throws LlmException when {@code fq.llm.url} is empty and the simulator is off
+     */
     public URI url() {
         return config.url().filter(url -> !url.isBlank())
                 .map(base -> URI.create(base.replaceAll("/+$", "") + "/v1/chat/completions"))

@@ -49,11 +49,14 @@ public class LlmClient {
         } catch (JsonProcessingException e) {
             return Multi.createFrom().failure(e);
         }
-        return connector.open(url(), body, Map.of(REQUEST_ID, jobId)).onItem().transformToMulti(exchange -> SseEvents
-                .of(exchange, "the research LLM").map(this::message));
+        return Multi.createFrom().deferred(() -> connector.open(url(), body, Map.of(REQUEST_ID, jobId))
+                .onItem().transformToMulti(exchange -> SseEvents.of(exchange, "the research LLM").map(this::message)));
     }
 
-    /** @return the LLM endpoint: {@code fq.llm.url}, or this instance's simulator */
+    /**
+     * @return the LLM endpoint: {@code fq.llm.url}, or this instance's simulator
+     * @throws LlmException when {@code fq.llm.url} is empty and the simulator is off
+     */
     public URI url() {
         return config.url().filter(u -> !u.isBlank()).map(URI::create).orElseGet(() -> simulator("/research"));
     }
@@ -69,8 +72,13 @@ public class LlmClient {
     /**
      * @param path a path under {@code /simulator}
      * @return the URL of this instance's simulator endpoint
+     * @throws LlmException when the simulator is off ({@code fq.simulator.enabled})
      */
     static URI simulator(String path) {
+        if (!ConfigProvider.getConfig().getOptionalValue("fq.simulator.enabled", Boolean.class).orElse(false)) {
+            throw new LlmException("no LLM server: `fq.llm.url` is empty and the built-in simulator is off "
+                    + "(`fq.simulator.enabled`)");
+        }
         String portProperty = LaunchMode.current() == LaunchMode.TEST ? "quarkus.http.test-port" : "quarkus.http.port";
         int port = ConfigProvider.getConfig().getOptionalValue(portProperty, Integer.class).orElse(8080);
         return URI.create("http://127.0.0.1:" + port + "/simulator" + path);

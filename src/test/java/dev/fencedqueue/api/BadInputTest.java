@@ -55,8 +55,16 @@ class BadInputTest {
                 .body(not(containsString("at dev.")));
         given().contentType(ContentType.JSON).body("[1, 2]").post("/research/start")
                 .then().statusCode(400).body("error", equalTo("bad_request"));
-        given().contentType(ContentType.JSON).body("{\"query\": 42}").post("/research/start")
-                .then().statusCode(202);
+    }
+
+    /** No coercion between JSON scalars: a number, a boolean or an object is not a query, a string is not a size. */
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"query\": 42}", "{\"query\": 4.2}", "{\"query\": true}", "{\"query\": {\"a\": 1}}",
+            "{\"query\": [\"a\"]}"})
+    void rejectsAQueryThatIsNotAString(String body) {
+        given().contentType(ContentType.JSON).body(body).post("/research/start")
+                .then().statusCode(400).body("error", equalTo("bad_request")).body("field", equalTo("query"))
+                .body("message", equalTo("`query` must be a string"));
     }
 
     @Test

@@ -12,7 +12,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -53,11 +52,8 @@ class SlowSubscriberTest extends ResearchTestSupport {
     /** Small buffers, so that a subscriber that stops reading is found out soon. */
     public static class SmallBuffers extends WorkersOffProfile {
         @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.put("fq.events.subscriber-buffer", "16");
-            config.put("fq.events.subscriber-write-queue", "4K");
-            return config;
+        protected Map<String, String> more() {
+            return Map.of("fq.events.subscriber-buffer", "16", "fq.events.subscriber-write-queue", "4K");
         }
     }
 

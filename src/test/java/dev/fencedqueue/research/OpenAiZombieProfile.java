@@ -1,6 +1,5 @@
 package dev.fencedqueue.research;
 
-import java.util.HashMap;
 import java.util.Map;
 
 import dev.fencedqueue.testing.WorkersOffProfile;
@@ -12,12 +11,10 @@ import dev.fencedqueue.testing.WorkersOffProfile;
 public class OpenAiZombieProfile extends WorkersOffProfile {
 
     @Override
-    public Map<String, String> getConfigOverrides() {
-        Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-        config.put("fq.llm.protocol", "openai");
-        config.put("fq.simulator.answer-words", "400");
-        config.put("fq.simulator.token-interval", "20ms");
-        config.put("fq.llm.delta-interval", "100ms");
-        return config;
+    protected Map<String, String> more() {
+        return Map.of("fq.llm.protocol", "openai",
+                "fq.simulator.answer-words", "400",
+                "fq.simulator.token-interval", "20ms",
+                "fq.llm.delta-interval", "100ms");
     }
 }

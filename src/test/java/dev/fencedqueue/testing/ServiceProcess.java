@@ -86,6 +86,8 @@ public final class ServiceProcess implements AutoCloseable {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("quarkus.http.host", "127.0.0.1");
         all.put("quarkus.http.port", Integer.toString(port));
+        // The tests' LLM: the built-in simulator, off by default in the packaged application.
+        all.put("fq.simulator.enabled", "true");
         all.putAll(config);
         List<String> command = application.command(jvmOptions, all);
         try {

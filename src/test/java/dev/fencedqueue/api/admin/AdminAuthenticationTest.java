@@ -36,6 +36,20 @@ class AdminAuthenticationTest {
         given().get("/admin/queues/deep-research/jobs").then().statusCode(401);
     }
 
+    /** Without credentials nothing under /admin tells what exists: an unknown path or a wrong method is 401 too. */
+    @Test
+    void unknownPathsAndMethodsUnderAdminAnswer401BeforeNotFoundOrMethodNotAllowed() {
+        given().get("/admin/no-such-thing").then().statusCode(401).contentType(ContentType.JSON)
+                .header("WWW-Authenticate", equalToIgnoringCase("basic realm=\"fenced-queue\""));
+        given().delete("/admin/queues").then().statusCode(401);
+        given().put("/admin/queues/deep-research/jobs").then().statusCode(401);
+        given().auth().preemptive().basic(AdminApi.USERNAME, "wrong").get("/admin/no-such-thing").then().statusCode(401);
+        given().auth().preemptive().basic(AdminApi.USERNAME, AdminApi.PASSWORD).get("/admin/no-such-thing").then()
+                .statusCode(404);
+        given().auth().preemptive().basic(AdminApi.USERNAME, AdminApi.PASSWORD).delete("/admin/queues").then()
+                .statusCode(405);
+    }
+
     @Test
     void refusalsAreJsonErrorsAndWrongCredentialsGetTheChallengeAgain() {
         given().get("/admin/queues").then().statusCode(401).contentType(ContentType.JSON)

@@ -1,0 +1,76 @@
+package dev.fencedqueue.api;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.WorkersOffProfile;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10: {@code POST /research/start} is rate limited per client address (3 per 2 s here), with 429 and
+ * {@code Retry-After}; a refused request creates nothing, another address is not affected, and the window ends. The
+ * client's address comes from {@code X-Forwarded-For}, as behind an ingress with Quarkus's proxy address forwarding.
+ */
+@QuarkusTest
+@TestProfile(StartRateLimitTest.Limited.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class StartRateLimitTest {
+
+    /** Three starts per client address per 2 s; client addresses from X-Forwarded-For. */
+    public static class Limited extends WorkersOffProfile {
+        @Override
+        protected Map<String, String> more() {
+            return Map.of("fq.research.start-rate-limit", "3",
+                    "fq.research.start-rate-limit-window", "2s",
+                    "quarkus.http.proxy.proxy-address-forwarding", "true",
+                    "quarkus.http.proxy.allow-x-forwarded", "true");
+        }
+    }
+
+    @Inject
+    Queues queues;
+
+    @Test
+    void refusesAClientPastItsLimitWithRetryAfterUntilItsWindowEnds() {
+        JobQueue queue = queues.queue("deep-research");
+        for (int i = 0; i < 3; i++) {
+            start("203.0.113.7", "query " + i).then().statusCode(202);
+        }
+        long afterThree = waiting(queue);
+
+        Response refused = start("203.0.113.7", "one too many");
+        refused.then().statusCode(429).contentType(ContentType.JSON).body("error", equalTo("too_many_requests"));
+        assertThat(Long.parseLong(refused.header("Retry-After"))).isBetween(1L, 2L);
+        assertThat(waiting(queue)).as("the refused request created no job").isEqualTo(afterThree);
+
+        start("198.51.100.2", "another client").then().statusCode(202);
+
+        await("the window ends").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(250))
+                .until(() -> start("203.0.113.7", "later").statusCode() == 202);
+    }
+
+    private static long waiting(JobQueue queue) {
+        return queue.getJobCounts().await().atMost(Duration.ofSeconds(5)).getOrDefault(JobState.WAITING, 0L);
+    }
+
+    private static Response start(String client, String query) {
+        return given().header("X-Forwarded-For", client).contentType(ContentType.JSON).body(Map.of("query", query))
+                .post("/research/start");
+    }
+}
