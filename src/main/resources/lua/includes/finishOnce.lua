@@ -1,3 +1,7 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes the key prefix, the call's id
+-- (its lock token prefix, ARGV of the caller) and the record's time to live (ms).
+-- Returns: repeatedFinish the earlier reply of the call, rebuilt, or nil when there was none; rememberFinish the
+-- reply it was given, after recording it.
 -- Finishing calls (moveToCompleted, moveToFailed) are idempotent. A worker retries a finishing write whose reply it
 -- did not get (a timeout, a cut connection); if the first call ran, the retry must not see "not active" (and log that
 -- a newer run owns the job) while the jobs the first call activated for the worker sit locked by nobody. So a call

@@ -19,7 +19,27 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApiError(String error, String message, String field) {
 
+    /** The answer while Redis cannot be reached (503), the same from every endpoint. */
+    public static final ApiError REDIS_UNAVAILABLE = of("unavailable", "the job store (Redis) is unavailable, retry later");
+
     public static ApiError of(String error, String message) {
         return new ApiError(error, message, null);
+    }
+
+    /**
+     * Ends a Vert.x route's response with this error as its JSON body (for the routes outside the REST layer, whose
+     * errors the exception mappers do not see).
+     *
+     * @param response the response, nothing written yet
+     * @param status the HTTP status
+     * @param json serializes the body
+     */
+    public void send(io.vertx.core.http.HttpServerResponse response, int status,
+            com.fasterxml.jackson.databind.ObjectMapper json) {
+        try {
+            response.setStatusCode(status).putHeader("Content-Type", "application/json").end(json.writeValueAsString(this));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            response.setStatusCode(500).end();
+        }
     }
 }

@@ -42,8 +42,7 @@ public class ApiExceptionMappers {
     @ServerExceptionMapper
     public RestResponse<ApiError> unavailable(RedisUnavailableException e) {
         LOG.debugf("Redis unavailable: %s", e.getMessage());
-        return error(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("unavailable",
-                "the job store (Redis) is unavailable, retry later"));
+        return error(Response.Status.SERVICE_UNAVAILABLE, ApiError.REDIS_UNAVAILABLE);
     }
 
     @ServerExceptionMapper

@@ -1,6 +1,5 @@
 package dev.fencedqueue.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.BulkConfig;
@@ -14,7 +13,6 @@ import dev.fencedqueue.queue.RedisUnavailableException;
 import dev.fencedqueue.queue.SharedConnection;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -59,7 +57,7 @@ public class JobStreamRoutes {
         String jobId = context.pathParam("jobId");
         HttpServerResponse response = context.response();
         if (!QueueKeys.isValidJobId(jobId)) {
-            error(response, 404, ApiError.of("not_found", new JobNotFoundException(queue.name(), jobId).getMessage()));
+            ApiError.of("not_found", new JobNotFoundException(queue.name(), jobId).getMessage()).send(response, 404, json);
             return;
         }
         String lastEventId = LastEventIds.of(context.request().getHeader("Last-Event-ID"),
@@ -76,22 +74,13 @@ public class JobStreamRoutes {
                 response.reset();
             }
         } else if (failure instanceof JobNotFoundException notFound) {
-            error(response, 404, ApiError.of("not_found", notFound.getMessage()));
+            ApiError.of("not_found", notFound.getMessage()).send(response, 404, json);
         } else if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {
             LOG.debugf("Redis unavailable: %s", failure.getMessage());
-            error(response, 503, ApiError.of("unavailable", "the job store (Redis) is unavailable, retry later"));
+            ApiError.REDIS_UNAVAILABLE.send(response, 503, json);
         } else {
             LOG.error("unexpected error opening an SSE stream", failure);
-            error(response, 500, ApiError.of("internal", "unexpected error"));
-        }
-    }
-
-    private void error(HttpServerResponse response, int status, ApiError body) {
-        try {
-            response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(json.writeValueAsString(body));
-        } catch (JsonProcessingException e) {
-            response.setStatusCode(500).end();
+            ApiError.of("internal", "unexpected error").send(response, 500, json);
         }
     }
 }

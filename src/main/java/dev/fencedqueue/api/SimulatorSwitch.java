@@ -1,7 +1,8 @@
 package dev.fencedqueue.api;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.fencedqueue.config.SimulatorConfig;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -13,19 +14,19 @@ import jakarta.enterprise.event.Observes;
 @ApplicationScoped
 public class SimulatorSwitch {
 
-    private static final String NOT_FOUND = "{\"error\":\"not_found\",\"message\":\"the built-in LLM simulator is off "
-            + "(fq.simulator.enabled)\"}";
+    private static final ApiError OFF = ApiError.of("not_found", "the built-in LLM simulator is off (fq.simulator.enabled)");
 
     private final boolean enabled;
+    private final ObjectMapper json;
 
-    public SimulatorSwitch(SimulatorConfig config) {
+    public SimulatorSwitch(SimulatorConfig config, ObjectMapper json) {
         this.enabled = config.enabled();
+        this.json = json;
     }
 
     void install(@Observes Router router) {
         if (!enabled) {
-            router.route("/simulator/*").order(-50).handler(context -> context.response().setStatusCode(404)
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(NOT_FOUND));
+            router.route("/simulator/*").order(-50).handler(context -> OFF.send(context.response(), 404, json));
         }
     }
 }

@@ -22,12 +22,15 @@ public class JobEventFollower {
     private final JobEventTailers tailers;
     private final EventsConfig config;
     private final Buffer retry;
+    /** {@code fq.events.subscriber-write-queue}, bytes. */
+    private final int writeQueueMaxSize;
 
     public JobEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config) {
         this.store = store;
         this.tailers = tailers;
         this.config = config;
         this.retry = SseFrames.retry(config.clientRetry());
+        this.writeQueueMaxSize = (int) Math.min(Integer.MAX_VALUE, config.subscriberWriteQueue().asLongValue());
     }
 
     /**
@@ -46,9 +49,8 @@ public class JobEventFollower {
      *         {@link dev.fencedqueue.queue.RedisUnavailableException} when Redis is down
      */
     public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response) {
-        SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(),
-                (int) Math.min(Integer.MAX_VALUE, config.subscriberWriteQueue().asLongValue()), config.subscriberBuffer(),
-                tailers::slowDisconnect);
+        SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), writeQueueMaxSize,
+                config.subscriberBuffer(), tailers::slowDisconnect);
         String resumeAfter = StreamIds.isValid(lastEventId) ? lastEventId : null;
         // The job is read once: it decides the 204, and what of the replay is current.
         return queue.requireJob(jobId).chain(job -> hasEnded(queue, job, resumeAfter).chain(ended -> ended

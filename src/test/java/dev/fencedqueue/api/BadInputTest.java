@@ -67,6 +67,16 @@ class BadInputTest {
                 .body("message", equalTo("`query` must be a string"));
     }
 
+    /** Nor is a string or a boolean a number. */
+    @ParameterizedTest
+    @ValueSource(strings = {"\"500\"", "true", "5.5"})
+    void rejectsAChunkSizeThatIsNotAnInteger(String chunkSize) {
+        given().contentType(ContentType.JSON).body("{\"message\": \"hi\", \"chunkSize\": " + chunkSize + "}")
+                .post("/notifications/channels/no-such-channel/fan-out")
+                .then().statusCode(400).body("field", equalTo("chunkSize"))
+                .body("message", equalTo("`chunkSize` must be an integer"));
+    }
+
     @Test
     void rejectsMissingBody() {
         given().contentType(ContentType.JSON).post("/research/start")

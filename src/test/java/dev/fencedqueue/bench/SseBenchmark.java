@@ -148,9 +148,10 @@ class SseBenchmark {
 
     /** Follows 100 research jobs with the client, then runs them at {@code rate} deliveries/s. */
     private Result service(int subscribers, int rate) throws Exception {
-        int perJob = subscribers / JOBS;
-        long intervalMicros = 1_000_000L * JOBS * perJob / rate;
-        int ticks = (int) (RUN.toNanos() / 1000 / intervalMicros);
+        Pace pace = Pace.of(subscribers, rate);
+        int perJob = pace.perJob();
+        long intervalMicros = pace.intervalMicros();
+        int ticks = pace.ticks();
         List<String> urls = new ArrayList<>();
         List<String> jobIds = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
@@ -169,20 +170,16 @@ class SseBenchmark {
             Worker worker = bench.startWorker(new TickingProcessor(intervalMicros, ticks), JOBS);
             try {
                 java.util.concurrent.atomic.AtomicLong connections = new java.util.concurrent.atomic.AtomicLong();
-                Thread sampler = new Thread(() -> {
-                    while (!Thread.currentThread().isInterrupted()) {
-                        connections.accumulateAndGet(redisClients(), Math::max);
-                        try {
-                            Thread.sleep(1000);
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                }, "redis-clients-sampler");
-                sampler.setDaemon(true);
-                sampler.start();
-                JsonNode done = client.awaitPhase("done", RUN.plus(Duration.ofMinutes(2)));
-                sampler.interrupt();
+                java.util.concurrent.ScheduledExecutorService sampler = java.util.concurrent.Executors
+                        .newSingleThreadScheduledExecutor();
+                sampler.scheduleAtFixedRate(() -> connections.accumulateAndGet(redisClients(), Math::max), 0, 1,
+                        TimeUnit.SECONDS);
+                JsonNode done;
+                try {
+                    done = client.awaitPhase("done", RUN.plus(Duration.ofMinutes(2)));
+                } finally {
+                    sampler.shutdownNow();
+                }
                 long cpu = processCpuNanos() - cpuBefore;
                 long system = ProcessStats.systemCpuMicros(ProcessHandle.current().pid()) - systemBefore;
                 return new Result(done, cpu, system, (heapIdle - heapBefore) / (double) subscribers,
@@ -202,9 +199,9 @@ class SseBenchmark {
      * @return this JVM's CPU time over the run, ns
      */
     private long appendsAlone(int subscribers, int rate) throws InterruptedException {
-        int perJob = subscribers / JOBS;
-        long intervalMicros = 1_000_000L * JOBS * perJob / rate;
-        int ticks = (int) (RUN.toNanos() / 1000 / intervalMicros);
+        Pace pace = Pace.of(subscribers, rate);
+        long intervalMicros = pace.intervalMicros();
+        int ticks = pace.ticks();
         List<String> jobIds = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
             jobIds.add(given().contentType(ContentType.JSON).body(Map.of("query", "sse bench alone " + i))
@@ -224,14 +221,15 @@ class SseBenchmark {
     }
 
     private Result ceiling(StaticSse server, int subscribers, int rate) throws Exception {
-        int perJob = subscribers / JOBS;
-        long intervalMicros = 1_000_000L * JOBS * perJob / rate;
+        Pace pace = Pace.of(subscribers, rate);
+        int perJob = pace.perJob();
+        long intervalMicros = pace.intervalMicros();
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
             urls.add("http://127.0.0.1:" + server.port() + "/static/" + i);
         }
         long heapBefore = usedHeapAfterGc();
-        int ticks = (int) (RUN.toNanos() / 1000 / intervalMicros);
+        int ticks = pace.ticks();
         try (Client client = Client.start(perJob, ticks, urls)) {
             client.awaitPhase("connected", Duration.ofMinutes(2));
             long heapIdle = usedHeapAfterGc();
@@ -271,6 +269,19 @@ class SseBenchmark {
     private static long nowMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+
+    /**
+     * The pace of one size: {@code perJob} subscribers per job, each job appending an event every
+     * {@code intervalMicros} (so that the deliveries add up to the target rate), {@code ticks} events per job in all.
+     */
+    private record Pace(int perJob, long intervalMicros, int ticks) {
+
+        static Pace of(int subscribers, int ratePerSecond) {
+            int perJob = subscribers / JOBS;
+            long intervalMicros = 1_000_000L * JOBS * perJob / ratePerSecond;
+            return new Pace(perJob, intervalMicros, (int) (RUN.toNanos() / 1000 / intervalMicros));
+        }
     }
 
     /** One run's figures: the client's report, this JVM's CPU over the run, heap per idle subscriber. */
