@@ -44,6 +44,7 @@ for (const url of urls) {
     for (let i = 0; i < perJob; i++) {
         const source = new EventSource(url);
         let lastId = null;
+        let firstToken = null; // the run this subscriber saw first: a later run has a greater token
         let counted = false;
         let received = 0;
         source.onopen = () => {
@@ -66,7 +67,8 @@ for (const url of urls) {
             }
             const data = JSON.parse(message.data);
             const sent = data.sentAtMicros;
-            if (data.fencingToken > 1) {
+            firstToken ??= data.fencingToken;
+            if (data.fencingToken > firstToken) {
                 laterRuns++;
             }
             if (typeof sent === 'number') {

@@ -1,6 +1,7 @@
 --[[
   Fenced append: adds an event to a job's event stream only if the writer's fencing token is the job's
-  current token and the job is still active (Kleppmann's fencing token, checked where the write lands).
+  current token, its lock token is the one recorded at the job's activation (the same attempt), and the job
+  is still active (Kleppmann's fencing token, checked where the write lands).
   A progress event also becomes the job's last progress and a 'progress' queue event.
 
   KEYS[1] job hash
@@ -16,20 +17,22 @@
   ARGV[6] progress (JSON)
   ARGV[7] job id
   ARGV[8] maximum length of the queue event stream (entries)
+  ARGV[9] lock token of the writer's attempt
 
   Returns the stream entry id, or
     -1  the job does not exist
-    -7  stale fencing token: a newer epoch owns the job
+    -7  stale fencing token or attempt: a newer epoch, or another attempt, owns the job
     -9  the job is not active (finished, aborted, or handed back to the queue)
 ]]
 --- @include "appendJobEvent"
 --- @include "queueEvent"
 
-local state = redis.call('HGET', KEYS[1], 'state')
+local job = redis.call('HMGET', KEYS[1], 'state', 'lockToken')
+local state = job[1]
 if not state then
     return -1
 end
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+if redis.call('GET', KEYS[2]) ~= ARGV[1] or (job[2] and job[2] ~= ARGV[9]) then
     return -7
 end
 if state ~= 'active' then

@@ -5,33 +5,36 @@
   before the first write, and the commands allowed cannot fail after those checks (an
   INCRBY or HINCRBY past 2^63 is the one exception left).
 
-  KEYS[1]   the job's cursor hash: cursor, fencingToken, chunksDone, itemsDone (claimed by claimCursor)
+  KEYS[1]   the job's cursor hash: cursor, fencingToken, attempt, chunksDone, itemsDone (claimed by claimCursor)
   KEYS[2..] the keys the chunk writes, all in KEYS[1]'s hash slot
 
   ARGV[1] the epoch's fencing token
-  ARGV[2] the cursor the chunk starts from (the committed one)
-  ARGV[3] the cursor after the chunk
-  ARGV[4] the chunk's items (count)
-  ARGV[5] the number of commands that follow
-  ARGV[6..] the commands, each: name (RPUSH LPUSH LTRIM SADD ZADD HSET HINCRBY INCRBY SET XADD), index into
+  ARGV[2] the attempt's id (its lock token): under the token held, only the attempt that claimed it commits
+  ARGV[3] the cursor the chunk starts from (the committed one)
+  ARGV[4] the cursor after the chunk
+  ARGV[5] the chunk's items (count)
+  ARGV[6] the number of commands that follow
+  ARGV[7..] the commands, each: name (RPUSH LPUSH LTRIM SADD ZADD HSET HINCRBY INCRBY SET XADD), index into
             KEYS, argument count n, then n arguments
 
-  Returns {1} committed; {0, fencingToken, cursor} refused by the fence (a newer epoch holds the cursor, or
-  another chunk moved it), nothing written; {-15, key, type} a key holds another type, nothing written;
+  Returns {1} committed; {0, fencingToken, cursor} refused by the fence (a newer epoch, or another attempt under
+  the same token, holds the cursor, or another chunk moved it), nothing written; {-15, key, type} a key holds another type, nothing written;
   {-16, name} a command that is not allowed, nothing written.
 ]]
 local TYPES = {RPUSH = 'list', LPUSH = 'list', LTRIM = 'list', SADD = 'set', ZADD = 'zset', HSET = 'hash',
     HINCRBY = 'hash', INCRBY = 'string', SET = 'string', XADD = 'stream'}
 
-local cursor = redis.call('HMGET', KEYS[1], 'fencingToken', 'cursor')
+local cursor = redis.call('HMGET', KEYS[1], 'fencingToken', 'cursor', 'attempt')
 local held = tonumber(cursor[1] or '0')
-if held == nil or held > tonumber(ARGV[1]) or cursor[2] ~= ARGV[2] then
+local token = tonumber(ARGV[1])
+if held == nil or held > token or (held == token and cursor[3] and cursor[3] ~= ARGV[2])
+        or cursor[2] ~= ARGV[3] then
     return {0, held or 0, cursor[2] or ''}
 end
 
-local count = tonumber(ARGV[5])
+local count = tonumber(ARGV[6])
 local checked = {}
-local i = 6
+local i = 7
 for _ = 1, count do
     local name, key, n = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
     local wanted = TYPES[name]
@@ -57,13 +60,13 @@ for _ = 1, count do
     i = i + 3 + n
 end
 
-i = 6
+i = 7
 for _ = 1, count do
     local n = tonumber(ARGV[i + 2])
     redis.call(ARGV[i], KEYS[tonumber(ARGV[i + 1])], unpack(ARGV, i + 3, i + 2 + n))
     i = i + 3 + n
 end
-redis.call('HSET', KEYS[1], 'cursor', ARGV[3], 'fencingToken', ARGV[1])
+redis.call('HSET', KEYS[1], 'cursor', ARGV[4], 'fencingToken', ARGV[1], 'attempt', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'chunksDone', 1)
-redis.call('HINCRBY', KEYS[1], 'itemsDone', ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'itemsDone', ARGV[5])
 return {1}

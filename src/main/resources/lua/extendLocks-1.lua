@@ -13,7 +13,7 @@
   Returns a flat list {jobId, code, ...} of the jobs the worker no longer owns, empty when it owns all:
     -1  the job does not exist
     -6  the lock is held by another lock token
-    -7  stale fencing token: a newer epoch owns the job
+    -7  stale fencing token or attempt: a newer epoch, or another attempt, owns the job
     -9  the job is not active (finished, aborted, or handed back to the queue)
 ]]
 --- @include "checkOwnership"

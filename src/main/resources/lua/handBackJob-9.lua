@@ -20,7 +20,7 @@
   ARGV[4] maximum length of the queue event stream (entries)
 
   Returns 0 when handed back, or -1 (no such job), -6 (lock held by another lock token), -7 (stale
-  fencing token), -9 (not active).
+  fencing token or attempt), -9 (not active).
 ]]
 --- @include "checkOwnership"
 --- @include "pushReady"

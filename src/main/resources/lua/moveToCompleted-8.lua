@@ -28,7 +28,7 @@
           'completed' event (JSON; written only when the job keeps an event stream)
 
   Returns {codes, activationCode, now, extra, jobs...}: codes holds one code per job, in ARGV order: 0
-  when completed, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token), -9
+  when completed, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token or attempt), -9
   (not active), in which case that job was left unchanged; the rest is the activation as in moveToActive
   (ARGV[4] being the number asked for). When no job could be completed, nothing is activated
   (activationCode 0, extra -1). Idempotent (include finishOnce): a repeat of a call that completed a job, with the
@@ -50,8 +50,8 @@
 local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData)
     local jobKey = prefix .. 'job:' .. jobId
     local fields = redis.call('HMGET', jobKey, 'state', 'events', 'keepCompleted', 'dedupId', 'dedupTtl',
-        'attemptsMade')
-    local code = checkOwnershipOf(fields[1], jobKey .. ':lock', jobKey .. ':fence', lockToken, token)
+        'attemptsMade', 'lockToken')
+    local code = checkOwnershipOf(fields[1], fields[7], jobKey .. ':lock', jobKey .. ':fence', lockToken, token)
     if code ~= 0 then
         return code
     end

@@ -33,7 +33,7 @@
   ARGV[12] lock duration (ms)
 
   Returns {code, activationCode, now, extra, jobs...}: code 1 when the job will be retried, 0 when it
-  failed for good, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token),
+  failed for good, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token or attempt),
   -9 (not active), in which case nothing changed; the rest as in moveToActive. Idempotent (include finishOnce): a
   repeat of a call that ended the attempt, with the same ARGV[11], returns the first reply (the activated jobs'
   fields as they are now) and changes nothing; its record '<prefix>finished:<ARGV[11]>' lives for ARGV[12] ms.

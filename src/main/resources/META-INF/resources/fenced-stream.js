@@ -12,7 +12,8 @@
 //
 // What it guarantees (seed 001's frontend rules, on top of the server's own): one run at a time (it tracks the
 // highest epoch, the event's fencingToken, and drops any event of an older one; a `reset` event or a newer token
-// calls onReset first); every event at most once (it remembers the last stream entry id and drops anything not
+// calls onReset first, and so does a `started` event under the epoch already shown: a token handed out again after
+// Redis lost the activation that first had it is a new attempt, never the same run); every event at most once (it remembers the last stream entry id and drops anything not
 // after it, so a reconnect never repeats an event); it resumes after a dropped connection from the last event it
 // handled (the browser's own reconnect sends Last-Event-ID; after a refused stream it opens a new EventSource
 // with ?lastEventId=, since an EventSource cannot set headers); it stops after the terminal event; and it retries a
@@ -90,6 +91,8 @@ export class FencedStream {
         this.EventSourceType = options.EventSource ?? globalThis.EventSource;
         /** @type {number} the run shown: the highest fencing token seen (0 before the first event) */
         this.epoch = 0;
+        /** @type {boolean} whether an event of that run was handled (a `started` under it is then a new attempt) */
+        this.shown = false;
         /** @type {string|null} the id of the last event handled */
         this.lastEventId = options.lastEventId ?? null;
         /** @type {boolean} whether the terminal event arrived */
@@ -137,9 +140,10 @@ export class FencedStream {
         if (token < this.epoch) {
             return; // an older run's event: never shown once a newer run is
         }
-        if (token > this.epoch) {
+        if (token > this.epoch || (type === 'started' && this.shown)) {
             this.newRun(token);
         }
+        this.shown = true;
         if (id) {
             this.lastEventId = id;
         }
@@ -164,10 +168,13 @@ export class FencedStream {
         }
     }
 
-    /** A `reset` event: a newer run owns the job from here on. */
+    /**
+     * A `reset` event: a newer run owns the job from here on (a greater token, or the same token after the run shown:
+     * a new attempt under a token Redis handed out again, or a resume from an entry the stream no longer holds).
+     */
     reset(data) {
         const token = Number(data.fencingToken);
-        if (!this.closed && token > this.epoch) {
+        if (!this.closed && (token > this.epoch || (token === this.epoch && this.shown))) {
             this.newRun(token);
         }
     }
@@ -175,6 +182,7 @@ export class FencedStream {
     newRun(token) {
         const previous = this.epoch;
         this.epoch = token;
+        this.shown = false;
         this.handlers.onReset?.(token, previous);
     }
 

@@ -116,8 +116,8 @@ class JobFollower {
     /** A newer run took the job over: forget what the old run showed. */
     reset(token, previous) {
         if (previous > 0) {
-            page.notice.textContent = `Run ${previous} stopped; the job was taken over by run ${token}. `
-                + 'Showing run ' + token + ' only.';
+            page.notice.textContent = `The run with fencing token ${previous} stopped; the job was taken over by the `
+                + `run with fencing token ${token}. Showing that run only.`;
             page.notice.hidden = false;
         }
         page.events.replaceChildren();
@@ -126,12 +126,15 @@ class JobFollower {
         page.answerText.replaceChildren();
         page.answer.hidden = true;
         page.tokens.textContent = '';
-        page.run.textContent = String(token);
+        page.run.textContent = `fencing token ${token}`;
         page.events.dataset.fencingToken = String(token);
     }
 
     started(event) {
         page.state.textContent = 'active';
+        if (event.data.attempt) {
+            page.run.textContent = `attempt ${event.data.attempt} (fencing token ${event.fencingToken})`;
+        }
         this.append(event, event.data.workerId ? `Started on ${event.data.workerId}` : 'Started');
     }
 

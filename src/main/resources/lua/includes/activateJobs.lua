@@ -2,11 +2,12 @@
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
 -- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
 -- concurrency (meta 'concurrency'), then for each job takes it from the wait list (or the prioritized
--- set), sets its lock (lockPrefix .. ':' .. jobId, PX lockDuration), INCRs its fencing token (a new
--- epoch), appends its 'started' event (when it keeps an event stream) and an 'active' queue event. Sets
--- the marker again when jobs are left, so that another blocked worker wakes up (and removes it when none
--- is left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis
--- clock (ms) as a number and as text.
+-- set), sets its lock (lockPrefix .. ':' .. jobId, PX lockDuration) and records that lock token in the job
+-- hash ('lockToken': the identity of the attempt, which every fenced write compares), hands it the next
+-- fencing token (a new epoch, see nextFencingToken), appends its 'started' event (when it keeps an event
+-- stream) and an 'active' queue event. Sets the marker again when jobs are left, so that another blocked
+-- worker wakes up (and removes it when none is left). maxJobs may be 0: nothing is activated, the marker
+-- is still set. now/nowText: the Redis clock (ms) as a number and as text.
 -- Returns code, extra, jobs:
 --   code  1  jobs is a flat list {jobId, fencingToken, lockToken, fields, ...}, 4 entries per job; fields
 --            holds the job's fields after activation, in the order of JOB_FIELDS (false = absent), so
@@ -24,6 +25,20 @@
 local JOB_FIELDS = {'state', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
     'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason',
     'processedOn', 'workerId'}
+
+-- The next fencing token of a job (Kleppmann, "How to do distributed locking", 2016): the larger of the stored
+-- token + 1 and the Redis clock in ms, stored back. The counter alone repeats a token when Redis loses the write
+-- that handed it out (a crash between fsyncs, a restart from an older snapshot, a failover to a lagging replica:
+-- redis/redis#6062), and a run still alive under that token would then pass the fence. The clock makes any later
+-- activation greater than every token handed out before the loss, as long as the clock of the Redis that hands it
+-- out does not run behind the lost one's by more than the time the loss took to happen; within one millisecond the
+-- counter keeps tokens strictly increasing. Returns the token as a number and as decimal text.
+local function nextFencingToken(fenceKey, now)
+    local token = math.max(tonumber(redis.call('GET', fenceKey) or '0') + 1, now)
+    local text = string.format('%d', token)
+    redis.call('SET', fenceKey, text)
+    return token, text
+end
 
 local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, markerKey, metaKey, eventsKey,
         prefix, maxJobs, lockPrefix, lockDuration, workerId, maxStreamLength, maxEvents, now, nowText)
@@ -87,16 +102,16 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             count = count + 1
             local lockToken = lockPrefix .. ':' .. jobId
             redis.call('SET', jobKey .. ':lock', lockToken, 'PX', lockDuration)
-            local token = redis.call('INCR', jobKey .. ':fence')
+            local token, tokenText = nextFencingToken(jobKey .. ':fence', now)
             local attempt = (tonumber(fields[2]) or 0) + 1
             redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
-                'attemptsStarted', attempt)
+                'attemptsStarted', attempt, 'lockToken', lockToken)
             if fields[4] then
                 redis.call('HDEL', jobKey, 'progress')
             end
             if fields[3] == '1' then
-                appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', token,
-                    '{"status":"started","fencingToken":' .. token .. ',"workerId":' .. cjson.encode(workerId)
+                appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
+                    '{"status":"started","fencingToken":' .. tokenText .. ',"workerId":' .. cjson.encode(workerId)
                         .. ',"attempt":' .. attempt .. '}')
             end
             queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', fields[1], 'workerId', workerId)

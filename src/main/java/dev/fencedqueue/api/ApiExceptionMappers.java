@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import dev.fencedqueue.bulk.DatabaseUnavailableException;
 import dev.fencedqueue.queue.JobFinishedException;
+import dev.fencedqueue.queue.NotReplicatedException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.RedisUnavailableException;
@@ -43,6 +44,24 @@ public class ApiExceptionMappers {
     public RestResponse<ApiError> unavailable(RedisUnavailableException e) {
         LOG.debugf("Redis unavailable: %s", e.getMessage());
         return error(Response.Status.SERVICE_UNAVAILABLE, ApiError.REDIS_UNAVAILABLE);
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> access(JobAccessException e) {
+        RestResponse.ResponseBuilder<ApiError> response = RestResponse.ResponseBuilder.<ApiError>create(e.status())
+                .entity(ApiError.of(e.code(), e.getMessage())).type(MediaType.APPLICATION_JSON_TYPE);
+        if (e.status() == 401) {
+            response.header("WWW-Authenticate", "Bearer");
+        }
+        return response.build();
+    }
+
+    @ServerExceptionMapper
+    public RestResponse<ApiError> notReplicated(NotReplicatedException e) {
+        LOG.warnf("a write was not replicated in time: %s", e.getMessage());
+        return RestResponse.ResponseBuilder.<ApiError>create(Response.Status.SERVICE_UNAVAILABLE)
+                .entity(ApiError.of("not_replicated", e.getMessage() + "; retry, with the same Idempotency-Key"))
+                .type(MediaType.APPLICATION_JSON_TYPE).header("Retry-After", "1").build();
     }
 
     @ServerExceptionMapper

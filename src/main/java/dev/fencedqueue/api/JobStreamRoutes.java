@@ -1,16 +1,20 @@
 package dev.fencedqueue.api;
 
+import java.util.function.Consumer;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEventFollower;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.RedisUnavailableException;
 import dev.fencedqueue.queue.SharedConnection;
+import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
@@ -39,21 +43,30 @@ public class JobStreamRoutes {
     private final JobQueue notifications;
     private final JobEventFollower follower;
     private final ObjectMapper json;
+    private final JobOwnership ownership;
 
     public JobStreamRoutes(Queues queues, ResearchConfig research, BulkConfig bulk, JobEventFollower follower,
-            ObjectMapper json) {
+            JobOwnership ownership, ObjectMapper json) {
         this.research = queues.queue(research.queue());
         this.notifications = queues.queue(bulk.queue());
         this.follower = follower;
         this.json = json;
+        this.ownership = ownership;
     }
 
     void install(@Observes Router router) {
-        router.get("/research/stream/:jobId").handler(context -> stream(research, context));
-        router.get("/notifications/jobs/:jobId/stream").handler(context -> stream(notifications, context));
+        router.get("/research/stream/:jobId").handler(context -> {
+            Context connection = Vertx.currentContext();
+            ownership.caller(() -> QuarkusHttpUser.getSecurityIdentity(context, null)).subscribe().with(
+                    caller -> connection.runOnContext(
+                            ignored -> stream(research, context, job -> ownership.checkAccess(job, caller))),
+                    failure -> connection.runOnContext(ignored -> fail(context.response(), failure)));
+        });
+        router.get("/notifications/jobs/:jobId/stream").handler(context -> stream(notifications, context, job -> {
+        }));
     }
 
-    private void stream(JobQueue queue, RoutingContext context) {
+    private void stream(JobQueue queue, RoutingContext context, Consumer<Job> access) {
         String jobId = context.pathParam("jobId");
         HttpServerResponse response = context.response();
         if (!QueueKeys.isValidJobId(jobId)) {
@@ -63,7 +76,7 @@ public class JobStreamRoutes {
         String lastEventId = LastEventIds.of(context.request().getHeader("Last-Event-ID"),
                 context.queryParams().get(LastEventIds.QUERY));
         Context connection = Vertx.currentContext();
-        follower.follow(queue, jobId, lastEventId, response).subscribe().with(started -> {
+        follower.follow(queue, jobId, lastEventId, response, access).subscribe().with(started -> {
         }, failure -> connection.runOnContext(ignored -> fail(response, failure)));
     }
 
@@ -73,6 +86,11 @@ public class JobStreamRoutes {
             if (!response.ended() && !response.closed()) {
                 response.reset();
             }
+        } else if (failure instanceof JobAccessException refused) {
+            if (refused.status() == 401) {
+                response.putHeader("WWW-Authenticate", "Bearer");
+            }
+            ApiError.of(refused.code(), refused.getMessage()).send(response, refused.status(), json);
         } else if (failure instanceof JobNotFoundException notFound) {
             ApiError.of("not_found", notFound.getMessage()).send(response, 404, json);
         } else if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {

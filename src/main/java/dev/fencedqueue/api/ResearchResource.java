@@ -15,6 +15,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ResearchRequest;
+import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.validation.Valid;
@@ -41,10 +42,14 @@ public class ResearchResource {
     private final JobHistory history;
     private final ObjectMapper json;
     private final StartRateLimit rateLimit;
+    private final JobOwnership ownership;
+    private final CurrentIdentityAssociation identity;
 
     public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json,
-            StartRateLimit rateLimit) {
+            StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity) {
         this.rateLimit = rateLimit;
+        this.ownership = ownership;
+        this.identity = identity;
         this.queue = queues.queue(config.queue());
         this.config = config;
         this.history = history;
@@ -71,11 +76,13 @@ public class ResearchResource {
         }
         JobOptions accepted = options;
         String client = http.remoteAddress() == null ? "unknown" : http.remoteAddress().hostAddress();
-        return rateLimit.admit(queue, client).chain(() -> queue.add("research", request, accepted)).map(added -> {
-            StartResponse body = StartResponse.of(added.jobId(), added.created());
-            return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
-                    .location(java.net.URI.create(body.statusUrl())).build();
-        });
+        return caller().map(caller -> ownership.dataFor(request, caller))
+                .chain(data -> rateLimit.admit(queue, client).chain(() -> queue.add("research", data, accepted)))
+                .map(added -> {
+                    StartResponse body = StartResponse.of(added.jobId(), added.created());
+                    return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
+                            .location(java.net.URI.create(body.statusUrl())).build();
+                });
     }
 
     @GET
@@ -83,7 +90,7 @@ public class ResearchResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Every stored event of a job, those of stale runs included")
     public Uni<List<ObjectNode>> history(@RestPath String jobId) {
-        return history.all(queue, jobId).map(this::views);
+        return owned(jobId).chain(() -> history.all(queue, jobId)).map(this::views);
     }
 
     @GET
@@ -91,7 +98,7 @@ public class ResearchResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "The events of the job's latest run only")
     public Uni<List<ObjectNode>> validHistory(@RestPath String jobId) {
-        return history.latestEpoch(queue, jobId).map(this::views);
+        return owned(jobId).chain(() -> history.latestEpoch(queue, jobId)).map(this::views);
     }
 
     @GET
@@ -99,7 +106,8 @@ public class ResearchResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "A job's state, fencing token, attempts, progress, result or failure")
     public Uni<JobStatusView> status(@RestPath String jobId) {
-        return queue.requireJob(jobId).map(job -> JobStatusView.of(job, json));
+        return caller().chain(caller -> queue.requireJob(jobId).invoke(job -> ownership.checkAccess(job, caller)))
+                .map(job -> JobStatusView.of(job, json));
     }
 
     @POST
@@ -108,8 +116,21 @@ public class ResearchResource {
     @Operation(summary = "Abort a job", description = "A running job's LLM call is closed; a waiting job leaves "
             + "the queue. The job ends `aborted` and is never retried. 409 when it already ended.")
     public Uni<AbortResponse> abort(@RestPath String jobId) {
-        return queue.abort(jobId, "aborted by user")
+        return owned(jobId).chain(() -> queue.abort(jobId, "aborted by user"))
                 .map(result -> new AbortResponse(jobId, "aborted", result.previousState().value(), result.wasRunning()));
+    }
+
+    /** @return nothing once the caller may read or abort the job (at once when ownership is off) */
+    private Uni<Void> owned(String jobId) {
+        if (!ownership.required()) {
+            return Uni.createFrom().voidItem();
+        }
+        return caller().chain(caller -> queue.requireJob(jobId).invoke(job -> ownership.checkAccess(job, caller)))
+                .replaceWithVoid();
+    }
+
+    private Uni<String> caller() {
+        return ownership.caller(identity::getDeferredIdentity);
     }
 
     private List<ObjectNode> views(List<JobEvent> events) {

@@ -23,13 +23,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class PostgresCursors {
 
-    private static final String CLAIM = "INSERT INTO bulk_cursor (job_id, cursor, fencing_token) VALUES (?, '', ?) "
-            + "ON CONFLICT (job_id) DO UPDATE SET fencing_token = EXCLUDED.fencing_token, updated_at = now() "
-            + "WHERE bulk_cursor.fencing_token <= EXCLUDED.fencing_token "
+    private static final String CLAIM = "INSERT INTO bulk_cursor (job_id, cursor, fencing_token, attempt) "
+            + "VALUES (?, '', ?, ?) ON CONFLICT (job_id) DO UPDATE SET fencing_token = EXCLUDED.fencing_token, "
+            + "attempt = EXCLUDED.attempt, updated_at = now() WHERE bulk_cursor.fencing_token <= EXCLUDED.fencing_token "
             + "RETURNING cursor, chunks_done, items_done";
-    private static final String ADVANCE = "UPDATE bulk_cursor SET cursor = ?, fencing_token = ?, "
+    /** Under the token held, only the attempt that claimed the row advances it (a row claimed before V2 has none). */
+    private static final String ADVANCE = "UPDATE bulk_cursor SET cursor = ?, fencing_token = ?, attempt = ?, "
             + "chunks_done = chunks_done + 1, items_done = items_done + ?, updated_at = now() "
-            + "WHERE job_id = ? AND fencing_token <= ? AND cursor = ?";
+            + "WHERE job_id = ? AND (fencing_token < ? OR (fencing_token = ? AND (attempt IS NULL OR attempt = ?))) "
+            + "AND cursor = ?";
     private static final String READ = "SELECT cursor, chunks_done, items_done FROM bulk_cursor WHERE job_id = ?";
 
     private final Database database;
@@ -44,15 +46,19 @@ public class PostgresCursors {
      *
      * @param jobId the job
      * @param fencingToken the epoch's fencing token
+     * @param attemptId the attempt's id ({@link JobContext#attemptId()}), recorded with the token: under that token
+     *        only this attempt advances the cursor
      * @param guard where the connection is registered while in use, so that a cancellation can abort it
      * @return the committed cursor, or empty when a newer epoch holds the row (the caller is a zombie)
      * @throws SQLException when the database fails
      */
-    public Optional<Cursor> claim(String jobId, long fencingToken, ConnectionGuard guard) throws SQLException {
+    public Optional<Cursor> claim(String jobId, long fencingToken, String attemptId, ConnectionGuard guard)
+            throws SQLException {
         try (Connection connection = guard.track(database.connection());
                 PreparedStatement claim = connection.prepareStatement(CLAIM)) {
             claim.setString(1, jobId);
             claim.setLong(2, fencingToken);
+            claim.setString(3, attemptId);
             try (ResultSet row = claim.executeQuery()) {
                 return row.next() ? Optional.of(new Cursor(row.getString(1), row.getLong(2), row.getLong(3)))
                         : Optional.empty();
@@ -93,7 +99,7 @@ public class PostgresCursors {
                     return ChunkOutcome.done();
                 }
                 String to = job.cursorAfter(items.get(items.size() - 1));
-                if (!advance(connection, jobId, fencingToken, from, to, items.size())) {
+                if (!advance(connection, jobId, fencingToken, context.attemptId(), from, to, items.size())) {
                     connection.rollback();
                     return ChunkOutcome.fenced(items, to);
                 }
@@ -157,15 +163,18 @@ public class PostgresCursors {
      * The fenced cursor advance, first in the chunk's transaction: it also locks the row, so that a concurrent
      * epoch's chunk waits for this one and then finds the cursor moved.
      */
-    private static boolean advance(Connection connection, String jobId, long fencingToken, Cursor from, String to,
-            int items) throws SQLException {
+    private static boolean advance(Connection connection, String jobId, long fencingToken, String attemptId,
+            Cursor from, String to, int items) throws SQLException {
         try (PreparedStatement advance = connection.prepareStatement(ADVANCE)) {
             advance.setString(1, to);
             advance.setLong(2, fencingToken);
-            advance.setLong(3, items);
-            advance.setString(4, jobId);
-            advance.setLong(5, fencingToken);
-            advance.setString(6, from.position());
+            advance.setString(3, attemptId);
+            advance.setLong(4, items);
+            advance.setString(5, jobId);
+            advance.setLong(6, fencingToken);
+            advance.setLong(7, fencingToken);
+            advance.setString(8, attemptId);
+            advance.setString(9, from.position());
             return advance.executeUpdate() == 1;
         }
     }

@@ -51,7 +51,7 @@ public final class PostgresSink<I> implements ChunkSink<I> {
 
             @Override
             public Uni<Optional<Cursor>> claim() {
-                return step(() -> cursors.claim(context.jobId(), context.fencingToken(), guard), guard);
+                return step(() -> cursors.claim(context.jobId(), context.fencingToken(), context.attemptId(), guard), guard);
             }
 
             @Override

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.queue.QueueKeys;
+
 /**
  * The writes of one chunk into the Redis sink, recorded by {@link RedisChunkedJob#write} and applied by
  * {@code commitChunk.lua} in the same script as the fenced cursor advance, so that all of them land or none
@@ -31,7 +33,7 @@ public final class RedisChunkWrites {
      */
     RedisChunkWrites(String cursorKey) {
         this.cursorKey = cursorKey;
-        this.hashTag = hashTag(cursorKey);
+        this.hashTag = QueueKeys.hashTag(cursorKey);
         keyIndexes.put(cursorKey, 1);
     }
 
@@ -121,7 +123,7 @@ public final class RedisChunkWrites {
         if (key.equals(cursorKey)) {
             throw new IllegalArgumentException("a chunk must not write the cursor key `" + cursorKey + "`");
         }
-        if (!hashTag(key).equals(hashTag)) {
+        if (!QueueKeys.hashTag(key).equals(hashTag)) {
             throw new IllegalArgumentException("key `" + key + "` is not in the hash slot of the cursor key `"
                     + cursorKey + "`: give it the hash tag {" + hashTag + "}");
         }
@@ -137,23 +139,5 @@ public final class RedisChunkWrites {
         }
         operations++;
         return this;
-    }
-
-    /**
-     * The part of a key Redis Cluster hashes (the Redis Cluster specification, "hash tags"): what lies between
-     * the first {@code {} and the first {@code }} after it, when that is not empty; else the whole key.
-     *
-     * @param key a key, not {@code null}
-     * @return its hash tag
-     */
-    public static String hashTag(String key) {
-        int open = key.indexOf('{');
-        if (open >= 0) {
-            int close = key.indexOf('}', open + 1);
-            if (close > open + 1) {
-                return key.substring(open + 1, close);
-            }
-        }
-        return key;
     }
 }

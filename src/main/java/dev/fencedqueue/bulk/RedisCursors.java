@@ -42,10 +42,12 @@ public class RedisCursors {
      *
      * @param cursorKey the job's cursor hash
      * @param fencingToken the epoch's fencing token
+     * @param attemptId the attempt's id ({@link dev.fencedqueue.worker.JobContext#attemptId()}), recorded with the
+     *        token: under that token only this attempt commits
      * @return the committed cursor, or empty when a newer epoch holds it (the caller is a zombie)
      */
-    public Uni<Optional<Cursor>> claim(String cursorKey, long fencingToken) {
-        return scripts.run(LuaScript.CLAIM_CURSOR, List.of(cursorKey), List.of(Long.toString(fencingToken)))
+    public Uni<Optional<Cursor>> claim(String cursorKey, long fencingToken, String attemptId) {
+        return scripts.run(LuaScript.CLAIM_CURSOR, List.of(cursorKey), List.of(Long.toString(fencingToken), attemptId))
                 .map(reply -> reply.get(0).toInteger() == 1 ? Optional.of(new Cursor(reply.get(1).toString(),
                         reply.get(2).toLong(), reply.get(3).toLong())) : Optional.empty());
     }
@@ -55,6 +57,7 @@ public class RedisCursors {
      * not older than the one held and the cursor is still {@code from}.
      *
      * @param fencingToken the epoch's fencing token
+     * @param attemptId the attempt's id: under the token held, only the attempt that claimed the cursor commits
      * @param from the committed cursor the chunk starts from
      * @param to the cursor after the chunk
      * @param items the chunk's items (count)
@@ -62,9 +65,11 @@ public class RedisCursors {
      * @return {@code true} when committed, {@code false} when the fence refused it (nothing written); fails with
      *         {@link IllegalStateException} when a key holds another type (nothing written)
      */
-    public Uni<Boolean> commit(long fencingToken, Cursor from, String to, int items, RedisChunkWrites writes) {
-        List<String> args = new ArrayList<>(5 + writes.encoded().size());
+    public Uni<Boolean> commit(long fencingToken, String attemptId, Cursor from, String to, int items,
+            RedisChunkWrites writes) {
+        List<String> args = new ArrayList<>(6 + writes.encoded().size());
         args.add(Long.toString(fencingToken));
+        args.add(attemptId);
         args.add(from.position());
         args.add(to);
         args.add(Integer.toString(items));

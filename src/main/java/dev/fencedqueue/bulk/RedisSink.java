@@ -47,7 +47,7 @@ public final class RedisSink<I> implements ChunkSink<I> {
 
             @Override
             public Uni<Optional<Cursor>> claim() {
-                return cursors.claim(cursorKey, context.fencingToken());
+                return cursors.claim(cursorKey, context.fencingToken(), context.attemptId());
             }
 
             @Override
@@ -72,7 +72,7 @@ public final class RedisSink<I> implements ChunkSink<I> {
                 }
                 RedisChunkWrites writes = new RedisChunkWrites(cursorKey);
                 job.write(writes, context, items);
-                return cursors.commit(context.fencingToken(), from, to, items.size(), writes)
+                return cursors.commit(context.fencingToken(), context.attemptId(), from, to, items.size(), writes)
                         .map(committed -> committed ? ChunkOutcome.committed(items, to) : ChunkOutcome.fenced(items, to));
             }
         };

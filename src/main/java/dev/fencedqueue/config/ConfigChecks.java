@@ -4,6 +4,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 /**
@@ -16,9 +17,31 @@ public class ConfigChecks {
     private static final Logger LOG = Logger.getLogger(ConfigChecks.class);
 
     void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
-            SimulatorConfig simulator) {
+            SimulatorConfig simulator, ResearchConfig research) {
         check(worker);
         check(llm, simulator);
+        checkOwnerTokens(research.requireOwner(), ConfigProvider.getConfig()::getOptionalValue);
+    }
+
+    /**
+     * Checks that job ownership can verify tokens: a public key and an issuer for SmallRye JWT.
+     *
+     * @param requireOwner {@code fq.research.require-owner}
+     * @param config reads an optional setting by name
+     * @throws IllegalStateException when ownership is required and {@code mp.jwt.verify.publickey} (or its
+     *         {@code .location}) or {@code mp.jwt.verify.issuer} is missing
+     */
+    public static void checkOwnerTokens(boolean requireOwner,
+            java.util.function.BiFunction<String, Class<String>, java.util.Optional<String>> config) {
+        if (!requireOwner) {
+            return;
+        }
+        boolean key = config.apply("mp.jwt.verify.publickey", String.class).isPresent()
+                || config.apply("mp.jwt.verify.publickey.location", String.class).isPresent();
+        if (!key || config.apply("mp.jwt.verify.issuer", String.class).isEmpty()) {
+            throw new IllegalStateException("`fq.research.require-owner` needs bearer tokens to be verifiable: set "
+                    + "`mp.jwt.verify.publickey` (or `mp.jwt.verify.publickey.location`) and `mp.jwt.verify.issuer`");
+        }
     }
 
     /**

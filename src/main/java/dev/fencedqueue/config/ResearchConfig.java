@@ -71,4 +71,14 @@ public interface ResearchConfig {
     /** The window of {@link #startRateLimit()}. */
     @WithDefault("1m")
     Duration startRateLimitWindow();
+
+    /**
+     * Whether a research job belongs to the caller who started it: {@code POST /research/start} then needs a bearer
+     * JWT (verified by SmallRye JWT: {@code mp.jwt.verify.publickey} or {@code mp.jwt.verify.publickey.location}, and
+     * {@code mp.jwt.verify.issuer}), the job records the token's principal ({@code upn}, {@code preferred_username},
+     * else {@code sub}) as its owner, and reading or aborting it needs a token of that principal: 401 without one,
+     * 403 for another. Off by default (anyone who knows a job id may read and abort it).
+     */
+    @WithDefault("false")
+    boolean requireOwner();
 }

@@ -1,5 +1,7 @@
 package dev.fencedqueue.events;
 
+import java.util.function.Consumer;
+
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -44,16 +46,20 @@ public class JobEventFollower {
      * @param lastEventId the client's {@code Last-Event-ID} (header or query parameter), or {@code null}; an id that
      *        is not a stream entry id is ignored (the stream replays from the start)
      * @param response the response, not yet written
+     * @param access checks that the caller may read the job, once it is read; throws to refuse (its exception is
+     *        what the returned {@code Uni} fails with)
      * @return completes once the response's status is sent; fails, with nothing written, with
-     *         {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job and with
-     *         {@link dev.fencedqueue.queue.RedisUnavailableException} when Redis is down
+     *         {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job, with
+     *         {@link dev.fencedqueue.queue.RedisUnavailableException} when Redis is down, and with what {@code access}
+     *         threw
      */
-    public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response) {
+    public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response,
+            Consumer<Job> access) {
         SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), writeQueueMaxSize,
                 config.subscriberBuffer(), tailers::slowDisconnect);
         String resumeAfter = StreamIds.isValid(lastEventId) ? lastEventId : null;
         // The job is read once: it decides the 204, and what of the replay is current.
-        return queue.requireJob(jobId).chain(job -> hasEnded(queue, job, resumeAfter).chain(ended -> ended
+        return queue.requireJob(jobId).invoke(access).chain(job -> hasEnded(queue, job, resumeAfter).chain(ended -> ended
                 ? Uni.createFrom().voidItem().emitOn(subscriber::execute).invoke(() -> response.setStatusCode(204).end())
                 : stream(queue, job, resumeAfter, subscriber)));
     }

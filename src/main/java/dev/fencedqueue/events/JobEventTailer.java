@@ -12,10 +12,12 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Reconnect;
 import dev.fencedqueue.queue.RedisUnavailableException;
 import dev.fencedqueue.queue.Replies;
 import dev.fencedqueue.queue.SharedConnection;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.Context;
 import io.vertx.core.impl.ContextInternal;
 import io.vertx.mutiny.redis.client.Command;
@@ -94,6 +96,8 @@ final class JobEventTailer {
     private String wakeCursor = "0-0";
     private boolean reading;
     private boolean closed;
+    /** The read in flight, retried until it succeeds; cancelled on close. */
+    private Cancellable reader;
 
     JobEventTailer(QueueKeys keys, SharedConnection redis, JobEventStore store, Context context) {
         this.keys = keys;
@@ -170,6 +174,9 @@ final class JobEventTailer {
     void close() {
         context.runOnContext(ignored -> {
             closed = true;
+            if (reader != null) {
+                reader.cancel();
+            }
             hubs.values().forEach(hub -> hub.groups.values().forEach(group -> group.each(SseSubscriber::disconnect)));
             hubs.clear();
             if (connection != null) {
@@ -211,26 +218,38 @@ final class JobEventTailer {
     }
 
     private void read() {
-        List<Hub> following = hubs.values().stream().filter(h -> h.cursor != null).toList();
-        if (closed || following.isEmpty()) {
+        if (closed || hubs.values().stream().noneMatch(h -> h.cursor != null)) {
             reading = false;
             return;
         }
         reading = true;
+        // Each try reads from where the subscribers are then (built on the tailer's context); a failed try drops its
+        // connection and the next one opens another, at the pace of the one reconnect policy.
+        Uni<Response> attempt = Uni.createFrom().deferred(() -> {
+            Request request = xread();
+            return request == null ? Uni.createFrom().nullItem() : connection().chain(c -> c.send(request))
+                    .ifNoItem().after(BLOCK.plus(redis.timeout())).fail();
+        }).runSubscriptionOn(command -> context.runOnContext(ignored -> command.run()));
+        reader = Reconnect.retrying(attempt, failure -> {
+            LOG.debugf("event tailer of %s failed, retrying: %s", keys.queue(), failure.getMessage());
+            context.runOnContext(ignored -> dropConnection());
+        })
+                .emitOn(command -> context.runOnContext(ignored -> command.run()))
+                .subscribe().with(this::dispatch);
+    }
+
+    /** @return the {@code XREAD} of every followed job's stream after its cursor, or {@code null} when none is followed */
+    private Request xread() {
+        List<Hub> following = hubs.values().stream().filter(h -> h.cursor != null).toList();
+        if (closed || following.isEmpty()) {
+            return null;
+        }
         Request request = Request.cmd(Command.XREAD).arg("COUNT").arg(BATCH).arg("BLOCK").arg(BLOCK.toMillis())
                 .arg("STREAMS").arg(wakeKey);
         following.forEach(hub -> request.arg(hub.key));
         request.arg(wakeCursor);
         following.forEach(hub -> request.arg(hub.cursor));
-        connection()
-                .chain(c -> c.send(request))
-                .ifNoItem().after(BLOCK.plus(redis.timeout())).fail()
-                .emitOn(command -> context.runOnContext(ignored -> command.run()))
-                .subscribe().with(this::dispatch, failure -> {
-                    LOG.debugf("event tailer of %s failed, retrying: %s", keys.queue(), failure.getMessage());
-                    dropConnection();
-                    context.owner().setTimer(500, id -> read());
-                });
+        return request;
     }
 
     private void dispatch(Response reply) {

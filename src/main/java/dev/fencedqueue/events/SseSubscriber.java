@@ -88,7 +88,8 @@ final class SseSubscriber {
      * Sends the status, the headers, the {@code retry:} field and the replay, then whatever arrived live meanwhile.
      *
      * @param job the job, as read before the replay
-     * @param clientEpoch the epoch of the client's {@code Last-Event-ID}, -1 when none
+     * @param clientEpoch the epoch of the client's {@code Last-Event-ID}, -1 when none or when the stream does not
+     *        hold that entry (then, with a {@code resumeAfter}, the first event sent is preceded by a {@code reset})
      * @param resumeAfter the client's {@code Last-Event-ID}, or {@code null}
      * @param replay the job's stream after {@code resumeAfter}, in order
      * @param retry the {@code retry:} block
@@ -107,7 +108,7 @@ final class SseSubscriber {
             return;
         }
         replayEnd = replay.isEmpty() ? (resumeAfter == null ? "0-0" : resumeAfter) : replay.get(replay.size() - 1).id();
-        gate = new EpochGate(clientEpoch);
+        gate = resumeAfter != null && clientEpoch < 0 ? EpochGate.afterUnknownPosition() : new EpochGate(clientEpoch);
         for (JobEvent event : current) {
             admit(event, null);
         }

@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * @param data the job's data (JSON)
  * @param options the options it was added with (JSON)
  * @param state its state
- * @param fencingToken its current fencing token: the number of times it was activated, 0 before the first run
+ * @param fencingToken its current fencing token (its epoch): greater with every activation, the Redis time of the
+ *        activation in ms unless that is not greater than the previous token; 0 before the first run
  * @param attempts how many attempts it may make
  * @param attemptsMade attempts that ended (failed or completed)
  * @param attemptsStarted attempts that started (activations)

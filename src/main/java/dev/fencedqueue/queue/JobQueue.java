@@ -77,7 +77,7 @@ public class JobQueue {
                 options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
                 options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg());
-        return ctx.scripts().run(LuaScript.ADD_JOB,
+        return ctx.scripts().runReplicated(LuaScript.ADD_JOB,
                 List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
                         keys.events()), args)
                 .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));

@@ -50,7 +50,8 @@ public class LuaScripts {
      * @param keys its KEYS, exactly {@link LuaScript#keyCount()} of them (at least one for a variadic script)
      * @param args its ARGV
      * @return the script's reply; fails with {@link RedisUnavailableException} when Redis is unreachable
-     * @throws IllegalArgumentException when the number of keys does not match the script
+     * @throws IllegalArgumentException when the number of keys does not match the script, or a key carries no hash
+     *         tag or another one than the first key's (see {@link #requireOneSlot})
      */
     public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
         boolean variadic = script.keyCount() == LuaScript.VARIADIC;
@@ -58,10 +59,52 @@ public class LuaScripts {
             throw new IllegalArgumentException("`" + script.scriptName() + "` takes " + script.keyCount()
                     + " keys, got " + keys.size());
         }
+        requireOneSlot(script, keys);
+        return run(script, keys, args, connection::send);
+    }
+
+    /**
+     * Runs a script whose writes must reach replicas before they count, as {@link SharedConnection#replicated} says
+     * ({@code fq.redis.wait-replicas}); otherwise as {@link #run}.
+     *
+     * @param script the script
+     * @param keys its KEYS
+     * @param args its ARGV
+     * @return the script's reply; fails with {@link NotReplicatedException} when too few replicas acknowledged it in
+     *         time, and with {@link RedisUnavailableException} when Redis is unreachable
+     */
+    public Uni<Response> runReplicated(LuaScript script, List<String> keys, List<String> args) {
+        requireOneSlot(script, keys);
+        return connection.replicated(send -> run(script, keys, args, send));
+    }
+
+    private Uni<Response> run(LuaScript script, List<String> keys, List<String> args,
+            java.util.function.Function<Request, Uni<Response>> send) {
         Source source = sources.get(script);
-        return connection.send(request(Command.EVALSHA, source.sha, keys, args))
+        return send.apply(request(Command.EVALSHA, source.sha, keys, args))
                 .onFailure(LuaScripts::isNoScript)
-                .recoverWithUni(() -> connection.send(request(Command.EVAL, source.text, keys, args)));
+                .recoverWithUni(() -> send.apply(request(Command.EVAL, source.text, keys, args)));
+    }
+
+    /**
+     * Refuses a script call whose keys would not all land in one Redis Cluster slot: every key must carry a hash tag,
+     * the same as the first key's (a queue's keys carry {@code {<queue>}}). The keys a script builds itself come from
+     * the queue's key prefix, which carries that tag too, so a script never touches two slots.
+     *
+     * @param script the script, for the message
+     * @param keys its KEYS
+     * @throws IllegalArgumentException naming the first key without the tag
+     */
+    static void requireOneSlot(LuaScript script, List<String> keys) {
+        String tag = QueueKeys.hashTag(keys.get(0));
+        for (String key : keys) {
+            String keyTag = QueueKeys.hashTag(key);
+            if (keyTag.equals(key) || !keyTag.equals(tag)) {
+                throw new IllegalArgumentException("`" + script.scriptName() + "`: key `" + key + "` does not carry the "
+                        + "hash tag {" + tag + "} of the call's first key: a script's keys must all hash to one Redis "
+                        + "Cluster slot");
+            }
+        }
     }
 
     /**
@@ -79,6 +122,11 @@ public class LuaScripts {
         return Uni.join().all(sources.values().stream()
                 .map(source -> target.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(source.text))).toList())
                 .andFailFast().replaceWithVoid();
+    }
+
+    /** @return the SHA-1 of a script's resolved text, as {@code EVALSHA} names it (for tests and diagnostics) */
+    public String sha(LuaScript script) {
+        return sources.get(script).sha;
     }
 
     /** @return the resolved text of a script (includes expanded), for tests and diagnostics */

@@ -38,7 +38,7 @@ public final class ScriptErrors {
             case NO_JOB -> new JobNotFoundException(queue, jobId);
             case LOCK_MISMATCH -> new LockMismatchException(where + ": its lock is held by another worker");
             case STALE_TOKEN -> new StaleFencingTokenException(where + ": fencing token " + token
-                    + " is stale, a newer run owns the job");
+                    + " is stale, a newer run (or another attempt under that token) owns the job");
             case NOT_ACTIVE -> new JobNotActiveException(where + ": the job is no longer active");
             case RUNNING -> new JobStateConflictException(where + ": the job is running");
             case NOT_FAILED -> new JobStateConflictException(where + ": the job has not failed");

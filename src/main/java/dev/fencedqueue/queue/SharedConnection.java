@@ -9,6 +9,7 @@ import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -37,6 +38,9 @@ public class SharedConnection {
     private final AtomicReference<Slot> current = new AtomicReference<>();
     private volatile Function<RedisConnection, Uni<Void>> preparation = connection -> Uni.createFrom().voidItem();
 
+    private final int waitReplicas;
+    private final Duration waitTimeout;
+
     /** Most connections the long-lived client opens; each worker and each event tailer holds one. */
     private static final int MAX_LONG_LIVED_CONNECTIONS = 1024;
 
@@ -48,6 +52,39 @@ public class SharedConnection {
         this.redis = Redis.createClient(vertx, options.defaultOptions()
                 .setMaxPoolSize(MAX_LONG_LIVED_CONNECTIONS).setMaxPoolWaiting(MAX_LONG_LIVED_CONNECTIONS));
         this.timeout = config.commandTimeout();
+        this.waitReplicas = config.waitReplicas();
+        this.waitTimeout = config.waitTimeout();
+    }
+
+    /**
+     * Runs writes that must reach replicas before they count ({@code fq.redis.wait-replicas}): on a connection of
+     * their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}, which returns once
+     * that many replicas have every write of the connection, or after {@code fq.redis.wait-timeout}. With
+     * {@code wait-replicas} 0 the writes go over the shared connection and nothing waits.
+     *
+     * @param writes sends the writes through the function it is given, which sends one command
+     * @return what {@code writes} returned; fails with {@link NotReplicatedException} when too few replicas
+     *         acknowledged in time (the writes were applied on the master), and with {@link RedisUnavailableException}
+     *         when Redis cannot be reached
+     */
+    public Uni<Response> replicated(Function<Function<Request, Uni<Response>>, Uni<Response>> writes) {
+        if (waitReplicas == 0) {
+            return writes.apply(this::send);
+        }
+        return Uni.createFrom().deferred(redis::connect)
+                .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no connection within " + timeout))
+                .chain(connection -> writes.apply(request -> connection.send(request)
+                                .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout)))
+                        .call(() -> connection.send(Request.cmd(Command.WAIT).arg(waitReplicas).arg(waitTimeout.toMillis()))
+                                .ifNoItem().after(waitTimeout.plus(timeout)).failWith(() -> new TimeoutException("no WAIT reply"))
+                                .invoke(acknowledged -> {
+                                    if (acknowledged.toLong() < waitReplicas) {
+                                        throw new NotReplicatedException(waitReplicas, acknowledged.toLong());
+                                    }
+                                }))
+                        .eventually(() -> connection.close().onFailure().recoverWithNull()))
+                .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
+                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));
     }
 
     /**
@@ -78,10 +115,11 @@ public class SharedConnection {
      * @param request the command, must not be {@code null}
      * @return the reply ({@code null} for a Redis nil); fails with {@link RedisUnavailableException} when
      *         Redis cannot be reached or does not answer within the command timeout, or with the Redis
-     *         error otherwise
+     *         error otherwise; each subscription sends the command again, on the connection open at that time
      */
     public Uni<Response> send(Request request) {
-        return connection()
+        // Deferred: a resubscription (a retry) takes the connection open then, not the one that failed.
+        return Uni.createFrom().deferred(this::connection)
                 .onItem().transformToUni(connection -> connection.send(request)
                         .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout))
                         .onFailure(SharedConnection::isConnectionFailure).invoke(() -> drop(connection)))
@@ -141,9 +179,7 @@ public class SharedConnection {
     private void drop(RedisConnection connection) {
         Slot slot = current.get();
         if (slot != null && slot.open == connection && current.compareAndSet(slot, null)) {
-            connection.close().subscribe().with(ignored -> {
-            }, ignored -> {
-            });
+            closeNow(connection); // not back to the pool: a failed connection must not be handed out again
         }
     }
 

@@ -30,6 +30,13 @@ public interface JobContext {
     /** @return the fencing token of this attempt (its epoch), strictly greater than any earlier attempt's */
     long fencingToken();
 
+    /**
+     * @return the identity of this attempt: the lock token recorded when the job was activated, unique per activation
+     *         even if Redis, after losing writes, hands a fencing token out twice; a sink that fences its own writes
+     *         stores it with the token (the chunked jobs' cursors do)
+     */
+    String attemptId();
+
     /** @return the id of the worker running this attempt */
     String workerId();
 

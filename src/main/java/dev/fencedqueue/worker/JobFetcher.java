@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Reconnect;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
@@ -193,7 +194,7 @@ final class JobFetcher {
         if (stopped) {
             return;
         }
-        long backoff = Math.min(5_000, 100L << Math.min(failureStreak++, 6));
+        long backoff = Reconnect.delayMillis(++failureStreak);
         if (failureStreak == 1 || failureStreak % 20 == 0) {
             LOG.warnf("worker %s cannot fetch from queue %s (retrying in %d ms): %s", options.workerId(), keys.queue(),
                     backoff, failure.getMessage());

@@ -6,8 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.Reconnect;
 import dev.fencedqueue.queue.SharedConnection;
-import io.vertx.core.Vertx;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -27,18 +29,15 @@ import org.jboss.logging.Logger;
 public class RevocationListener {
 
     private static final Logger LOG = Logger.getLogger(RevocationListener.class);
-    private static final long RESUBSCRIBE_DELAY_MS = 500;
 
     private final SharedConnection redis;
     private final Queues queues;
-    private final Vertx vertx;
     private final Map<String, Set<Worker>> workers = new ConcurrentHashMap<>();
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
 
-    public RevocationListener(SharedConnection redis, Queues queues, Vertx vertx) {
+    public RevocationListener(SharedConnection redis, Queues queues) {
         this.redis = redis;
         this.queues = queues;
-        this.vertx = vertx;
     }
 
     /**
@@ -106,6 +105,7 @@ public class RevocationListener {
         private final String channel;
         private volatile boolean closed;
         private volatile RedisConnection connection;
+        private volatile Cancellable pending;
 
         Subscription(String queue) {
             this.queue = queue;
@@ -116,23 +116,32 @@ public class RevocationListener {
             if (closed) {
                 return;
             }
-            redis.client().connect().subscribe().with(c -> {
-                connection = c;
-                c.handler(this::onMessage);
-                c.exceptionHandler(failure -> retry(c, failure));
-                c.endHandler(() -> retry(c, null));
-                c.send(Request.cmd(Command.SUBSCRIBE).arg(channel)).subscribe().with(ok -> {
-                    if (closed) {
-                        c.close().subscribe().with(v -> {
-                        }, f -> {
-                        });
-                    }
-                }, failure -> retry(c, failure));
-            }, failure -> retry(null, failure));
+            // Connect and subscribe, retried at the pace of the one reconnect policy until it works or this closes.
+            Uni<RedisConnection> attempt = Uni.createFrom().deferred(() -> redis.client().connect())
+                    .invoke(c -> c.handler(this::onMessage)) // before SUBSCRIBE, so that no message arrives unhandled
+                    .call(c -> c.send(Request.cmd(Command.SUBSCRIBE).arg(channel))
+                            .onFailure().call(() -> c.close().onFailure().recoverWithNull()));
+            pending = Reconnect.retrying(attempt, failure -> LOG.debugf("revoke channel %s: cannot subscribe (%s), retrying",
+                    channel, failure.getMessage()))
+                    .subscribe().with(c -> {
+                        if (closed) {
+                            c.close().subscribe().with(v -> {
+                            }, f -> {
+                            });
+                            return;
+                        }
+                        connection = c;
+                        c.exceptionHandler(failure -> lost(c, failure));
+                        c.endHandler(() -> lost(c, null));
+                    });
         }
 
         void close() {
             closed = true;
+            Cancellable attempt = pending;
+            if (attempt != null) {
+                attempt.cancel();
+            }
             RedisConnection c = connection;
             if (c != null) {
                 c.close().subscribe().with(v -> {
@@ -148,13 +157,13 @@ public class RevocationListener {
             }
         }
 
-        private void retry(RedisConnection failed, Throwable failure) {
-            if (closed || (failed != null && failed != connection)) {
+        private void lost(RedisConnection failed, Throwable failure) {
+            if (closed || failed != connection) {
                 return;
             }
             connection = null;
             LOG.debugf("revoke channel %s lost (%s), resubscribing", channel, failure == null ? "closed" : failure.getMessage());
-            vertx.setTimer(RESUBSCRIBE_DELAY_MS, id -> open());
+            open();
         }
     }
 }

@@ -101,6 +101,11 @@ final class WorkerJobContext implements JobContext {
     }
 
     @Override
+    public String attemptId() {
+        return active.lockToken;
+    }
+
+    @Override
     public Uni<CancelReason> cancelled() {
         return Uni.createFrom().completionStage(active.cancelled);
     }
@@ -122,7 +127,7 @@ final class WorkerJobContext implements JobContext {
                 List.of(keys.job(jobId()), keys.fence(jobId()), keys.events(jobId()), keys.events()),
                 List.of(token, type, event.toString(), worker.queueContext().streamLengthArg(),
                         progress == null ? "0" : "1", progress == null ? "" : progress, jobId(),
-                        worker.queueContext().queueEventsArg()))
+                        worker.queueContext().queueEventsArg(), active.lockToken))
                 .map(reply -> {
                     if (reply.type() == ResponseType.NUMBER) {
                         throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId(), reply.toLong(),

@@ -32,8 +32,10 @@ class AbortTest extends ResearchTestSupport {
     void abortingARunningJobClosesItsLlmCallWithinASecondAndEndsTheStreamOnce() {
         Worker worker = startResearchWorker("abort-worker");
         String jobId = startJob("abort me while running");
+        long token;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event())));
+            token = sse.events().get(0).fencingToken();
 
             given().post("/research/abort/" + jobId).then().statusCode(200)
                     .body("state", equalTo("aborted")).body("previousState", equalTo("active"))
@@ -43,15 +45,17 @@ class AbortTest extends ResearchTestSupport {
             await().atMost(Duration.ofSeconds(5)).until(() -> sse.ended().isDone());
             List<SseClient.Message> events = sse.events();
             assertThat(events.get(events.size() - 1).event()).isEqualTo("aborted");
-            assertThat(events.get(events.size() - 1).data()).contains("\"fencingToken\":1").contains("aborted by user");
+            assertThat(events.get(events.size() - 1).fencingToken()).as("written under the run's token")
+                    .isEqualTo(token);
+            assertThat(events.get(events.size() - 1).data()).contains("aborted by user");
             assertThat(events).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.event())).hasSize(1);
         }
         await().atMost(Duration.ofSeconds(2)).until(() -> worker.activeJobIds().isEmpty());
 
-        // Never retried: nothing starts again, the token stays 1, and the job stays aborted.
+        // Never retried: nothing starts again, the token stays the run's, and the job stays aborted.
         await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() -> {
             JsonPath status = status(jobId);
-            return status.getString("state").equals("aborted") && status.getInt("fencingToken") == 1;
+            return status.getString("state").equals("aborted") && status.getLong("fencingToken") == token;
         });
         assertThat(SimulatorStreams.of(jobId).opened()).isEqualTo(1);
         List<String> history = given().get("/research/history/" + jobId).jsonPath().getList("event");
@@ -74,7 +78,7 @@ class AbortTest extends ResearchTestSupport {
         // A worker that starts now finds nothing to run.
         Worker worker = startResearchWorker("late-worker");
         await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(2))
-                .until(() -> status(jobId).getInt("fencingToken") == 0 && worker.stats().completed() == 0);
+                .until(() -> status(jobId).getLong("fencingToken") == 0 && worker.stats().completed() == 0);
         assertThat(status(jobId).getString("state")).isEqualTo("aborted");
     }
 

@@ -67,18 +67,22 @@ class AnswerPageTest extends ResearchTestSupport {
         String jobId = startJob("taken over mid-answer");
         browser().get(base + "?jobId=" + jobId);
         await().atMost(TIMEOUT).until(() -> answerSource().length() > 20);
+        long runOfA = status(jobId).getLong("fencingToken");
 
         workerA.freeze(true);
         workerB.start();
-        await("the page shows run 2").atMost(TIMEOUT).until(() -> "2".equals(text("run")));
+        long runOfB = await("B takes the job over").atMost(TIMEOUT)
+                .until(() -> status(jobId).getLong("fencingToken"), token -> token > runOfA);
+        await("the page shows B's run").atMost(TIMEOUT).until(() -> text("run").contains("fencing token " + runOfB));
         awaitOutcome("completed");
         workerA.freeze(false);
         await("the zombie let go of the job").atMost(TIMEOUT).until(() -> workerA.activeJobIds().isEmpty());
 
-        assertThat(text("notice")).contains("taken over by run 2");
-        // Both runs stream the same answer: had run 1's deltas been kept, the page's text would be longer.
-        assertThat(streamed()).as("only run 2's deltas").isEqualTo(status(jobId).getString("result.text"));
-        assertThat(shownTokens()).containsOnly(2L);
+        assertThat(text("notice")).contains("taken over by the run with fencing token " + runOfB);
+        // Both runs stream the same answer: had A's deltas been kept, the page's text would be longer.
+        assertThat(streamed()).as("only B's deltas").isEqualTo(status(jobId).getString("result.text"));
+        assertThat(shownTokens()).containsOnly(runOfB);
+        assertThat(status(jobId).getLong("fencingToken")).as("B's run finished the job").isEqualTo(runOfB);
     }
 
     @Test

@@ -84,6 +84,32 @@ class FencedStreamModuleTest {
     }
 
     @Test
+    void startsOverWhenANewAttemptStartsUnderTheTokenAlreadyShown() {
+        // Redis lost the activation of the run shown and handed its token out again: the new attempt's `started`
+        // (alone, or after the service's reset) must not merge into the run already shown.
+        List<Object> log = run("""
+                const s = FakeSource.all[0];
+                s.readyState = 1; s.onopen();
+                s.emit('started', '1-0', { fencingToken: 7 });
+                s.emit('progress', '2-0', { fencingToken: 7, percent: 18 });
+                s.emit('started', '3-0', { fencingToken: 7 });                      // a new attempt, no reset
+                s.emit('progress', '4-0', { fencingToken: 7, percent: 6 });
+                s.emit('reset', null, { fencingToken: 7 });                         // the service's reset ...
+                s.emit('reset', null, { fencingToken: 7 });                         // (nothing shown since: ignored)
+                s.emit('started', '5-0', { fencingToken: 7 });                      // ... then one reset only
+                s.emit('completed', '6-0', { fencingToken: 7, result: {} });
+                done({ log });
+                """);
+
+        assertThat(log).containsExactly(
+                row("connection", "connecting", null), row("connection", "live", null),
+                row("reset", 7L, 0L), row("started", "1-0", 7L), row("progress", "2-0", 7L),
+                row("reset", 7L, 7L), row("started", "3-0", 7L), row("progress", "4-0", 7L),
+                row("reset", 7L, 7L), row("started", "5-0", 7L),
+                row("connection", "closed", null), row("end", "completed", "6-0"));
+    }
+
+    @Test
     void afterARefusedStreamItFollowsAgainFromTheLastEventWithBackoff() {
         Map<String, Object> outcome = runForMap("""
                 const first = FakeSource.all[0];

@@ -64,10 +64,13 @@ class NotificationsApiTest {
                 .post("/notifications/channels/" + channel + "/fan-out").then().statusCode(202)
                 .body("streamUrl", startsWith("/notifications/jobs/")).extract().path("jobId");
 
+        long token;
         try (SseClient sse = SseClient.open(base + "notifications/jobs/" + jobId + "/stream")) {
             await().atMost(TIMEOUT).until(() -> sse.ended().isDone());
             List<SseClient.Message> events = sse.events();
             assertThat(events.get(0).event()).isEqualTo("started");
+            token = events.get(0).fencingToken();
+            assertThat(events).as("one run").extracting(SseClient.Message::fencingToken).containsOnly(token);
             assertThat(events.get(events.size() - 1).event()).isEqualTo("completed");
             List<SseClient.Message> progress = events.stream().filter(e -> "progress".equals(e.event())).toList();
             assertThat(progress).hasSize(14); // 13 chunks (12 of 200, one of 100), then the final report
@@ -81,7 +84,7 @@ class NotificationsApiTest {
         assertThat(status.getInt("itemsDone")).isEqualTo(2500);
         assertThat(status.getInt("itemsTotal")).isEqualTo(2500);
         assertThat(status.getInt("chunksDone")).isEqualTo(13);
-        assertThat(status.getInt("fencingToken")).isEqualTo(1);
+        assertThat(status.getLong("fencingToken")).as("the run's token").isPositive().isEqualTo(token);
         assertThat(status.getString("singleFlightKey")).isEqualTo(channel);
 
         assertThat(rows.rows("notification", jobId)).isEqualTo(2500);

@@ -57,7 +57,9 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(shown).extracting(e -> e.get("event")).first().isEqualTo("started");
         assertThat(shown).extracting(e -> e.get("event")).last().isEqualTo("completed");
         assertThat(shown).filteredOn(e -> "progress".equals(e.get("event"))).hasSize(30);
-        assertThat(shown).extracting(e -> e.get("fencingToken")).containsOnly(1L);
+        long run = status(jobId).getLong("fencingToken");
+        assertThat(run).isPositive();
+        assertThat(shown).extracting(e -> e.get("fencingToken")).containsOnly(run);
         assertThat(shown).hasSameSizeAs(validHistory(jobId));
         assertThat(text("outcome-text")).contains("fencing tokens in practice");
         assertThat(value("percent")).isEqualTo("100");
@@ -71,20 +73,24 @@ class ResearchPageTest extends ResearchTestSupport {
         String jobId = startJob("takeover in the browser");
         browser().get(base + "?jobId=" + jobId);
         await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
-        assertThat(shownEvents()).extracting(e -> e.get("fencingToken")).containsOnly(1L);
+        long runOfA = status(jobId).getLong("fencingToken");
+        assertThat(shownEvents()).extracting(e -> e.get("fencingToken")).containsOnly(runOfA);
 
         workerA.freeze(true);
         workerB.start();
         awaitOutcome("completed");
 
+        long runOfB = status(jobId).getLong("fencingToken");
+        assertThat(runOfB).as("a newer run").isGreaterThan(runOfA);
         List<Map<String, Object>> shown = shownEvents();
-        assertThat(shown).as("only the new run is shown").extracting(e -> e.get("fencingToken")).containsOnly(2L);
+        assertThat(shown).as("only the new run is shown").extracting(e -> e.get("fencingToken")).containsOnly(runOfB);
         assertThat(shown.get(0)).containsEntry("event", "started").containsEntry("text", "Started on worker-B");
         assertThat(shown).filteredOn(e -> "completed".equals(e.get("event"))).hasSize(1);
         assertThat(shown).extracting(e -> e.get("event")).last().isEqualTo("completed");
         assertThat(shown).hasSameSizeAs(validHistory(jobId));
-        assertThat(text("run")).isEqualTo("2");
-        assertThat(text("notice")).contains("taken over by run 2");
+        assertThat(text("run")).contains("fencing token " + runOfB);
+        assertThat(text("notice")).contains("fencing token " + runOfA + " stopped")
+                .contains("taken over by the run with fencing token " + runOfB);
     }
 
     /**

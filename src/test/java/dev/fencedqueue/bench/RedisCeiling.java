@@ -20,8 +20,13 @@ final class RedisCeiling {
     /** Commands in flight. */
     static final int WINDOW = 1000;
 
-    private static final String DATA = "{\"status\":\"progress\",\"fencingToken\":1,\"workerId\":\"bench-worker\","
-            + "\"percent\":50,\"message\":\"event 12345\"}";
+    /** A fencing token of the size the service hands out (the Redis clock in ms). */
+    /** The attempt's lock token, recorded in the job hash as at activation, so that the append checks it too. */
+    private static final String LOCK_TOKEN = "ceiling:1";
+    private static final String TOKEN = "1795000000000";
+
+    private static final String DATA = "{\"status\":\"progress\",\"fencingToken\":" + TOKEN
+            + ",\"workerId\":\"bench-worker\",\"percent\":50,\"message\":\"event 12345\"}";
 
     private RedisCeiling() {
     }
@@ -35,23 +40,26 @@ final class RedisCeiling {
     static double xadd(BenchContext bench, int count) {
         String key = "bench:{ceiling}:" + UUID.randomUUID();
         double perSecond = count * 1e9 / Pipeline.run(count, WINDOW, i -> bench.redis().send(Request.cmd(Command.XADD)
-                .arg(key).arg("MAXLEN").arg("~").arg(10_000).arg("*").arg("type").arg("progress").arg("token").arg(1)
+                .arg(key).arg("MAXLEN").arg("~").arg(10_000).arg("*").arg("type").arg("progress")
+                .arg("token").arg(TOKEN)
                 .arg("data").arg(DATA)));
         bench.redis().send(Request.cmd(Command.DEL).arg(key)).await().atMost(BenchContext.TIMEOUT);
         return perSecond;
     }
 
-    /** @return pipelined {@code EVALSHA appendEvent} calls per second, on one active job with fencing token 1 */
+    /** @return pipelined {@code EVALSHA appendEvent} calls per second, on one active job with fencing token TOKEN */
     static double appendEvent(BenchContext bench, int count) {
         JobQueue queue = bench.freshQueue("ceiling");
         QueueKeys keys = queue.keys();
         String jobId = "1";
-        bench.redis().send(Request.cmd(Command.HSET).arg(keys.job(jobId)).arg("state").arg("active").arg("events").arg(1))
+        bench.redis().send(Request.cmd(Command.HSET).arg(keys.job(jobId)).arg("state").arg("active").arg("events").arg(1)
+                .arg("lockToken").arg(LOCK_TOKEN))
                 .await().atMost(BenchContext.TIMEOUT);
-        bench.redis().send(Request.cmd(Command.SET).arg(keys.fence(jobId)).arg(1)).await().atMost(BenchContext.TIMEOUT);
+        bench.redis().send(Request.cmd(Command.SET).arg(keys.fence(jobId)).arg(TOKEN))
+                .await().atMost(BenchContext.TIMEOUT);
         List<String> scriptKeys = List.of(keys.job(jobId), keys.fence(jobId), keys.events(jobId), keys.events());
-        List<String> args = List.of("1", "progress", DATA, "10000", "1", "{\"percent\":50,\"message\":\"event 12345\"}",
-                jobId, "10000");
+        List<String> args = List.of(TOKEN, "progress", DATA, "10000", "1",
+                "{\"percent\":50,\"message\":\"event 12345\"}", jobId, "10000", LOCK_TOKEN);
         double perSecond = count * 1e9 / Pipeline.run(count, WINDOW,
                 i -> bench.scripts().run(LuaScript.APPEND_EVENT, scriptKeys, args));
         bench.redis().send(Request.cmd(Command.DEL).arg(keys.job(jobId)).arg(keys.fence(jobId)).arg(keys.events(jobId))

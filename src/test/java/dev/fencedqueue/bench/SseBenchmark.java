@@ -485,8 +485,8 @@ class SseBenchmark {
                     // that the client's work per event is the same as with the service.
                     long now = nowMicros();
                     Buffer event = Buffer.buffer("id: " + now / 1000 + "-" + seq + "\nevent: progress\ndata: "
-                            + "{\"status\":\"progress\",\"fencingToken\":1,\"workerId\":\"bench-ceiling\",\"percent\":"
-                            + (seq * 100 / total) + ",\"sentAtMicros\":" + now + "}\n\n");
+                            + "{\"status\":\"progress\",\"fencingToken\":1795000000000,\"workerId\":\"bench-ceiling\","
+                            + "\"percent\":" + (seq * 100 / total) + ",\"sentAtMicros\":" + now + "}\n\n");
                     for (HttpServerResponse response : groups.get((int) (seq % JOBS))) {
                         response.write(event);
                     }

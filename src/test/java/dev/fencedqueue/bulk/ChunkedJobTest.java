@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.notifications.NotificationFanOut;
@@ -112,6 +113,7 @@ class ChunkedJobTest {
         startWorker(fanOut, "w-abort");
         String jobId = FanOuts.start(channel, 100, 150, Map.of());
         await("three chunks committed").atMost(TIMEOUT).until(() -> chunksDone(jobId) >= 3);
+        long firstEpoch = redis.job(queue, jobId).fencingToken();
 
         FanOuts.admin().post(JOBS + jobId + "/abort").then().statusCode(202).body("state", equalTo("aborting"));
         await("the job stops at a chunk boundary").atMost(TIMEOUT)
@@ -130,7 +132,7 @@ class ChunkedJobTest {
         await("the resumed job finishes").atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
         Job job = redis.job(queue, jobId);
-        assertThat(job.fencingToken()).as("the resume ran as a new epoch").isEqualTo(2);
+        assertThat(job.fencingToken()).as("the resume ran as a new epoch").isGreaterThan(firstEpoch);
         Cursor end = cursors.read(jobId).orElseThrow();
         assertThat(end.position()).isEqualTo("s-001999");
         assertThat(end.itemsDone()).isEqualTo(2000);
@@ -175,7 +177,8 @@ class ChunkedJobTest {
         startWorker(gated, "w-successor");
         await("epoch 2 claimed the cursor and waits before its first chunk").atMost(TIMEOUT)
                 .until(() -> gated.successorWaits.getCount() == 0);
-        assertThat(rows.cursorToken(jobId)).isEqualTo(2);
+        assertThat(gated.successorToken()).as("a newer epoch").isGreaterThan(gated.zombieToken());
+        assertThat(rows.cursorToken(jobId)).isEqualTo(gated.successorToken());
         assertThat(rows.cursor(jobId)).as("the cursor the zombie's chunk starts from").isEqualTo("s-000199");
 
         gated.releaseZombie.countDown(); // epoch 1 goes on with the chunk it read
@@ -187,11 +190,68 @@ class ChunkedJobTest {
         zombie.freeze(false);
         await().atMost(TIMEOUT).until(() -> zombie.activeJobIds().isEmpty());
 
-        assertThat(redis.job(queue, jobId).fencingToken()).as("the current epoch was never refused").isEqualTo(2);
+        assertThat(redis.job(queue, jobId).fencingToken()).as("the current epoch was never refused")
+                .isEqualTo(gated.successorToken());
         assertThat(rows.rows("notification", jobId)).isEqualTo(1000);
         assertThat(rows.notExactlyOnce("notification", channel, jobId)).isZero();
         assertThat(rows.notExactlyOnce("push_outbox", channel, jobId)).isZero();
         assertThat(cursors.read(jobId).orElseThrow().position()).isEqualTo("s-000999");
+    }
+
+    @Test
+    void underATokenHandedOutTwiceOnlyTheAttemptThatClaimedTheCursorAdvancesIt() throws Exception {
+        // Redis lost the activation of attempt B and handed its token to attempt C, which claimed the cursor after B.
+        String jobId = "attempts-" + System.nanoTime();
+        ConnectionGuard guard = new ConnectionGuard();
+        assertThat(cursors.claim(jobId, 5, "attempt-B", guard)).hasValue(Cursor.START);
+        assertThat(cursors.claim(jobId, 5, "attempt-C", guard)).as("the later activation takes the cursor")
+                .hasValue(Cursor.START);
+        PostgresChunkedJob<String> oneLetter = new PostgresChunkedJob<>() {
+            @Override
+            public String queue() {
+                return "attempts";
+            }
+
+            @Override
+            public ChunkPlan plan(JobContext job) {
+                return null;
+            }
+
+            @Override
+            public String cursorAfter(String item) {
+                return item;
+            }
+
+            @Override
+            public long total(Connection connection, JobContext job) {
+                return 1;
+            }
+
+            @Override
+            public List<String> read(Connection transaction, JobContext job, String cursor, int size) {
+                return cursor.isEmpty() ? List.of("a") : List.of();
+            }
+
+            @Override
+            public void write(Connection transaction, JobContext job, List<String> chunk) {
+            }
+        };
+
+        assertThat(cursors.nextChunk(jobId, 5, Cursor.START, 10, oneLetter, attempt(jobId, 5, "attempt-B"), () -> true,
+                guard).status()).as("the forgotten attempt, under the same token").isEqualTo(ChunkOutcome.Status.FENCED);
+        assertThat(cursors.nextChunk(jobId, 5, Cursor.START, 10, oneLetter, attempt(jobId, 5, "attempt-C"), () -> true,
+                guard).status()).isEqualTo(ChunkOutcome.Status.COMMITTED);
+    }
+
+    /** @return a job context that knows its job, token and attempt, and nothing else */
+    private static JobContext attempt(String jobId, long token, String attemptId) {
+        return (JobContext) java.lang.reflect.Proxy.newProxyInstance(JobContext.class.getClassLoader(),
+                new Class<?>[] {JobContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "jobId" -> jobId;
+                    case "fencingToken" -> token;
+                    case "attemptId" -> attemptId;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     @Test
@@ -231,8 +291,8 @@ class ChunkedJobTest {
     }
 
     /**
-     * The fan-out, except that epoch 1 waits after reading its third chunk, and epoch 2 before reading its first,
-     * each until released.
+     * The fan-out, except that epoch 1 (the first to read) waits after reading its third chunk, and the next epoch
+     * before reading its first, each until released.
      */
     private static final class GatedFanOut implements PostgresChunkedJob<String> {
 
@@ -243,6 +303,8 @@ class ChunkedJobTest {
         private final PostgresChunkedJob<String> delegate;
         private final AtomicBoolean zombieGated = new AtomicBoolean();
         private final AtomicBoolean successorGated = new AtomicBoolean();
+        private final AtomicLong zombieToken = new AtomicLong();
+        private final AtomicLong successorToken = new AtomicLong();
 
         GatedFanOut(PostgresChunkedJob<String> delegate) {
             this.delegate = delegate;
@@ -263,13 +325,26 @@ class ChunkedJobTest {
             return delegate.total(connection, job);
         }
 
+        /** @return the fencing token of epoch 1, the one that becomes the zombie (0 before it read) */
+        long zombieToken() {
+            return zombieToken.get();
+        }
+
+        /** @return the fencing token of the epoch that took the job over (0 before it read) */
+        long successorToken() {
+            return successorToken.get();
+        }
+
         @Override
         public List<String> read(Connection transaction, JobContext job, String cursor, int size) throws SQLException {
-            if (job.fencingToken() == 2 && successorGated.compareAndSet(false, true)) {
+            long token = job.fencingToken();
+            zombieToken.compareAndSet(0, token);
+            if (token > zombieToken.get() && successorGated.compareAndSet(false, true)) {
+                successorToken.set(token);
                 hold(successorWaits, releaseSuccessor);
             }
             List<String> chunk = delegate.read(transaction, job, cursor, size);
-            if (job.fencingToken() == 1 && "s-000199".equals(cursor) && zombieGated.compareAndSet(false, true)) {
+            if (token == zombieToken.get() && "s-000199".equals(cursor) && zombieGated.compareAndSet(false, true)) {
                 hold(zombieWaits, releaseZombie);
             }
             return chunk;

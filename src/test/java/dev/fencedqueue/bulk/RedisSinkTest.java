@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import dev.fencedqueue.config.BulkConfig;
@@ -21,6 +22,7 @@ import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.SharedConnection;
 import dev.fencedqueue.testing.FanOuts;
@@ -140,6 +142,7 @@ class RedisSinkTest {
         startWorker(fanOut, "w-abort");
         String jobId = FanOuts.start(channel, 100, 150, Map.of());
         await("three chunks committed").atMost(TIMEOUT).until(() -> chunksDone(channel, jobId) >= 3);
+        long firstEpoch = redis.job(queue, jobId).fencingToken();
 
         FanOuts.admin().post(JOBS + jobId + "/abort").then().statusCode(202).body("state", equalTo("aborting"));
         await("the job stops at a chunk boundary").atMost(TIMEOUT)
@@ -155,9 +158,10 @@ class RedisSinkTest {
         FanOuts.admin().post(JOBS + jobId + "/resume").then().statusCode(200).body("state", in(List.of("waiting", "active")));
         await("the resumed job finishes").atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
-        assertThat(redis.job(queue, jobId).fencingToken()).as("the resume ran as a new epoch").isEqualTo(2);
+        long resumed = redis.job(queue, jobId).fencingToken();
+        assertThat(resumed).as("the resume ran as a new epoch").isGreaterThan(firstEpoch);
         assertThat(rows.cursorField(channel, jobId, "cursor")).isEqualTo("s-001999");
-        assertThat(rows.cursorField(channel, jobId, "fencingToken")).isEqualTo("2");
+        assertThat(rows.cursorField(channel, jobId, "fencingToken")).isEqualTo(Long.toString(resumed));
         assertThat(rows.notifications(channel, jobId)).isEqualTo(2000);
         assertThat(rows.notificationsNotExactlyOnce(channel, jobId)).isZero();
         assertThat(rows.outboxNotExactlyOnce(channel, jobId)).isZero();
@@ -180,7 +184,8 @@ class RedisSinkTest {
         startWorker(gated, "w-successor");
         await("epoch 2 claimed the cursor and waits before its first chunk").atMost(TIMEOUT)
                 .until(gated.successorWaits::isDone);
-        assertThat(rows.cursorField(channel, jobId, "fencingToken")).isEqualTo("2");
+        assertThat(gated.successorToken()).as("a newer epoch").isGreaterThan(gated.zombieToken());
+        assertThat(rows.cursorField(channel, jobId, "fencingToken")).isEqualTo(Long.toString(gated.successorToken()));
         assertThat(rows.cursorField(channel, jobId, "cursor")).isEqualTo("s-000199");
 
         gated.releaseZombie.complete(null); // epoch 1 goes on with the chunk it read
@@ -193,7 +198,8 @@ class RedisSinkTest {
         zombie.freeze(false);
         await().atMost(TIMEOUT).until(() -> zombie.activeJobIds().isEmpty());
 
-        assertThat(redis.job(queue, jobId).fencingToken()).as("the current epoch was never refused").isEqualTo(2);
+        assertThat(redis.job(queue, jobId).fencingToken()).as("the current epoch was never refused")
+                .isEqualTo(gated.successorToken());
         assertThat(rows.notifications(channel, jobId)).isEqualTo(1000);
         assertThat(rows.notificationsNotExactlyOnce(channel, jobId)).isZero();
         assertThat(rows.outboxNotExactlyOnce(channel, jobId)).isZero();
@@ -216,6 +222,22 @@ class RedisSinkTest {
                 .isTrue();
         assertThat(claim(cursorKey, 3)).hasValue(new Cursor("a", 1, 2));
         assertThat(redis.send(Request.cmd(Command.LLEN).arg(list)).toLong()).isEqualTo(2);
+    }
+
+    @Test
+    void underATokenHandedOutTwiceOnlyTheAttemptThatClaimedTheCursorCommits() {
+        // Redis lost the activation of attempt B and handed its token to attempt C, which claimed the cursor after B.
+        String cursorKey = "fq:bulk-test:{t" + System.nanoTime() + "}:cursor";
+        String list = cursorKey.replace(":cursor", ":list");
+        assertThat(claim(cursorKey, 5, "attempt-B")).hasValue(Cursor.START);
+        assertThat(claim(cursorKey, 5, "attempt-C")).as("the later activation takes the cursor").hasValue(Cursor.START);
+
+        assertThat(commit(cursorKey, 5, "attempt-B", Cursor.START, "a", new RedisChunkWrites(cursorKey).rpush(list, "b")))
+                .as("the forgotten attempt, under the same token").isFalse();
+        assertThat(redis.exists(list)).isFalse();
+        assertThat(commit(cursorKey, 5, "attempt-C", Cursor.START, "a", new RedisChunkWrites(cursorKey).rpush(list, "c")))
+                .isTrue();
+        assertThat(redis.send(Request.cmd(Command.LRANGE).arg(list).arg(0).arg(-1)).toString()).isEqualTo("[c]");
     }
 
     @Test
@@ -244,16 +266,25 @@ class RedisSinkTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("{news}");
         assertThatThrownBy(() -> writes.lpush("fq:notify:{news}:cursor:1", "x")).hasMessageContaining("cursor key");
         assertThat(writes.lpush("fq:notify:{news}:inbox:u-1", "x").size()).isEqualTo(1);
-        assertThat(RedisChunkWrites.hashTag("a{}b")).as("an empty tag hashes the whole key").isEqualTo("a{}b");
+        assertThat(QueueKeys.hashTag("a{}b")).as("an empty tag hashes the whole key").isEqualTo("a{}b");
         assertThat(new RedisNotificationKeys("fq").inbox("news", "u-1")).startsWith("fq:notify:{news}:");
     }
 
     private java.util.Optional<Cursor> claim(String cursorKey, long token) {
-        return cursors.claim(cursorKey, token).await().atMost(TIMEOUT);
+        return claim(cursorKey, token, "attempt-" + token);
+    }
+
+    private java.util.Optional<Cursor> claim(String cursorKey, long token, String attemptId) {
+        return cursors.claim(cursorKey, token, attemptId).await().atMost(TIMEOUT);
     }
 
     private boolean commit(String cursorKey, long token, Cursor from, String to, RedisChunkWrites writes) {
-        return cursors.commit(token, from, to, 2, writes).await().atMost(TIMEOUT);
+        return commit(cursorKey, token, "attempt-" + token, from, to, writes);
+    }
+
+    private boolean commit(String cursorKey, long token, String attemptId, Cursor from, String to,
+            RedisChunkWrites writes) {
+        return cursors.commit(token, attemptId, from, to, 2, writes).await().atMost(TIMEOUT);
     }
 
     private Worker startWorker(RedisChunkedJob<String> job, String workerId) {
@@ -271,8 +302,8 @@ class RedisSinkTest {
     }
 
     /**
-     * The fan-out, except that epoch 1 waits after reading its third chunk, and epoch 2 before reading its first,
-     * each until released (without blocking: the reads are {@code Uni}s).
+     * The fan-out, except that epoch 1 (the first to read) waits after reading its third chunk, and the next epoch
+     * before reading its first, each until released (without blocking: the reads are {@code Uni}s).
      */
     private static final class GatedFanOut implements RedisChunkedJob<String> {
 
@@ -283,6 +314,8 @@ class RedisSinkTest {
         private final RedisChunkedJob<String> delegate;
         private final AtomicBoolean zombieGated = new AtomicBoolean();
         private final AtomicBoolean successorGated = new AtomicBoolean();
+        private final AtomicLong zombieToken = new AtomicLong();
+        private final AtomicLong successorToken = new AtomicLong();
 
         GatedFanOut(RedisChunkedJob<String> delegate) {
             this.delegate = delegate;
@@ -313,15 +346,28 @@ class RedisSinkTest {
             return delegate.total(redis, job);
         }
 
+        /** @return the fencing token of epoch 1, the one that becomes the zombie (0 before it read) */
+        long zombieToken() {
+            return zombieToken.get();
+        }
+
+        /** @return the fencing token of the epoch that took the job over (0 before it read) */
+        long successorToken() {
+            return successorToken.get();
+        }
+
         @Override
         public Uni<List<String>> read(SharedConnection redis, JobContext job, String cursor, int size) {
+            long token = job.fencingToken();
+            zombieToken.compareAndSet(0, token);
             Uni<Void> before = Uni.createFrom().voidItem();
-            if (job.fencingToken() == 2 && successorGated.compareAndSet(false, true)) {
+            if (token > zombieToken.get() && successorGated.compareAndSet(false, true)) {
+                successorToken.set(token);
                 successorWaits.complete(null);
                 before = Uni.createFrom().completionStage(releaseSuccessor);
             }
             Uni<List<String>> chunk = before.chain(() -> delegate.read(redis, job, cursor, size));
-            if (job.fencingToken() == 1 && "s-000199".equals(cursor) && zombieGated.compareAndSet(false, true)) {
+            if (token == zombieToken.get() && "s-000199".equals(cursor) && zombieGated.compareAndSet(false, true)) {
                 return chunk.call(() -> {
                     zombieWaits.complete(null);
                     return Uni.createFrom().completionStage(releaseZombie);

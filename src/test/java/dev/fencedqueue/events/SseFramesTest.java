@@ -26,8 +26,11 @@ class SseFramesTest {
 
     @Test
     void sendsResetsWithoutAnIdSoThatAResumeStartsAfterTheLastRealEvent() {
-        assertThat(SseFrames.text(StreamMessage.reset(3, 2))).startsWith("event: reset\ndata: {").doesNotContain("id:")
-                .contains("\"fencingToken\":3").contains("\"previousFencingToken\":2").endsWith("}\n\n");
+        // Tokens are Redis clock values in ms: framed as plain integers.
+        assertThat(SseFrames.text(StreamMessage.reset(1795000000123L, 1795000000000L)))
+                .startsWith("event: reset\ndata: {").doesNotContain("id:")
+                .contains("\"fencingToken\":1795000000123").contains("\"previousFencingToken\":1795000000000")
+                .endsWith("}\n\n");
     }
 
     @Test

@@ -41,17 +41,19 @@ class ZombieTakeoverTest extends ResearchTestSupport {
         workerA.start();
 
         String jobId = startJob("zombie race");
+        long epochOfA;
+        long epochOfB;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event())));
+            epochOfA = sse.events().get(0).fencingToken();
 
             // A is paused: no renewal, no revoke notice, and its writes are held back.
             processorA.close();
             workerA.freeze(true);
             workerB.start();
-            await().atMost(Duration.ofSeconds(10)).until(() -> {
-                JsonPath status = status(jobId);
-                return status.getInt("fencingToken") == 2 && "worker-B".equals(status.getString("workerId"));
-            });
+            epochOfB = await().atMost(Duration.ofSeconds(10)).until(() -> status(jobId), status ->
+                    status.getLong("fencingToken") > epochOfA && "worker-B".equals(status.getString("workerId")))
+                    .getLong("fencingToken");
 
             // A wakes up and tries to write: rejected inside Redis, so it cancels and closes its LLM call.
             processorA.open();
@@ -61,26 +63,27 @@ class ZombieTakeoverTest extends ResearchTestSupport {
             assertThat(workerA.stats().rejectedWrites()).isGreaterThanOrEqualTo(1);
 
             await().atMost(Duration.ofSeconds(20)).until(() -> sse.ended().isDone());
-            assertSseShowsResetThenOnlyNewEpoch(sse.events());
+            assertSseShowsResetThenOnlyNewEpoch(sse.events(), epochOfA, epochOfB);
         }
 
         List<Map<String, Object>> history = given().get("/research/history/" + jobId).jsonPath().getList("$");
-        int firstOfB = indexOfFirst(history, 2);
+        List<Long> tokens = fencingTokens(history);
+        int firstOfB = tokens.indexOf(epochOfB);
         assertThat(firstOfB).isPositive();
-        assertThat(history.subList(firstOfB, history.size()))
-                .as("no write of epoch 1 lands after epoch 2 started")
-                .allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
+        assertThat(tokens.subList(0, firstOfB)).as("A's run came first").containsOnly(epochOfA);
+        assertThat(tokens.subList(firstOfB, tokens.size()))
+                .as("no write of A's epoch lands after B's epoch started").containsOnly(epochOfB);
         assertThat(history).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event"))).hasSize(1);
 
         List<Map<String, Object>> valid = validHistory(jobId);
-        assertThat(valid).isNotEmpty().allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
+        assertThat(fencingTokens(valid)).isNotEmpty().containsOnly(epochOfB);
         assertThat(valid.get(0).get("event")).isEqualTo("started");
         assertThat(valid.get(valid.size() - 1).get("event")).isEqualTo("completed");
         assertThat(valid).extracting(e -> e.get("workerId")).containsOnly("worker-B");
 
         JsonPath status = status(jobId);
         assertThat(status.getString("state")).isEqualTo("completed");
-        assertThat(status.getInt("fencingToken")).isEqualTo(2);
+        assertThat(status.getLong("fencingToken")).isEqualTo(epochOfB);
         assertThat(SimulatorStreams.of(jobId)).isEqualTo(new SimulatorStats.Counts(2, 1, 1));
     }
 
@@ -92,23 +95,27 @@ class ZombieTakeoverTest extends ResearchTestSupport {
         String jobId = startJob("resume across runs");
 
         String lastSeen;
+        long epochOfA;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().filter(e -> "progress".equals(e.event())).count() >= 2);
             List<SseClient.Message> seen = sse.events();
             lastSeen = seen.get(seen.size() - 1).id();
+            epochOfA = seen.get(0).fencingToken();
         }
         workerA.freeze(true);
         workerB.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(jobId).getInt("fencingToken") == 2);
+        long epochOfB = await().atMost(Duration.ofSeconds(10))
+                .until(() -> status(jobId).getLong("fencingToken"), token -> token > epochOfA);
 
         try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId, lastSeen)) {
             await().atMost(Duration.ofSeconds(20)).until(() -> resumed.ended().isDone());
             List<SseClient.Message> events = resumed.events();
             assertThat(events.get(0).event()).isEqualTo("reset");
             assertThat(events.get(0).id()).as("a reset carries no id, so a later resume goes on after the last real event").isNull();
-            assertThat(events.get(0).data()).contains("\"fencingToken\":2");
+            assertThat(events.get(0).fencingToken()).isEqualTo(epochOfB);
             assertThat(events.get(1).event()).isEqualTo("started");
-            assertThat(events.subList(1, events.size())).allSatisfy(e -> assertThat(e.data()).contains("\"fencingToken\":2"));
+            assertThat(events.subList(1, events.size())).extracting(SseClient.Message::fencingToken)
+                    .containsOnly(epochOfB);
             assertThat(events.get(events.size() - 1).event()).isEqualTo("completed");
         }
     }
@@ -124,25 +131,17 @@ class ZombieTakeoverTest extends ResearchTestSupport {
         given().post("/research/abort/" + jobId).then().statusCode(200);
     }
 
-    static void assertSseShowsResetThenOnlyNewEpoch(List<SseClient.Message> events) {
+    /** Asserts that the stream shows {@code oldEpoch}'s events, a {@code reset}, then only {@code newEpoch}'s. */
+    static void assertSseShowsResetThenOnlyNewEpoch(List<SseClient.Message> events, long oldEpoch, long newEpoch) {
         List<String> types = events.stream().map(SseClient.Message::event).toList();
         assertThat(types).containsOnlyOnce("reset");
         int reset = types.indexOf("reset");
-        assertThat(events.get(reset).data()).contains("\"fencingToken\":2");
-        assertThat(events.subList(0, reset)).allSatisfy(e -> assertThat(e.data()).contains("\"fencingToken\":1"));
+        assertThat(events.get(reset).fencingToken()).isEqualTo(newEpoch);
+        assertThat(events.subList(0, reset)).extracting(SseClient.Message::fencingToken).containsOnly(oldEpoch);
         assertThat(events.subList(reset + 1, events.size())).isNotEmpty()
-                .allSatisfy(e -> assertThat(e.data()).contains("\"fencingToken\":2"));
+                .extracting(SseClient.Message::fencingToken).containsOnly(newEpoch);
         assertThat(events.get(reset + 1).event()).isEqualTo("started");
         assertThat(types.get(types.size() - 1)).isEqualTo("completed");
         assertThat(types.stream().filter(t -> List.of("completed", "failed", "aborted").contains(t))).hasSize(1);
-    }
-
-    private static int indexOfFirst(List<Map<String, Object>> history, int token) {
-        for (int i = 0; i < history.size(); i++) {
-            if (Integer.valueOf(token).equals(history.get(i).get("fencingToken"))) {
-                return i;
-            }
-        }
-        return -1;
     }
 }

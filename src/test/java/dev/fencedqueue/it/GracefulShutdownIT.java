@@ -1,5 +1,6 @@
 package dev.fencedqueue.it;
 
+import static dev.fencedqueue.testing.ResearchTestSupport.fencingToken;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -41,21 +42,22 @@ class GracefulShutdownIT {
         // A's research stream lasts a minute: A is mid-stream when it is told to stop. B's stream is short.
         ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.steps", "300"));
         String jobId = startJob(a, "hand me over on SIGTERM");
-        awaitProgressOf(a, jobId, "proc-A");
+        long epochOfA = awaitProgressOf(a, jobId, "proc-A");
         ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.steps", "10"));
         assertThat(status(b, jobId).getString("workerId")).as("A still runs the job when it is stopped").isEqualTo("proc-A");
 
         long sigtermAtMs;
+        long epochOfB;
         long observedOnBMs;
         int exitStatus;
         try (ShutdownWatch watch = ShutdownWatch.start(a, List.of(READY, SIMULATOR))) {
             sigtermAtMs = System.currentTimeMillis();
             a.terminate();
-            await("B starts the job in epoch 2").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> {
-                        JsonPath status = status(b, jobId);
-                        return status.getInt("fencingToken") == 2 && "proc-B".equals(status.getString("workerId"));
-                    });
+            epochOfB = await("B starts the job in a newer epoch").atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> status(b, jobId), status -> status.getLong("fencingToken") > epochOfA
+                            && "proc-B".equals(status.getString("workerId")))
+                    .getLong("fencingToken");
             observedOnBMs = watch.elapsedMs();
             JsonPath resumed = status(b, jobId);
             if ("active".equals(resumed.getString("state"))) {
@@ -71,7 +73,7 @@ class GracefulShutdownIT {
             assertThat(countsOfA.getInt("closedEarly")).as("A's LLM stream closed by the hand-back").isEqualTo(1);
             assertThat(countsOfA.getInt("completed")).isZero();
             System.out.printf("GracefulShutdownIT hand-back: readiness DOWN %d ms after SIGTERM; B's status showed "
-                    + "epoch 2 after %d ms; A exited with %d%n", down.afterMs(), observedOnBMs, exitStatus);
+                    + "its epoch after %d ms; A exited with %d%n", down.afterMs(), observedOnBMs, exitStatus);
         }
         assertStoppedCleanly(a, exitStatus);
         assertThat(a.log()).contains("handed job " + jobId + " back to the queue (code 0)");
@@ -80,7 +82,7 @@ class GracefulShutdownIT {
                 .until(() -> "completed".equals(status(b, jobId).getString("state")));
         List<Map<String, Object>> history = b.request().get("/research/history/" + jobId).jsonPath().getList("$");
         Map<String, Object> startedOnB = history.stream()
-                .filter(e -> "started".equals(e.get("event")) && Integer.valueOf(2).equals(e.get("fencingToken")))
+                .filter(e -> "started".equals(e.get("event")) && fencingToken(e) == epochOfB)
                 .findFirst().orElseThrow();
         long resumeMs = ((Number) startedOnB.get("timestamp")).longValue() - sigtermAtMs;
         System.out.printf("GracefulShutdownIT hand-back: SIGTERM -> B's started event %d ms (Redis clock)%n", resumeMs);
@@ -89,11 +91,11 @@ class GracefulShutdownIT {
                 .isLessThan(RESUME_WITHIN.toMillis());
         assertThat(history).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event")))
                 .extracting(e -> e.get("event")).containsExactly("completed");
-        assertThat(history).filteredOn(e -> Integer.valueOf(1).equals(e.get("fencingToken")))
+        assertThat(history).filteredOn(e -> fencingToken(e) == epochOfA)
                 .isNotEmpty().allSatisfy(e -> assertThat(e.get("workerId")).isEqualTo("proc-A"));
 
         JsonPath status = status(b, jobId);
-        assertThat(status.getInt("fencingToken")).isEqualTo(2);
+        assertThat(status.getLong("fencingToken")).isEqualTo(epochOfB);
         assertThat(status.getString("workerId")).isEqualTo("proc-B");
         assertThat(status.getInt("attemptsMade")).as("only B's attempt counts").isEqualTo(1);
         assertThat(status.getInt("attemptsStarted")).isEqualTo(1);
@@ -107,7 +109,7 @@ class GracefulShutdownIT {
         ServiceProcess a = fleet.launch("drain-A", Map.of("fq.simulator.steps", "15",
                 "fq.worker.shutdown-mode", "drain", "fq.worker.drain-timeout", "20s"));
         String jobId = startJob(a, "let me finish on SIGTERM");
-        awaitProgressOf(a, jobId, "drain-A");
+        long epochOfA = awaitProgressOf(a, jobId, "drain-A");
         String statusPath = "/research/status/" + jobId;
 
         int exitStatus;
@@ -121,7 +123,7 @@ class GracefulShutdownIT {
             ShutdownWatch.Answer last = watch.last(statusPath).orElseThrow();
             JsonPath status = JsonPath.from(last.body());
             assertThat(status.getString("state")).as("the job's last status seen on A").isEqualTo("completed");
-            assertThat(status.getInt("fencingToken")).isEqualTo(1);
+            assertThat(status.getLong("fencingToken")).as("never handed over").isEqualTo(epochOfA);
             assertThat(status.getString("workerId")).isEqualTo("drain-A");
             assertThat(status.getInt("attemptsMade")).isEqualTo(1);
             assertThat(down.afterMs()).as("readiness DOWN while the job still ran").isLessThan(last.afterMs());
@@ -150,13 +152,20 @@ class GracefulShutdownIT {
                 .then().statusCode(202).extract().path("jobId");
     }
 
-    /** Waits until the job runs on {@code workerId} in epoch 1 and its LLM stream sent progress. */
-    private static void awaitProgressOf(ServiceProcess process, String jobId, String workerId) {
-        await(workerId + " runs the job in epoch 1 and relays progress").atMost(Duration.ofSeconds(10)).until(() -> {
-            JsonPath status = status(process, jobId);
-            return "active".equals(status.getString("state")) && status.getInt("fencingToken") == 1
-                    && workerId.equals(status.getString("workerId")) && status.get("progress") != null;
-        });
+    /**
+     * Waits until the job runs on {@code workerId} in its first attempt and its LLM stream sent progress.
+     *
+     * @return the fencing token of that run
+     */
+    private static long awaitProgressOf(ServiceProcess process, String jobId, String workerId) {
+        long token = await(workerId + " runs the job's first attempt and relays progress")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> status(process, jobId), status -> "active".equals(status.getString("state"))
+                        && status.getInt("attemptsStarted") == 1 && workerId.equals(status.getString("workerId"))
+                        && status.get("progress") != null)
+                .getLong("fencingToken");
+        assertThat(token).isPositive();
+        return token;
     }
 
     private static JsonPath status(ServiceProcess process, String jobId) {

@@ -80,7 +80,10 @@ class PackagedOperatorIT {
             List<SseClient.Message> events = sse.events();
             assertThat(events).filteredOn(e -> TERMINAL.contains(e.event())).extracting(SseClient.Message::event)
                     .containsExactly("aborted");
-            assertThat(events.get(events.size() - 1).data()).contains("\"fencingToken\":1").contains("aborted by user");
+            assertThat(events.get(0).event()).isEqualTo("started");
+            assertThat(events.get(events.size() - 1).fencingToken()).as("written under the run's token")
+                    .isEqualTo(events.get(0).fencingToken());
+            assertThat(events.get(events.size() - 1).data()).contains("aborted by user");
         }
         assertThat(status(jobId).getString("state")).isEqualTo("aborted");
         assertThat(SimulatorStreams.of(jobId).opened()).isEqualTo(1);
@@ -105,9 +108,10 @@ class PackagedOperatorIT {
         assertThat(status(retried).getString("failedReason")).contains("timed out");
         admin().get(JOBS + "?state=failed").then().body("jobs.jobId", hasItem(retried));
 
+        long failedEpoch = status(retried).getLong("fencingToken");
         admin().post(JOBS + "/" + retried + "/retry").then().statusCode(200).body("attemptsMade", equalTo(0));
-        await("the retried job runs in epoch 2").atMost(TIMEOUT)
-                .until(() -> status(retried).getInt("fencingToken") == 2);
+        await("the retried job runs in a new epoch").atMost(TIMEOUT)
+                .until(() -> status(retried).getLong("fencingToken") > failedEpoch);
         await().atMost(TIMEOUT).until(() -> "failed".equals(status(retried).getString("state")));
         List<String> history = given().get("/research/history/" + retried).jsonPath().getList("event");
         assertThat(history).filteredOn("started"::equals).hasSize(2);

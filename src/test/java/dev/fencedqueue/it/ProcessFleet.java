@@ -26,6 +26,18 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
 
     private static final Path LOGS = Path.of("target", "process-it").toAbsolutePath();
+
+    /**
+     * Locks of about a second, as in the in-JVM tests, so that a frozen or killed instance loses its jobs quickly; a
+     * simulator step every 200 ms; debug logs of fenced-queue (printed when a test fails).
+     */
+    static final Map<String, String> SHORT_LOCKS = Map.of(
+            "fq.worker.lock-duration", "1s",
+            "fq.worker.lock-renew-interval", "300ms",
+            "fq.worker.stalled-interval", "500ms",
+            "fq.worker.drain-delay", "1s",
+            "fq.simulator.step-interval", "200ms",
+            "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG");
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
     private final Map<String, String> config;
@@ -64,6 +76,11 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
             throw new IllegalStateException("this fleet has no PostgreSQL: make it with ProcessFleet.withPostgres");
         }
         return NotificationRows.on(postgres);
+    }
+
+    /** @return the port of the test's Redis on 127.0.0.1; only during a test */
+    int redisPort() {
+        return redis.port();
     }
 
     /** @return the test's Redis, {@code redis://127.0.0.1:<port>}; only during a test */
@@ -116,8 +133,8 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
      */
     ServiceProcess start(String workerId, Map<String, String> extraConfig, Map<String, String> environment) {
         Map<String, String> all = new LinkedHashMap<>(config);
+        all.put("quarkus.redis.hosts", redis.uri()); // a process's own config may lead it elsewhere (a proxy)
         all.putAll(extraConfig);
-        all.put("quarkus.redis.hosts", redis.uri());
         if (postgres != null) {
             all.put("quarkus.datasource.jdbc.url", postgres.jdbcUrl());
             all.put("quarkus.datasource.username", EmbeddedPostgresServer.USER);

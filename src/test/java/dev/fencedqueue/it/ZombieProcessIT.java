@@ -1,5 +1,6 @@
 package dev.fencedqueue.it;
 
+import static dev.fencedqueue.testing.ResearchTestSupport.fencingTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,13 +27,7 @@ class ZombieProcessIT {
 
     /** Locks of about a second, as in the in-JVM tests, so that a frozen instance loses its job quickly. */
     @RegisterExtension
-    final ProcessFleet fleet = new ProcessFleet(Map.of(
-            "fq.worker.lock-duration", "1s",
-            "fq.worker.lock-renew-interval", "300ms",
-            "fq.worker.stalled-interval", "500ms",
-            "fq.worker.drain-delay", "1s",
-            "fq.simulator.step-interval", "200ms",
-            "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG"));
+    final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
 
     @Test
     void stoppedProcessIsFencedOffAfterAnotherProcessTakesOver() {
@@ -41,24 +36,25 @@ class ZombieProcessIT {
         ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.steps", "150"));
         String jobId = a.request().contentType(ContentType.JSON).body(Map.of("query", "zombie race across processes"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
-        await("A runs the job in epoch 1").atMost(Duration.ofSeconds(10)).until(() -> {
-            JsonPath status = status(a, jobId);
-            return "active".equals(status.getString("state")) && status.getInt("fencingToken") == 1
-                    && "proc-A".equals(status.getString("workerId"));
-        });
+        long epochOfA = await("A runs the job in its first epoch").atMost(Duration.ofSeconds(10))
+                .until(() -> status(a, jobId), status -> "active".equals(status.getString("state"))
+                        && status.getInt("attemptsStarted") == 1 && "proc-A".equals(status.getString("workerId")))
+                .getLong("fencingToken");
+        assertThat(epochOfA).isPositive();
 
         // B starts only now, so it cannot take the job first; the reader follows B, as a frozen A serves nobody.
         ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.steps", "20"));
+        long epochOfB;
         try (SseClient sse = SseClient.open(b.url("/research/stream/" + jobId))) {
-            await("a progress event of epoch 1 on B's stream").atMost(Duration.ofSeconds(10))
-                    .until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event()) && token(e) == 1));
+            await("a progress event of A's epoch on B's stream").atMost(Duration.ofSeconds(10)).until(() -> sse.events()
+                    .stream().anyMatch(e -> "progress".equals(e.event()) && e.fencingToken() == epochOfA));
             assertThat(status(b, jobId).getString("state")).as("A still runs the job when it is frozen").isEqualTo("active");
 
             a.freeze();
-            await("B takes the job over in epoch 2").atMost(Duration.ofSeconds(15)).until(() -> {
-                JsonPath status = status(b, jobId);
-                return status.getInt("fencingToken") == 2 && "proc-B".equals(status.getString("workerId"));
-            });
+            epochOfB = await("B takes the job over in a newer epoch").atMost(Duration.ofSeconds(15))
+                    .until(() -> status(b, jobId), status -> status.getLong("fencingToken") > epochOfA
+                            && "proc-B".equals(status.getString("workerId")))
+                    .getLong("fencingToken");
             a.thaw();
 
             // A learns it lost the job (rejected write, lock renewal or revoke notice) and closes its LLM stream.
@@ -66,26 +62,27 @@ class ZombieProcessIT {
                     .until(() -> simulatorCounts(a, jobId).getInt("closedEarly") == 1);
             await("B's stream ends").atMost(Duration.ofSeconds(30)).until(() -> sse.ended().isDone());
             assertThat(sse.ended()).isCompleted();
-            assertSseShowsResetThenOnlyNewEpoch(sse.events());
+            assertSseShowsResetThenOnlyNewEpoch(sse.events(), epochOfA, epochOfB);
         }
 
         List<Map<String, Object>> history = b.request().get("/research/history/" + jobId).jsonPath().getList("$");
-        int firstOfB = indexOfFirst(history, 2);
-        assertThat(firstOfB).as("the first event of epoch 2").isPositive();
-        assertThat(history.subList(firstOfB, history.size()))
-                .as("no write of epoch 1 lands after epoch 2 started")
-                .allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
+        List<Long> tokens = fencingTokens(history);
+        int firstOfB = tokens.indexOf(epochOfB);
+        assertThat(firstOfB).as("the first event of B's epoch").isPositive();
+        assertThat(tokens.subList(0, firstOfB)).as("A's run came first").containsOnly(epochOfA);
+        assertThat(tokens.subList(firstOfB, tokens.size()))
+                .as("no write of A's epoch lands after B's epoch started").containsOnly(epochOfB);
         assertThat(history).filteredOn(e -> TERMINAL.contains(e.get("event"))).hasSize(1);
 
         List<Map<String, Object>> valid = b.request().get("/research/valid-history/" + jobId).jsonPath().getList("$");
-        assertThat(valid).isNotEmpty().allSatisfy(event -> assertThat(event.get("fencingToken")).isEqualTo(2));
+        assertThat(fencingTokens(valid)).isNotEmpty().containsOnly(epochOfB);
         assertThat(valid.get(0).get("event")).isEqualTo("started");
         assertThat(valid.get(valid.size() - 1).get("event")).isEqualTo("completed");
         assertThat(valid).extracting(e -> e.get("workerId")).containsOnly("proc-B");
 
         JsonPath status = status(a, jobId);
         assertThat(status.getString("state")).isEqualTo("completed");
-        assertThat(status.getInt("fencingToken")).isEqualTo(2);
+        assertThat(status.getLong("fencingToken")).isEqualTo(epochOfB);
         assertThat(status.getString("workerId")).isEqualTo("proc-B");
 
         JsonPath countsOfA = simulatorCounts(a, jobId);
@@ -98,30 +95,19 @@ class ZombieProcessIT {
         assertThat(countsOfB.getInt("closedEarly")).isZero();
     }
 
-    private static void assertSseShowsResetThenOnlyNewEpoch(List<SseClient.Message> events) {
+    private static void assertSseShowsResetThenOnlyNewEpoch(List<SseClient.Message> events, long oldEpoch,
+            long newEpoch) {
         List<String> types = events.stream().map(SseClient.Message::event).toList();
         assertThat(types).containsOnlyOnce("reset");
         int reset = types.indexOf("reset");
-        assertThat(token(events.get(reset))).isEqualTo(2);
-        assertThat(events.subList(0, reset)).isNotEmpty().allSatisfy(e -> assertThat(token(e)).isEqualTo(1));
-        assertThat(events.subList(reset + 1, events.size())).isNotEmpty()
-                .allSatisfy(e -> assertThat(token(e)).isEqualTo(2));
+        assertThat(events.get(reset).fencingToken()).isEqualTo(newEpoch);
+        assertThat(events.subList(0, reset)).isNotEmpty().extracting(SseClient.Message::fencingToken)
+                .containsOnly(oldEpoch);
+        assertThat(events.subList(reset + 1, events.size())).isNotEmpty().extracting(SseClient.Message::fencingToken)
+                .containsOnly(newEpoch);
         assertThat(events.get(reset + 1).event()).isEqualTo("started");
         assertThat(types.get(types.size() - 1)).isEqualTo("completed");
         assertThat(types).filteredOn(TERMINAL::contains).hasSize(1);
-    }
-
-    private static int token(SseClient.Message event) {
-        return JsonPath.from(event.data()).getInt("fencingToken");
-    }
-
-    private static int indexOfFirst(List<Map<String, Object>> history, int token) {
-        for (int i = 0; i < history.size(); i++) {
-            if (Integer.valueOf(token).equals(history.get(i).get("fencingToken"))) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     private static JsonPath status(ServiceProcess process, String jobId) {

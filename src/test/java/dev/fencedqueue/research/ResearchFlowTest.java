@@ -35,13 +35,18 @@ class ResearchFlowTest {
                 .body("streamUrl", startsWith("/research/stream/"))
                 .extract().path("jobId");
 
+        long token;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(Duration.ofSeconds(20)).until(() -> sse.ended().isDone());
             List<SseClient.Message> events = sse.events();
             assertThat(events).extracting(SseClient.Message::event)
                     .containsExactly("started", "progress", "progress", "progress", "progress", "progress", "completed");
             assertThat(events).allSatisfy(e -> assertThat(e.id()).matches("\\d+-\\d+"));
-            assertThat(events.get(events.size() - 1).data()).contains("\"fencingToken\":1").contains("AI trends");
+            token = events.get(0).fencingToken();
+            assertThat(token).as("the run's fencing token").isPositive();
+            assertThat(events).as("one run").extracting(SseClient.Message::fencingToken).containsOnly(token);
+            assertThat(events.get(events.size() - 1).data()).contains("\"fencingToken\":" + token)
+                    .contains("AI trends");
         }
 
         List<Map<String, Object>> history = given().get("/research/history/" + jobId).then().statusCode(200)
@@ -52,7 +57,7 @@ class ResearchFlowTest {
 
         given().get("/research/status/" + jobId).then().statusCode(200)
                 .body("state", equalTo("completed"))
-                .body("fencingToken", equalTo(1))
+                .body("fencingToken", equalTo(token))
                 .body("attemptsMade", equalTo(1))
                 .body("result.summary", startsWith("Research report on \"AI trends\""))
                 .body("progress.percent", equalTo(83));

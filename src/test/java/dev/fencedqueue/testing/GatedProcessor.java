@@ -79,6 +79,11 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
+        public String attemptId() {
+            return context.attemptId();
+        }
+
+        @Override
         public String workerId() {
             return context.workerId();
         }

@@ -81,4 +81,17 @@ public abstract class ResearchTestSupport {
     protected static List<Map<String, Object>> validHistory(String jobId) {
         return given().get("/research/valid-history/" + jobId).then().statusCode(200).extract().jsonPath().getList("$");
     }
+
+    /**
+     * @param event an event of a {@code history} or {@code valid-history} body
+     * @return its {@code fencingToken} (JSON numbers come back as {@code Integer} or {@code Long})
+     */
+    public static long fencingToken(Map<String, Object> event) {
+        return ((Number) event.get("fencingToken")).longValue();
+    }
+
+    /** @return the {@code fencingToken} of each event of a {@code history} or {@code valid-history} body, in order */
+    public static List<Long> fencingTokens(List<Map<String, Object>> events) {
+        return events.stream().map(ResearchTestSupport::fencingToken).toList();
+    }
 }

@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.restassured.path.json.JsonPath;
+
 /**
  * A minimal SSE client for tests (java.net.http): records every message of one stream, in order, and
  * completes {@link #ended()} when the server ends the response.
@@ -23,6 +25,11 @@ public final class SseClient implements AutoCloseable {
 
         public boolean isComment() {
             return comment != null;
+        }
+
+        /** @return the {@code fencingToken} of the JSON data (a Redis clock value in ms: read it as a long) */
+        public long fencingToken() {
+            return JsonPath.from(data).getLong("fencingToken");
         }
     }
 

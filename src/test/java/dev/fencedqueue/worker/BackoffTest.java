@@ -194,7 +194,7 @@ class BackoffTest extends QueueTestSupport {
     /** @return a processor whose attempt n fails at once with "attempt n failed" */
     private ProbeProcessor failing() {
         return ProbeProcessor.of(queue.name(), context -> Uni.createFrom()
-                .failure(new IllegalStateException("attempt " + context.fencingToken() + " failed")));
+                .failure(new IllegalStateException("attempt " + context.job().attemptsStarted() + " failed")));
     }
 
     /** Asserts that a retry started its backoff {@code delayMs} after the failure, and not much later. */

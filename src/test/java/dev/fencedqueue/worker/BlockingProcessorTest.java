@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
@@ -105,7 +107,9 @@ class BlockingProcessorTest extends QueueTestSupport {
 
         await().atMost(TIMEOUT).until(() -> redis.job(queue, blocked).state() == JobState.COMPLETED);
         Job job = redis.job(queue, blocked);
-        assertThat(job.fencingToken()).as("never taken over").isEqualTo(1);
+        List<JobEvent> events = redis.events(queue, blocked);
+        assertThat(job.fencingToken()).as("never taken over").isPositive().isEqualTo(events.get(0).fencingToken());
+        assertThat(events).extracting(JobEvent::fencingToken).as("one epoch").containsOnly(job.fencingToken());
         assertThat(job.attemptsStarted()).isEqualTo(1);
         assertThat(job.stalledCounter()).isZero();
         assertThat(job.returnValue()).matches("\\{\"blockedMs\":\\d+}");

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -25,6 +26,8 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +52,7 @@ class FencedWriteTest extends QueueTestSupport {
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
         zombie.context().progress(10, "epoch 1 at work").await().atMost(TIMEOUT);
+        String zombieLockToken = redis.send(Request.cmd(Command.GET).arg(queue.keys().lock(jobId))).toString();
 
         takeOver(workerA, processorB, jobId);
         ProbeProcessor.Attempt current = processorB.attempt(0);
@@ -65,7 +69,7 @@ class FencedWriteTest extends QueueTestSupport {
         assertThat(workerA.stats().rejectedWrites()).isEqualTo(1);
         await().atMost(TIMEOUT).until(zombie::isCancelled);
         // The refusal comes from the script itself: the same write sent straight to Redis gets -7.
-        assertThat(appendEventDirectly(jobId, zombie.fencingToken())).isEqualTo(-7);
+        assertThat(appendEventDirectly(jobId, zombie.fencingToken(), zombieLockToken)).isEqualTo(-7);
     }
 
     @Test
@@ -101,15 +105,18 @@ class FencedWriteTest extends QueueTestSupport {
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
 
-        List<Long> tokens = processors.stream().flatMap(p -> p.attempts().stream())
-                .map(ProbeProcessor.Attempt::fencingToken).sorted().toList();
-        assertThat(tokens).containsExactly(1L, 2L, 3L, 4L);
+        List<ProbeProcessor.Attempt> attempts = processors.stream().flatMap(p -> p.attempts().stream())
+                .sorted(Comparator.comparingInt(a -> a.context().job().attemptsStarted())).toList();
+        assertThat(attempts).extracting(a -> a.context().job().attemptsStarted()).containsExactly(1, 2, 3, 4);
+        List<Long> tokens = attempts.stream().map(ProbeProcessor.Attempt::fencingToken).toList();
+        assertThat(tokens).as("each attempt's token is greater than the one before").isSorted().doesNotHaveDuplicates();
+        assertThat(tokens.get(0)).isPositive();
         List<JobEvent> events = redis.events(queue, jobId);
         assertThat(events).filteredOn(e -> e.type().equals("started")).extracting(JobEvent::fencingToken)
-                .containsExactly(1L, 2L, 3L, 4L);
+                .containsExactlyElementsOf(tokens);
         assertThat(events.get(events.size() - 1)).extracting(JobEvent::type, JobEvent::fencingToken)
-                .containsExactly("completed", 4L);
-        assertThat(job.fencingToken()).isEqualTo(4);
+                .containsExactly("completed", tokens.get(3));
+        assertThat(job.fencingToken()).isEqualTo(tokens.get(3));
         assertThat(job.attemptsStarted()).isEqualTo(4);
     }
 
@@ -120,7 +127,7 @@ class FencedWriteTest extends QueueTestSupport {
         Worker workerA = start(processorA, "worker-A");
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
-        takeOver(workerA, processorB, jobId);
+        long current = takeOver(workerA, processorB, jobId);
 
         zombie.complete("zombie result");
         await().atMost(TIMEOUT).until(() -> workerA.stats().rejectedWrites() == 1);
@@ -136,7 +143,7 @@ class FencedWriteTest extends QueueTestSupport {
         assertThat(job.workerId()).isEqualTo("worker-B");
         assertThat(job.attemptsMade()).isEqualTo(1);
         assertThat(workerA.stats().completed()).isZero();
-        assertOneTerminalEventLast(jobId, "completed", 2);
+        assertOneTerminalEventLast(jobId, "completed", current);
     }
 
     @Test
@@ -146,7 +153,7 @@ class FencedWriteTest extends QueueTestSupport {
         Worker workerA = start(processorA, "worker-A");
         String jobId = add(JobOptions.defaults().withAttempts(3));
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
-        takeOver(workerA, processorB, jobId);
+        long current = takeOver(workerA, processorB, jobId);
 
         zombie.fail(new IllegalStateException("zombie failure"));
         await().atMost(TIMEOUT).until(() -> workerA.stats().rejectedWrites() == 1);
@@ -160,18 +167,24 @@ class FencedWriteTest extends QueueTestSupport {
 
         assertThat(job.attemptsMade()).isEqualTo(1);
         assertThat(processorB.started()).isEqualTo(1);
-        assertOneTerminalEventLast(jobId, "completed", 2);
+        assertOneTerminalEventLast(jobId, "completed", current);
     }
 
-    /** Freezes A until its job stalls, then lets B take it as epoch 2. */
-    private void takeOver(Worker workerA, ProbeProcessor processorB, String jobId) {
+    /**
+     * Freezes A until its job stalls, then lets B take it in a new epoch.
+     *
+     * @return the fencing token of B's epoch
+     */
+    private long takeOver(Worker workerA, ProbeProcessor processorB, String jobId) {
+        long epochOfA = redis.job(queue, jobId).fencingToken();
         workerA.freeze(true);
         start(processorB, "worker-B");
         ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
-        assertThat(current.fencingToken()).isEqualTo(2);
+        assertThat(current.fencingToken()).as("a newer epoch").isGreaterThan(epochOfA);
         Job job = redis.job(queue, jobId);
-        assertThat(job.fencingToken()).isEqualTo(2);
+        assertThat(job.fencingToken()).isEqualTo(current.fencingToken());
         assertThat(job.workerId()).isEqualTo("worker-B");
+        return current.fencingToken();
     }
 
     private void assertOneTerminalEventLast(String jobId, String type, long token) {
@@ -181,10 +194,10 @@ class FencedWriteTest extends QueueTestSupport {
                 .containsExactly(type, token);
     }
 
-    private long appendEventDirectly(String jobId, long token) {
+    private long appendEventDirectly(String jobId, long token, String lockToken) {
         return queues.scripts().run(LuaScript.APPEND_EVENT,
                 List.of(queue.keys().job(jobId), queue.keys().fence(jobId), queue.keys().events(jobId), queue.keys().events()),
-                List.of(Long.toString(token), "progress", "{}", "100", "0", "", jobId, "100"))
+                List.of(Long.toString(token), "progress", "{}", "100", "0", "", jobId, "100", lockToken))
                 .await().atMost(TIMEOUT).toLong();
     }
 

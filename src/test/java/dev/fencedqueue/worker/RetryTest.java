@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -38,9 +39,14 @@ class RetryTest extends QueueTestSupport {
         start(processor);
         String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.fixed(Duration.ofMillis(400))));
 
+        List<Long> tokens = new ArrayList<>();
         for (int attempt = 1; attempt <= 3; attempt++) {
             ProbeProcessor.Attempt running = awaitAttempt(processor, attempt - 1);
-            assertThat(running.fencingToken()).isEqualTo(attempt);
+            assertThat(running.context().job().attemptsStarted()).isEqualTo(attempt);
+            if (attempt > 1) {
+                assertThat(running.fencingToken()).as("a new epoch").isGreaterThan(tokens.get(attempt - 2));
+            }
+            tokens.add(running.fencingToken());
             assertThat(redis.terminalEvents(queue, jobId)).as("no terminal event before the last attempt ends").isEmpty();
             if (attempt > 1) {
                 // The previous epoch can no longer write.
@@ -68,19 +74,20 @@ class RetryTest extends QueueTestSupport {
         assertThat(job.failedReason()).isEqualTo("boom 3");
         assertThat(job.attemptsMade()).isEqualTo(3);
         assertThat(job.attemptsStarted()).isEqualTo(3);
-        assertThat(job.fencingToken()).isEqualTo(3);
+        assertThat(job.fencingToken()).isEqualTo(tokens.get(2));
         assertThat(job.finishedOn()).isNotNull();
         List<JobEvent> events = redis.events(queue, jobId);
         assertThat(events).extracting(JobEvent::type).containsExactly("started", "started", "started", "failed");
-        assertThat(events).extracting(JobEvent::fencingToken).containsExactly(1L, 2L, 3L, 3L);
+        assertThat(events).extracting(JobEvent::fencingToken)
+                .containsExactly(tokens.get(0), tokens.get(1), tokens.get(2), tokens.get(2));
         assertThat(events.get(3).data()).contains("boom 3");
         assertThat(redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().failed()).arg(jobId))).isNotNull();
     }
 
     @Test
     void exponentialBackoffDoublesTheWaitAfterEachAttempt() {
-        ProbeProcessor processor = ProbeProcessor.of(queue.name(),
-                context -> Uni.createFrom().failure(new IllegalStateException("attempt " + context.fencingToken())));
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom()
+                .failure(new IllegalStateException("attempt " + context.job().attemptsStarted())));
         start(processor);
         String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.exponential(Duration.ofMillis(300))));
 

@@ -51,12 +51,12 @@ class StalledJobCheckTest extends QueueTestSupport {
         workerA.freeze(true);
         Job handedBack = awaitJob(jobId, job -> job.state() == JobState.WAITING);
         assertThat(handedBack.stalledCounter()).isEqualTo(1);
-        assertThat(handedBack.fencingToken()).isEqualTo(1);
+        assertThat(handedBack.fencingToken()).isEqualTo(zombie.fencingToken());
         assertThat(redis.activeIds(queue)).isEmpty();
 
         start(processorB, options("worker-B", 1));
         ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
-        assertThat(current.fencingToken()).isEqualTo(2);
+        assertThat(current.fencingToken()).as("a new epoch").isGreaterThan(zombie.fencingToken());
         Job taken = redis.job(queue, jobId);
         assertThat(taken.state()).isEqualTo(JobState.ACTIVE);
         assertThat(taken.workerId()).isEqualTo("worker-B");
@@ -75,11 +75,12 @@ class StalledJobCheckTest extends QueueTestSupport {
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
         Worker workerA = start(processorA, options("worker-A", 1));
         String jobId = add(JobOptions.defaults().withAttempts(5));
-        awaitAttempt(processorA, 0);
+        ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
 
         workerA.freeze(true);
         Worker workerB = start(processorB, options("worker-B", 1));
-        awaitAttempt(processorB, 0);
+        ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
+        assertThat(onB.fencingToken()).isGreaterThan(onA.fencingToken());
         assertThat(redis.job(queue, jobId).stalledCounter()).as("one stall is allowed").isEqualTo(1);
 
         workerB.freeze(true);
@@ -94,7 +95,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         assertThat(events).filteredOn(JobEvent::isTerminal).hasSize(1);
         JobEvent failed = events.get(events.size() - 1);
         assertThat(failed.type()).isEqualTo("failed");
-        assertThat(failed.fencingToken()).isEqualTo(2);
+        assertThat(failed.fencingToken()).as("written under the epoch that stalled last").isEqualTo(onB.fencingToken());
         assertThat(failed.data()).contains(STALLED_REASON);
     }
 
@@ -110,13 +111,13 @@ class StalledJobCheckTest extends QueueTestSupport {
         // Three lock durations, six stalled checks: the renewing worker keeps the job.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> {
             Job job = redis.job(queue, jobId);
-            return job.state() == JobState.ACTIVE && job.fencingToken() == 1 && job.stalledCounter() == 0
-                    && processorB.started() == 0 && !attempt.isCancelled();
+            return job.state() == JobState.ACTIVE && job.fencingToken() == attempt.fencingToken()
+                    && job.stalledCounter() == 0 && processorB.started() == 0 && !attempt.isCancelled();
         });
 
         attempt.complete("long job done");
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
-        assertThat(job.fencingToken()).isEqualTo(1);
+        assertThat(job.fencingToken()).as("never taken over").isEqualTo(attempt.fencingToken());
         assertThat(job.workerId()).isEqualTo("worker-A");
     }
 

@@ -71,6 +71,8 @@ class AdminConsoleTest {
 
         browser().findElement(By.cssSelector("#jobs li[data-job-id='" + jobId + "'] .job-link")).click();
         await().atMost(TIMEOUT).until(() -> "active".equals(text("detail-state")) && !text("detail-events").isEmpty());
+        long firstEpoch = Long.parseLong(text("detail-token"));
+        assertThat(firstEpoch).isPositive();
         browser().manage().window().setSize(new Dimension(1280, 1400));
         browser().executeScript("window.scrollTo(0, 0)");
         Files.createDirectories(Path.of("target"));
@@ -95,7 +97,7 @@ class AdminConsoleTest {
         await("the resumed fan-out finishes").atMost(Duration.ofMinutes(3))
                 .until(() -> "completed".equals(text("detail-state")));
         assertThat(text("detail-items")).isEqualTo(SUBSCRIBERS + " of " + SUBSCRIBERS);
-        assertThat(text("detail-token")).as("the resume ran as a new epoch").isEqualTo("2");
+        assertThat(Long.parseLong(text("detail-token"))).as("the resume ran as a new epoch").isGreaterThan(firstEpoch);
         assertThat(text("error")).isEmpty();
 
         assertThat(rows.rows("notification", jobId)).isEqualTo(SUBSCRIBERS);

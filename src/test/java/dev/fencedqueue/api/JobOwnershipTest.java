@@ -1,0 +1,113 @@
+package dev.fencedqueue.api;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.SseClient;
+import dev.fencedqueue.testing.WorkersOffProfile;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.jwt.build.Jwt;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10, part 5: with {@code fq.research.require-owner}, a research job belongs to the bearer token that started
+ * it. Its owner reads and aborts it; another caller gets 403 and an anonymous one 401 (with a {@code Bearer}
+ * challenge), on every endpoint of the job, its SSE stream included; a token signed by another key is refused.
+ */
+@QuarkusTest
+@TestProfile(JobOwnershipTest.OwnersRequired.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class JobOwnershipTest {
+
+    private static final String ISSUER = "https://issuer.fenced-queue.test";
+    /** The issuer's keys; derived from a fixed seed, so that the profile and the test, in different class loaders, agree. */
+    private static final KeyPair KEYS = rsaKeyPair("the issuer");
+
+    /** Ownership on, tokens verified against {@link #KEYS}'s public key; no worker, so that jobs wait. */
+    public static class OwnersRequired extends WorkersOffProfile {
+        @Override
+        protected Map<String, String> more() {
+            return Map.of("fq.research.require-owner", "true",
+                    "mp.jwt.verify.publickey", Base64.getEncoder().encodeToString(KEYS.getPublic().getEncoded()),
+                    "mp.jwt.verify.issuer", ISSUER);
+        }
+    }
+
+    @TestHTTPResource("/")
+    String base;
+
+    @Test
+    void startingAJobNeedsABearerToken() {
+        given().contentType(ContentType.JSON).body(Map.of("query", "whose job?")).post("/research/start")
+                .then().statusCode(401).header("WWW-Authenticate", "Bearer").body("error", equalTo("unauthorized"));
+        as(token("mallory", rsaKeyPair("someone else").getPrivate())).contentType(ContentType.JSON)
+                .body(Map.of("query", "signed by another key")).post("/research/start").then().statusCode(401);
+    }
+
+    @Test
+    void onlyTheOwnerReadsAndAbortsItsJob() {
+        String alice = token("alice", KEYS.getPrivate());
+        String bob = token("bob", KEYS.getPrivate());
+        String jobId = as(alice).contentType(ContentType.JSON).body(Map.of("query", "alice's question"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+
+        as(alice).get("/research/status/" + jobId).then().statusCode(200).body("data.owner", equalTo("alice"));
+        for (String path : new String[] {"/research/status/", "/research/history/", "/research/valid-history/"}) {
+            as(alice).get(path + jobId).then().statusCode(200);
+            as(bob).get(path + jobId).then().statusCode(403).body("error", equalTo("forbidden"));
+            given().get(path + jobId).then().statusCode(401).header("WWW-Authenticate", "Bearer");
+        }
+        assertThat(streamStatus(jobId, alice)).isEqualTo(200);
+        assertThat(streamStatus(jobId, bob)).isEqualTo(403);
+        assertThat(streamStatus(jobId, null)).isEqualTo(401);
+
+        as(bob).post("/research/abort/" + jobId).then().statusCode(403);
+        given().post("/research/abort/" + jobId).then().statusCode(401);
+        as(alice).get("/research/status/" + jobId).then().statusCode(200).body("state", equalTo("waiting"));
+        as(alice).post("/research/abort/" + jobId).then().statusCode(200).body("state", equalTo("aborted"));
+    }
+
+    private int streamStatus(String jobId, String token) {
+        try (SseClient stream = SseClient.open(base + "research/stream/" + jobId,
+                token == null ? Map.of() : Map.of("Authorization", "Bearer " + token))) {
+            return stream.status().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+        }
+    }
+
+    private static RequestSpecification as(String token) {
+        return given().header("Authorization", "Bearer " + token);
+    }
+
+    private static String token(String user, PrivateKey key) {
+        return Jwt.issuer(ISSUER).upn(user).subject(user).expiresIn(Duration.ofMinutes(5)).sign(key);
+    }
+
+    private static KeyPair rsaKeyPair(String seed) {
+        try {
+            SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
+            random.setSeed(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+            generator.initialize(2048, random);
+            return generator.generateKeyPair();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.fencedqueue.research;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.testing.MisbehavingLlmResource;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10, part 3: an LLM server that misbehaves (the connection reset mid-stream, a malformed line, a stall longer
+ * than {@code fq.llm.idle-timeout}, a {@code 500} and a {@code 429} before the first byte) never leaves a research job
+ * stuck in {@code active}: each attempt fails, the queue retries it, and the job ends {@code failed} with the reason,
+ * its stream with one terminal event.
+ */
+@QuarkusTest
+@TestProfile(LlmMisbehaviourTest.QuickFailures.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = MisbehavingLlmResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class LlmMisbehaviourTest {
+
+    /** Two attempts per job, one quick retry of the opening, a 1 s idle timeout, no circuit breaker in the way. */
+    public static class QuickFailures implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("fq.research.attempts", "2", "fq.llm.retry.max-retries", "1", "fq.llm.retry.delay", "50ms",
+                    "fq.llm.idle-timeout", "1s", "fq.llm.circuit-breaker.request-volume", "1000");
+        }
+    }
+
+    @Test
+    void noMisbehaviourOfTheLlmLeavesAJobActive() {
+        Map<String, String> jobs = new LinkedHashMap<>();
+        for (String misbehaviour : List.of("reset-mid-stream", "malformed-line", "stall", "status-500", "status-429")) {
+            jobs.put(misbehaviour, given().contentType(ContentType.JSON).body(Map.of("query", misbehaviour))
+                    .post("/research/start").then().statusCode(202).extract().path("jobId"));
+        }
+
+        await("every job ends").atMost(Duration.ofSeconds(60)).until(() -> jobs.values().stream()
+                .allMatch(id -> "failed".equals(status(id).getString("state"))));
+        jobs.forEach((misbehaviour, id) -> {
+            JsonPath status = status(id);
+            System.out.printf("chaos: LLM %s: job failed after %d attempts: %s%n", misbehaviour,
+                    status.getInt("attemptsMade"), status.getString("failedReason"));
+            assertThat(status.getInt("attemptsMade")).as(misbehaviour).isEqualTo(2);
+            assertThat(status.getString("failedReason")).as(misbehaviour).isNotBlank();
+            List<Map<String, Object>> history = given().get("/research/history/" + id).jsonPath().getList("$");
+            assertThat(history).as(misbehaviour)
+                    .filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event"))).hasSize(1);
+        });
+    }
+
+    private static JsonPath status(String jobId) {
+        return given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+    }
+}

@@ -1,0 +1,203 @@
+package dev.fencedqueue.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import dev.fencedqueue.dev.EmbeddedRedis;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import redis.embedded.RedisExecProvider;
+
+/**
+ * A {@code redis-server} process that a test controls like an operator or a crash would: the static binary of
+ * {@code org.signal:embedded-redis} (7.0.15) run directly, on a free loopback port, with its own working directory
+ * (where {@code SAVE} writes {@code dump.rdb} and the AOF lives), so that it can be killed with {@code SIGKILL} and
+ * started again on the same port from what it had persisted. Its log is {@code redis.log} in that directory.
+ */
+public final class RedisProcess implements AutoCloseable {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private final Vertx vertx;
+    private final Path dir;
+    private final int port;
+    private final List<String> settings;
+    private final String configFile;
+    private Process process;
+
+    private RedisProcess(Vertx vertx, Path dir, int port, List<String> settings, String configFile) {
+        this.vertx = vertx;
+        this.dir = dir;
+        this.port = port;
+        this.settings = settings;
+        this.configFile = configFile;
+    }
+
+    /**
+     * Starts a server and waits until it answers {@code PING}.
+     *
+     * @param vertx the Vert.x instance whose Redis client {@link #call} uses
+     * @param settings {@code redis-server} options, each as on its command line ({@code "--appendonly", "yes"});
+     *        {@code --port}, {@code --bind} and {@code --dir} are set already
+     * @return the running server
+     * @throws UncheckedIOException when the binary cannot be extracted or started
+     * @throws org.awaitility.core.ConditionTimeoutException when it does not answer within 20 s (it is then killed)
+     */
+    public static RedisProcess start(Vertx vertx, String... settings) {
+        try {
+            Path dir = Files.createTempDirectory("fq-redis-");
+            RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of(settings), null);
+            redis.restart();
+            return redis;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Starts a Sentinel ({@code redis-server sentinel.conf --sentinel}) that monitors a master, with a quorum of 2 and
+     * quick failure detection (down after 1 s), and waits until it answers {@code PING}.
+     *
+     * @param vertx the Vert.x instance whose Redis client {@link #call} uses
+     * @param masterName the name of the monitored master set
+     * @param masterPort the master's port on 127.0.0.1
+     * @return the running Sentinel
+     */
+    public static RedisProcess sentinel(Vertx vertx, String masterName, int masterPort) {
+        try {
+            Path dir = Files.createTempDirectory("fq-sentinel-");
+            Files.writeString(dir.resolve("sentinel.conf"), String.join("\n",
+                    "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 2",
+                    "sentinel down-after-milliseconds " + masterName + " 1000",
+                    "sentinel failover-timeout " + masterName + " 10000",
+                    "sentinel parallel-syncs " + masterName + " 1", ""));
+            RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of("--sentinel"),
+                    dir.resolve("sentinel.conf").toString());
+            redis.restart();
+            return redis;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return {@code redis://127.0.0.1:<port>} */
+    public String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** @return the port it listens on (the same across restarts) */
+    public int port() {
+        return port;
+    }
+
+    /** @return whether the process runs */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /**
+     * Kills the process with {@code SIGKILL}, as a crash or the OOM killer would: nothing is flushed. Does nothing when
+     * it is not running.
+     */
+    public synchronized void kill() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("redis-server " + process.pid() + " outlived SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } finally {
+            process = null;
+        }
+    }
+
+    /**
+     * Starts the process again, with the same options, port and directory, so that it loads what it persisted there;
+     * waits until it answers {@code PING}. Does nothing when it runs.
+     */
+    public synchronized void restart() {
+        if (process != null) {
+            return;
+        }
+        List<String> command = new ArrayList<>(List.of(binary()));
+        if (configFile != null) {
+            command.add(configFile); // a Sentinel needs a config file of its own, which it rewrites
+        }
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString()));
+        command.addAll(settings);
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            await("redis-server on port " + port + " answers PING").atMost(TIMEOUT).pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions().until(() -> "PONG".equals(call("PING").toString()));
+        } catch (RuntimeException e) {
+            kill();
+            throw e;
+        }
+    }
+
+    /**
+     * Sends one command on a connection of its own.
+     *
+     * @param command the command's name ({@code "SAVE"}, {@code "REPLICAOF"}, ...)
+     * @param args its arguments
+     * @return the reply ({@code null} for a nil reply)
+     * @throws RuntimeException when the server answers with an error or not within 20 s
+     */
+    public Response call(String command, String... args) {
+        Request request = Request.cmd(Command.create(command));
+        for (String arg : args) {
+            request.arg(arg);
+        }
+        Redis client = Redis.createClient(vertx, new RedisOptions().setConnectionString(uri()));
+        try {
+            return client.send(request).toCompletionStage()
+                    .toCompletableFuture().orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+        } finally {
+            client.close();
+        }
+    }
+
+    /** Kills the process and deletes its directory. */
+    @Override
+    public void close() {
+        kill();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException e) {
+            // a temporary directory left behind is not worth failing a test for
+        }
+    }
+
+    private static String binary() {
+        try {
+            return RedisExecProvider.defaultProvider().get().getAbsolutePath();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract redis-server", e);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.fencedqueue.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.vertx.core.Vertx;
+
+/**
+ * Redis with Sentinel for a Quarkus test run, from the same static {@code redis-server} binary as the other tests
+ * ({@link RedisProcess}): one master, one replica and three Sentinels (quorum 2, a master is down after 1 s). Points the
+ * service at the Sentinels ({@code quarkus.redis.client-type=sentinel}, master set {@value #MASTER}) and makes a new job
+ * wait for the replica before it is accepted ({@code fq.redis.wait-replicas=1}); always stops every process. Tests
+ * receive the processes in a {@link Topology} field annotated {@link RedisTestResource.InjectRedis}.
+ */
+public class RedisSentinelResource implements QuarkusTestResourceLifecycleManager {
+
+    /** The name of the master set. */
+    public static final String MASTER = "fq-master";
+
+    private final List<RedisProcess> processes = new ArrayList<>();
+    private Topology topology;
+    private Vertx vertx;
+
+    @Override
+    public Map<String, String> start() {
+        vertx = Vertx.vertx();
+        try {
+            RedisProcess master = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
+            RedisProcess replica = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
+            replica.call("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+            await("the replica is in sync").atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> replica.call("INFO", "replication").toString().contains("master_link_status:up"));
+            List<RedisProcess> sentinels = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                sentinels.add(started(RedisProcess.sentinel(vertx, MASTER, master.port())));
+            }
+            await("the Sentinels know the replica and each other").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> sentinels.stream().allMatch(
+                            s -> s.call("SENTINEL", "REPLICAS", MASTER).size() == 1
+                                    && s.call("SENTINEL", "SENTINELS", MASTER).size() == 2));
+            topology = new Topology(master, replica, List.copyOf(sentinels));
+            return Map.of("quarkus.redis.client-type", "sentinel",
+                    "quarkus.redis.hosts", sentinels.stream().map(RedisProcess::uri).collect(Collectors.joining(",")),
+                    "quarkus.redis.master-name", MASTER,
+                    "quarkus.redis.role", "master",
+                    "fq.redis.wait-replicas", "1",
+                    "fq.redis.wait-timeout", "500ms");
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    private RedisProcess started(RedisProcess process) {
+        processes.add(process);
+        return process;
+    }
+
+    @Override
+    public void inject(TestInjector injector) {
+        injector.injectIntoFields(topology,
+                new TestInjector.AnnotatedAndMatchesType(RedisTestResource.InjectRedis.class, Topology.class));
+    }
+
+    @Override
+    public void stop() {
+        processes.forEach(RedisProcess::close);
+        processes.clear();
+        if (vertx != null) {
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+            vertx = null;
+        }
+    }
+
+    /**
+     * @param master the master the service starts on
+     * @param replica its replica, which a failover promotes
+     * @param sentinels the three Sentinels
+     */
+    public record Topology(RedisProcess master, RedisProcess replica, List<RedisProcess> sentinels) {
+    }
+}
