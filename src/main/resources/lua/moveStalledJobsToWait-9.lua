@@ -1,12 +1,13 @@
 --[[
   The stalled-job check, run at most once per stalled interval across the whole fleet (the check key
-  is set with PX), two-phase as in BullMQ: a job is stalled when it was active at the previous check,
-  has not renewed its lock since (renewal removes it from the stalled set) and its lock has expired.
-  A stalled job goes back to the front of the wait list, or fails once it stalled more than
-  maxStalledCount times. Its old worker is told through the revoked channel ('<jobId>:<fencingToken>'). Then every active job is
-  put in the stalled set for the next check.
+  is set with PX), in one phase: an active job whose lock has expired is stalled. (BullMQ checks in two
+  phases, a job being stalled only if it was already active at the previous check, which delays a takeover
+  by up to one more interval; here activation sets the lock in the same script that makes a job active, so
+  an active job without a lock has lost it.) A stalled job goes back to the front of the wait list, or
+  fails once it stalled more than maxStalledCount times. Its old worker is told through the revoked
+  channel ('<jobId>:<fencingToken>').
 
-  KEYS[1] stalled set
+  KEYS[1] stalled set (the two-phase check's; emptied, so that nothing of it outlives an upgrade)
   KEYS[2] wait list
   KEYS[3] active list
   KEYS[4] prioritized set
@@ -43,7 +44,7 @@ local prefix = ARGV[1]
 local maxStalledCount = tonumber(ARGV[2])
 local now = nowMs()
 local result = {}
-for _, jobId in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     local jobRef = prefix .. 'job:' .. jobId
     if redis.call('EXISTS', jobRef .. ':lock') == 0 and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
         local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
@@ -75,8 +76,4 @@ for _, jobId in ipairs(redis.call('SMEMBERS', KEYS[1])) do
 end
 
 redis.call('DEL', KEYS[1])
-local active = redis.call('LRANGE', KEYS[3], 0, -1)
-for i = 1, #active, 5000 do
-    redis.call('SADD', KEYS[1], unpack(active, i, math.min(i + 4999, #active)))
-end
 return result

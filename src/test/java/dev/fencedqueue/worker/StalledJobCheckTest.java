@@ -139,7 +139,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         activateWithShortLock(other);
 
         long firstCheck = System.nanoTime();
-        assertThat(check(checkerA)).as("first check only marks the active job").isEmpty();
+        assertThat(check(checkerA)).as("the job's lock still lives at the first check").isEmpty();
         assertThat(pttl(other.keys().stalledCheck())).isBetween(1L, 1000L);
         await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
         assertThat(check(checkerB)).as("the job is stalled, but the check already ran in this interval").isEmpty();
@@ -148,6 +148,20 @@ class StalledJobCheckTest extends QueueTestSupport {
         Map<String, String> moved = await().atMost(TIMEOUT).until(() -> check(checkerB), m -> !m.isEmpty());
         assertThat(Duration.ofNanos(System.nanoTime() - firstCheck)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
         assertThat(moved).containsExactly(Map.entry(jobId, "waiting"));
+        assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.WAITING);
+    }
+
+    @Test
+    void aJobWhoseLockExpiredIsTakenAtTheFirstCheckAfterIt() {
+        // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
+        JobQueue other = redis.freshQueue();
+        StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), new WorkerOptions("checker", 1,
+                Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
+        activateWithShortLock(other);
+        await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
+
+        assertThat(check(checker)).as("the first check after the lock expired").containsExactly(Map.entry(jobId, "waiting"));
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.WAITING);
     }
 
