@@ -1,6 +1,6 @@
 --[[
-  The stalled-job check, run at most once per stalled interval across the whole fleet (the check key
-  is set with PX), in one phase: an active job whose lock has expired is stalled. (BullMQ checks in two
+  The stalled-job check, run about once per stalled interval across the whole fleet (the check key
+  is set with PX, below), in one phase: an active job whose lock has expired is stalled. (BullMQ checks in two
   phases, a job being stalled only if it was already active at the previous check, which delays a takeover
   by up to one more interval; here activation sets the lock in the same script that makes a job active, so
   an active job without a lock has lost it.) A stalled job goes back to the front of the wait list, or
@@ -25,7 +25,7 @@
   ARGV[6] maximum length of the queue event stream (entries)
 
   Returns a flat list {jobId, outcome, ...}, outcome 'waiting' or 'failed'; empty when no job stalled
-  or when another process already ran the check within the interval.
+  or when a process already ran the check within the interval (less its margin).
 ]]
 --- @include "nowMs"
 --- @include "pushReady"
@@ -36,7 +36,13 @@
 --- @include "releaseDedup"
 --- @include "applyRetention"
 
-if redis.call('SET', KEYS[6], '1', 'NX', 'PX', ARGV[3]) == false then
+-- The check key lives the interval less a margin (a quarter of it, at most 100 ms): the process that ran the check
+-- then finds it gone at its next tick even when the timer or the network brings that tick a little early. With
+-- exactly the interval, a lone instance skipped about every other check, and a dead worker's jobs waited one more
+-- interval.
+local interval = tonumber(ARGV[3])
+local checkTtl = math.max(1, interval - math.min(math.floor(interval / 4), 100))
+if redis.call('SET', KEYS[6], '1', 'NX', 'PX', checkTtl) == false then
     return {}
 end
 

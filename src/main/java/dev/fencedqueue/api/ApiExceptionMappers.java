@@ -58,7 +58,7 @@ public class ApiExceptionMappers {
 
     @ServerExceptionMapper
     public RestResponse<ApiError> notReplicated(NotReplicatedException e) {
-        LOG.warnf("a write was not replicated in time: %s", e.getMessage());
+        LOG.warnf("a write did not become durable: %s", e.getMessage());
         return RestResponse.ResponseBuilder.<ApiError>create(Response.Status.SERVICE_UNAVAILABLE)
                 .entity(ApiError.of("not_replicated", e.getMessage() + "; retry, with the same Idempotency-Key"))
                 .type(MediaType.APPLICATION_JSON_TYPE).header("Retry-After", "1").build();

@@ -29,7 +29,18 @@ public interface RedisKeysConfig {
     @Min(0)
     int waitReplicas();
 
-    /** The longest {@code WAIT} for {@link #waitReplicas()} replicas. */
+    /**
+     * Whether a new job must also be on disk before it is accepted ({@code 202}): the wait after adding it is Redis's
+     * {@code WAITAOF 1 <wait-replicas> <wait-timeout>} instead of {@code WAIT}, which returns once the master has
+     * written the job to its append-only file and {@code fsync}ed it, and {@link #waitReplicas()} replicas have too.
+     * For {@code appendfsync everysec}, where a crash of the machine loses up to a second of acknowledged writes. Needs
+     * Redis 7.2 or later with {@code appendonly yes} on the master (and on the replicas counted): otherwise every
+     * new job is answered {@code 503} and the {@code redis-durability} readiness check is down.
+     */
+    @WithDefault("false")
+    boolean waitAof();
+
+    /** The longest {@code WAIT} or {@code WAITAOF} for what {@link #waitReplicas()} and {@link #waitAof()} ask. */
     @WithDefault("1s")
     Duration waitTimeout();
 }

@@ -38,8 +38,7 @@ public class SharedConnection {
     private final AtomicReference<Slot> current = new AtomicReference<>();
     private volatile Function<RedisConnection, Uni<Void>> preparation = connection -> Uni.createFrom().voidItem();
 
-    private final int waitReplicas;
-    private final Duration waitTimeout;
+    private final DurabilityWait durability;
 
     /** Most connections the long-lived client opens; each worker and each event tailer holds one. */
     private static final int MAX_LONG_LIVED_CONNECTIONS = 1024;
@@ -52,36 +51,36 @@ public class SharedConnection {
         this.redis = Redis.createClient(vertx, options.defaultOptions()
                 .setMaxPoolSize(MAX_LONG_LIVED_CONNECTIONS).setMaxPoolWaiting(MAX_LONG_LIVED_CONNECTIONS));
         this.timeout = config.commandTimeout();
-        this.waitReplicas = config.waitReplicas();
-        this.waitTimeout = config.waitTimeout();
+        this.durability = new DurabilityWait(config);
     }
 
     /**
-     * Runs writes that must reach replicas before they count ({@code fq.redis.wait-replicas}): on a connection of
-     * their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}, which returns once
-     * that many replicas have every write of the connection, or after {@code fq.redis.wait-timeout}. With
-     * {@code wait-replicas} 0 the writes go over the shared connection and nothing waits.
+     * Runs writes that must be durable before they count ({@code fq.redis.wait-replicas}, {@code fq.redis.wait-aof}):
+     * on a connection of their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}
+     * (that many replicas have every write of the connection) or, with {@code wait-aof}, {@code WAITAOF} (the
+     * master's append-only file and that many replicas' have it on disk), which return once that holds or after
+     * {@code fq.redis.wait-timeout}. With {@code wait-replicas} 0 and {@code wait-aof} off the writes go over the
+     * shared connection and nothing waits.
      *
      * @param writes sends the writes through the function it is given, which sends one command
-     * @return what {@code writes} returned; fails with {@link NotReplicatedException} when too few replicas
-     *         acknowledged in time (the writes were applied on the master), and with {@link RedisUnavailableException}
-     *         when Redis cannot be reached
+     * @return what {@code writes} returned; fails with {@link NotReplicatedException} when the writes were applied
+     *         on the master but did not become durable in time, or Redis refused the wait ({@code WAITAOF} on a Redis
+     *         older than 7.2 or without {@code appendonly}), and with {@link RedisUnavailableException} when Redis
+     *         cannot be reached
      */
     public Uni<Response> replicated(Function<Function<Request, Uni<Response>>, Uni<Response>> writes) {
-        if (waitReplicas == 0) {
+        if (durability.none()) {
             return writes.apply(this::send);
         }
         return Uni.createFrom().deferred(redis::connect)
                 .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no connection within " + timeout))
                 .chain(connection -> writes.apply(request -> connection.send(request)
                                 .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout)))
-                        .call(() -> connection.send(Request.cmd(Command.WAIT).arg(waitReplicas).arg(waitTimeout.toMillis()))
-                                .ifNoItem().after(waitTimeout.plus(timeout)).failWith(() -> new TimeoutException("no WAIT reply"))
-                                .invoke(acknowledged -> {
-                                    if (acknowledged.toLong() < waitReplicas) {
-                                        throw new NotReplicatedException(waitReplicas, acknowledged.toLong());
-                                    }
-                                }))
+                        .call(() -> connection.send(durability.request())
+                                .ifNoItem().after(durability.timeout().plus(timeout))
+                                .failWith(() -> new TimeoutException("no reply to the durability wait"))
+                                .onFailure(failure -> !isConnectionFailure(failure)).transform(durability::refused)
+                                .invoke(durability::check))
                         .eventually(() -> connection.close().onFailure().recoverWithNull()))
                 .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
                 .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));

@@ -38,9 +38,11 @@ public final class RedisProcess implements AutoCloseable {
     private final int port;
     private final List<String> settings;
     private final String configFile;
+    private final String binary;
     private Process process;
 
-    private RedisProcess(Vertx vertx, Path dir, int port, List<String> settings, String configFile) {
+    private RedisProcess(Vertx vertx, Path dir, int port, List<String> settings, String configFile, String binary) {
+        this.binary = binary;
         this.vertx = vertx;
         this.dir = dir;
         this.port = port;
@@ -59,9 +61,35 @@ public final class RedisProcess implements AutoCloseable {
      * @throws org.awaitility.core.ConditionTimeoutException when it does not answer within 20 s (it is then killed)
      */
     public static RedisProcess start(Vertx vertx, String... settings) {
+        return startBinary(vertx, binary(), settings);
+    }
+
+    /**
+     * The environment variable that names a {@code redis-server} (or {@code valkey-server}) of Redis 7.2 or later, for
+     * the tests of what the 7.0 binary of the other tests lacks ({@code WAITAOF}); they are skipped without it.
+     */
+    public static final String NEWER_SERVER_VARIABLE = "FQ_REDIS_SERVER_7_2";
+
+    /**
+     * Starts a server from {@link #NEWER_SERVER_VARIABLE}'s binary, as {@link #start} does.
+     *
+     * @param vertx the Vert.x instance whose Redis client {@link #call} uses
+     * @param settings {@code redis-server} options, as for {@link #start}
+     * @return the running server
+     * @throws IllegalStateException when the variable is not set
+     */
+    public static RedisProcess startNewer(Vertx vertx, String... settings) {
+        String binary = System.getenv(NEWER_SERVER_VARIABLE);
+        if (binary == null || binary.isBlank()) {
+            throw new IllegalStateException(NEWER_SERVER_VARIABLE + " names no redis-server 7.2+");
+        }
+        return startBinary(vertx, binary, settings);
+    }
+
+    private static RedisProcess startBinary(Vertx vertx, String binary, String... settings) {
         try {
             Path dir = Files.createTempDirectory("fq-redis-");
-            RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of(settings), null);
+            RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of(settings), null, binary);
             redis.restart();
             return redis;
         } catch (IOException e) {
@@ -87,7 +115,7 @@ public final class RedisProcess implements AutoCloseable {
                     "sentinel failover-timeout " + masterName + " 10000",
                     "sentinel parallel-syncs " + masterName + " 1", ""));
             RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of("--sentinel"),
-                    dir.resolve("sentinel.conf").toString());
+                    dir.resolve("sentinel.conf").toString(), binary());
             redis.restart();
             return redis;
         } catch (IOException e) {
@@ -139,7 +167,7 @@ public final class RedisProcess implements AutoCloseable {
         if (process != null) {
             return;
         }
-        List<String> command = new ArrayList<>(List.of(binary()));
+        List<String> command = new ArrayList<>(List.of(binary));
         if (configFile != null) {
             command.add(configFile); // a Sentinel needs a config file of its own, which it rewrites
         }

@@ -31,7 +31,7 @@ public class RedisSentinelResource implements QuarkusTestResourceLifecycleManage
     public Map<String, String> start() {
         vertx = Vertx.vertx();
         try {
-            RedisProcess master = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
+            RedisProcess master = started(RedisProcess.start(vertx, masterSettings()));
             RedisProcess replica = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
             replica.call("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
             await("the replica is in sync").atMost(Duration.ofSeconds(30)).ignoreExceptions()
@@ -55,6 +55,11 @@ public class RedisSentinelResource implements QuarkusTestResourceLifecycleManage
             stop();
             throw e;
         }
+    }
+
+    /** @return the master's {@code redis-server} options */
+    protected String[] masterSettings() {
+        return new String[] {"--save", "", "--appendonly", "no"};
     }
 
     private RedisProcess started(RedisProcess process) {

@@ -1,0 +1,56 @@
+package dev.fencedqueue.health;
+
+import java.time.Duration;
+
+import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.queue.SharedConnection;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * With {@code fq.redis.wait-aof}: ready while the Redis the service writes to can make a new job durable as asked, that
+ * is, it has {@code WAITAOF} (Redis 7.2 or later, from {@code COMMAND INFO}) and its {@code appendonly} is on (from
+ * {@code INFO persistence}); otherwise every new job would be answered {@code 503}, so the instance should get no
+ * traffic and the operator sees why. Without {@code wait-aof} it is up and checks nothing. Replicas are not checked
+ * here: a replica without AOF shows as {@code 503 not_replicated} on new jobs.
+ */
+@Readiness
+@ApplicationScoped
+public class RedisDurabilityCheck implements AsyncHealthCheck {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(1);
+    private static final String NAME = "redis-durability";
+
+    private final SharedConnection redis;
+    private final boolean waitAof;
+
+    public RedisDurabilityCheck(SharedConnection redis, RedisKeysConfig config) {
+        this.redis = redis;
+        this.waitAof = config.waitAof();
+    }
+
+    @Override
+    public Uni<HealthCheckResponse> call() {
+        if (!waitAof) {
+            return Uni.createFrom().item(HealthCheckResponse.named(NAME).up().withData("waitAof", false).build());
+        }
+        return redis.send(Request.cmd(Command.COMMAND).arg("INFO").arg("waitaof"))
+                .chain(info -> info.size() == 0 || info.get(0) == null
+                        ? Uni.createFrom().item(down("Redis has no WAITAOF: fq.redis.wait-aof needs Redis 7.2 or later"))
+                        : redis.send(Request.cmd(Command.INFO).arg("persistence"))
+                                .map(persistence -> persistence.toString().contains("aof_enabled:1")
+                                        ? HealthCheckResponse.named(NAME).up().withData("waitAof", true).build()
+                                        : down("Redis's appendonly is off: fq.redis.wait-aof needs appendonly yes")))
+                .ifNoItem().after(TIMEOUT).fail()
+                .onFailure().recoverWithItem(failure -> down(String.valueOf(failure.getMessage())));
+    }
+
+    private static HealthCheckResponse down(String error) {
+        return HealthCheckResponse.named(NAME).down().withData("waitAof", true).withData("error", error).build();
+    }
+}
