@@ -143,7 +143,7 @@ public class LlmConnector {
                     return;
                 }
                 response.pause();
-                emitter.complete(new LlmExchange(response, Vertx.currentContext()));
+                emitter.complete(new LlmExchange(response, Vertx.currentContext(), config.idleTimeout()));
             });
         }).runSubscriptionOn(this::onEventLoop);
     }

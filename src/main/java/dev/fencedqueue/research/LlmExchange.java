@@ -1,5 +1,7 @@
 package dev.fencedqueue.research;
 
+import java.time.Duration;
+
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientResponse;
@@ -12,8 +14,10 @@ import io.vertx.core.http.HttpClientResponse;
  * @param context the context the response's events run on: attach handlers there ({@link #onContext}), so that no
  *        chunk or end of a short response can slip between a pause and a handler (the opening may hand the exchange
  *        over on another thread: a fault-tolerance guard does)
+ * @param idleTimeout the longest silence the connection allows ({@code fq.llm.idle-timeout}); past it the connection is
+ *        closed, and the response fails
  */
-public record LlmExchange(HttpClientResponse response, Context context) {
+public record LlmExchange(HttpClientResponse response, Context context, Duration idleTimeout) {
 
     /** Runs {@code task} on the response's context: at once when already there. */
     public void onContext(Runnable task) {

@@ -1,6 +1,7 @@
 package dev.fencedqueue.research;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.smallrye.mutiny.Multi;
@@ -16,8 +17,8 @@ final class SseEvents {
      * @param exchange the open exchange, paused
      * @param server the server's name for messages, e.g. {@code the research LLM}
      * @return each event's data, in order; completes at the end of the response; fails with {@link LlmException}
-     *         when the response breaks (the idle timeout included). Cancelling it, or a failure downstream,
-     *         closes the connection at once.
+     *         when the response breaks, saying so when it broke because the server went silent for longer than the
+     *         exchange's idle timeout. Cancelling it, or a failure downstream, closes the connection at once.
      */
     static Multi<String> of(LlmExchange exchange, String server) {
         return Multi.createFrom().emitter(emitter -> {
@@ -35,10 +36,15 @@ final class SseEvents {
                 }
                 SseDecoder decoder = new SseDecoder(emitter::emit);
                 RecordParser parser = RecordParser.newDelimited("\n", exchange.response());
-                parser.handler(line -> decoder.line(line.toString(StandardCharsets.UTF_8)));
+                long[] lastRead = {System.nanoTime()};
+                parser.handler(line -> {
+                    lastRead[0] = System.nanoTime();
+                    decoder.line(line.toString(StandardCharsets.UTF_8));
+                });
                 parser.exceptionHandler(failure -> {
                     if (!terminated.get()) {
-                        emitter.fail(new LlmException(server + "'s stream broke: " + failure.getMessage(), failure));
+                        emitter.fail(new LlmException(brokenBy(failure, server, lastRead[0], exchange.idleTimeout()),
+                                failure));
                     }
                 });
                 parser.endHandler(ignored -> {
@@ -49,5 +55,15 @@ final class SseEvents {
                 parser.resume();
             });
         });
+    }
+
+    /** The reason a broken stream gives: the idle timeout when nothing came for that long (the connection closed). */
+    private static String brokenBy(Throwable failure, String server, long lastReadNanos, Duration idleTimeout) {
+        Duration silent = Duration.ofNanos(System.nanoTime() - lastReadNanos);
+        if (silent.compareTo(idleTimeout) >= 0) {
+            return server + " sent nothing for " + silent.toMillis() + " ms, longer than fq.llm.idle-timeout ("
+                    + idleTimeout.toMillis() + " ms): the connection was closed";
+        }
+        return server + "'s stream broke: " + failure.getMessage();
     }
 }

@@ -57,6 +57,10 @@ class LlmMisbehaviourTest {
                     status.getInt("attemptsMade"), status.getString("failedReason"));
             assertThat(status.getInt("attemptsMade")).as(misbehaviour).isEqualTo(2);
             assertThat(status.getString("failedReason")).as(misbehaviour).isNotBlank();
+            if (misbehaviour.equals("stall")) {
+                assertThat(status.getString("failedReason")).as("a stall names the idle timeout")
+                        .contains("longer than fq.llm.idle-timeout (1000 ms)");
+            }
             List<Map<String, Object>> history = given().get("/research/history/" + id).jsonPath().getList("$");
             assertThat(history).as(misbehaviour)
                     .filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event"))).hasSize(1);
