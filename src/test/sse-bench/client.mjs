@@ -1,6 +1,7 @@
 // Load client of SseBenchmark: opens `perJob` WHATWG EventSource subscribers (npm `eventsource`) on each stream URL
 // given, and for every event that carries `sentAtMicros` (the publisher's wall clock, µs since the epoch) records
-// the delivery latency; checks that each subscriber sees the ids in increasing order, none twice.
+// the delivery latency; checks that each subscriber sees the ids in increasing order, none twice. A subscriber closes
+// its stream at the job's terminal event, as /fenced-stream.js does.
 //
 //   node client.mjs <perJob> <expectedPerSubscriber> <timeoutMs> <url> [<url> ...]
 //
@@ -71,7 +72,8 @@ for (const url of urls) {
             if (data.fencingToken > firstToken) {
                 laterRuns++;
             }
-            if (typeof sent === 'number') {
+            // Past `expected`, the job goes on a little longer (its end is not part of the measured window).
+            if (typeof sent === 'number' && received < expected) {
                 firstAt ??= at;
                 lastAt = at;
                 deliveries++;
@@ -89,6 +91,11 @@ for (const url of urls) {
         };
         source.addEventListener('progress', onEvent);
         source.addEventListener('reset', () => resets++);
+        // As /fenced-stream.js does: the job ended, so the stream is closed rather than reconnected (an EventSource
+        // reconnects when the server ends a response; 10,000 at once would load both sides).
+        for (const terminal of ['completed', 'failed', 'aborted']) {
+            source.addEventListener(terminal, () => source.close());
+        }
         source.addEventListener('message', onEvent);
         sources.push(source);
     }

@@ -67,10 +67,17 @@ import org.junit.jupiter.api.Test;
 class SseBenchmark {
 
     private static final int JOBS = 100;
+    /** Events each job appends after the last one the client counts (its stream then ends after the client is done). */
+    private static final int TAIL_TICKS = 4;
     private static final Duration RUN = Duration.ofSeconds(Integer.getInteger("bench.sse.seconds", 15));
     /** Sizes: subscribers at deliveries per second. */
     private static final String SIZES = System.getProperty("bench.sse.sizes", "1000:10000,10000:20000");
     private static final Path CLIENT = Path.of("src", "test", "sse-bench");
+    /**
+     * {@code -Dbench.sse.client=java}: the load client is {@link SseLoadClient} (Jakarta REST {@code SseEventSource} in
+     * a JVM of its own) instead of Node's {@code eventsource} package ({@code node}, the default).
+     */
+    private static final boolean JAVA_CLIENT = "java".equals(System.getProperty("bench.sse.client", "node"));
 
     @TestHTTPResource("/")
     URL base;
@@ -88,11 +95,11 @@ class SseBenchmark {
 
     @Test
     void measuresDeliveryLatencyCpuAndMemoryBesideAStaticStream() throws Exception {
-        Assumptions.assumeTrue(Files.isDirectory(CLIENT.resolve("node_modules/eventsource")),
+        Assumptions.assumeTrue(JAVA_CLIENT || Files.isDirectory(CLIENT.resolve("node_modules/eventsource")),
                 "skipped: run `npm ci` in " + CLIENT + " first");
         BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         report.note("environment", Runtime.getRuntime().availableProcessors(), "cores", "\"jobs\": " + JOBS
-                + ", \"seconds\": " + RUN.toSeconds());
+                + ", \"seconds\": " + RUN.toSeconds() + ", \"client\": \"" + (JAVA_CLIENT ? "java" : "node") + "\"");
         StaticSse ceiling = StaticSse.start(vertx);
         try {
             // Warm-up, not recorded: the JIT compiles the append and delivery paths (in a cold JVM C2 alone takes most
@@ -167,7 +174,9 @@ class SseBenchmark {
             long cpuBefore = processCpuNanos();
             long systemBefore = ProcessStats.systemCpuMicros(ProcessHandle.current().pid());
             long clientBefore = client.cpuMicros();
-            Worker worker = bench.startWorker(new TickingProcessor(intervalMicros, ticks), JOBS);
+            // The jobs run TAIL_TICKS past what the client measures, so that the measured window is the steady state
+            // (as the ceiling's, whose streams never end): not the jobs ending, 10,000 streams at once.
+            Worker worker = bench.startWorker(new TickingProcessor(intervalMicros, ticks + TAIL_TICKS), JOBS);
             try {
                 java.util.concurrent.atomic.AtomicLong connections = new java.util.concurrent.atomic.AtomicLong();
                 java.util.concurrent.ScheduledExecutorService sampler = java.util.concurrent.Executors
@@ -394,8 +403,12 @@ class SseBenchmark {
         }
 
         static Client start(int perJob, int expectedPerSubscriber, List<String> urls) throws IOException {
-            List<String> command = new ArrayList<>(List.of("node", "client.mjs", Integer.toString(perJob),
-                    Integer.toString(expectedPerSubscriber), Long.toString(RUN.toMillis() * 2)));
+            List<String> command = new ArrayList<>(JAVA_CLIENT
+                    ? List.of(ProcessHandle.current().info().command().orElse("java"), "-Xms1g", "-Xmx1g",
+                            "-cp", System.getProperty("java.class.path"), SseLoadClient.class.getName())
+                    : List.of("node", "client.mjs"));
+            command.addAll(List.of(Integer.toString(perJob), Integer.toString(expectedPerSubscriber),
+                    Long.toString(RUN.toMillis() * 2)));
             command.addAll(urls);
             Path log = Files.createTempFile("sse-bench-client", ".log");
             return new Client(new ProcessBuilder(command).directory(CLIENT.toFile())
