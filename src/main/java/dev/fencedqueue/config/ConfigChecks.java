@@ -17,8 +17,10 @@ public class ConfigChecks {
     private static final Logger LOG = Logger.getLogger(ConfigChecks.class);
 
     void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
-            SimulatorConfig simulator, ResearchConfig research) {
+            SimulatorConfig simulator, ResearchConfig research, RedisKeysConfig redis) {
         check(worker);
+        // Redis's WAIT and WAITAOF take 0 as "block forever": a durability wait must end.
+        requirePositive("fq.redis.wait-timeout", redis.waitTimeout());
         check(llm, simulator);
         checkOwnerTokens(research.requireOwner(), ConfigProvider.getConfig()::getOptionalValue);
     }
@@ -74,6 +76,7 @@ public class ConfigChecks {
         }
         requirePositive("fq.llm.delta-interval", llm.deltaInterval());
         requirePositive("fq.llm.open-timeout", llm.openTimeout());
+        requirePositive("fq.llm.idle-timeout", llm.idleTimeout());
     }
 
     /**

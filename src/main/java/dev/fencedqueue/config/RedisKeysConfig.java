@@ -35,12 +35,17 @@ public interface RedisKeysConfig {
      * written the job to its append-only file and {@code fsync}ed it, and {@link #waitReplicas()} replicas have too.
      * For {@code appendfsync everysec}, where a crash of the machine loses up to a second of acknowledged writes. Needs
      * Redis 7.2 or later with {@code appendonly yes} on the master (and on the replicas counted): otherwise every
-     * new job is answered {@code 503} and the {@code redis-durability} readiness check is down.
+     * new job is answered {@code 503} and the {@code redis-durability} readiness check is down. Under
+     * {@code appendfsync everysec} a job waits up to about a second for the next {@code fsync}: set
+     * {@link #waitTimeout()} to 2 s or more there.
      */
     @WithDefault("false")
     boolean waitAof();
 
-    /** The longest {@code WAIT} or {@code WAITAOF} for what {@link #waitReplicas()} and {@link #waitAof()} ask. */
+    /**
+     * The longest {@code WAIT} or {@code WAITAOF} for what {@link #waitReplicas()} and {@link #waitAof()} ask; must be
+     * positive (Redis takes 0 as "forever").
+     */
     @WithDefault("1s")
     Duration waitTimeout();
 }

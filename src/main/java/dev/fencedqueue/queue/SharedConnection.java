@@ -81,7 +81,9 @@ public class SharedConnection {
                                 .failWith(() -> new TimeoutException("no reply to the durability wait"))
                                 .onFailure(failure -> !isConnectionFailure(failure)).transform(durability::refused)
                                 .invoke(durability::check))
-                        .eventually(() -> connection.close().onFailure().recoverWithNull()))
+                        // After a failure a WAIT may still be pending on the connection: closed, not pooled.
+                        .onFailure().invoke(() -> closeNow(connection))
+                        .call(() -> connection.close().onFailure().recoverWithNull()))
                 .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
                 .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));
     }

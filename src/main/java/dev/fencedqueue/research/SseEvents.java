@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.smallrye.mutiny.Multi;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.parsetools.RecordParser;
 
 /** The data of the SSE events of an open LLM exchange ({@link SseDecoder} does the parsing). */
@@ -35,34 +36,41 @@ final class SseEvents {
                     return;
                 }
                 SseDecoder decoder = new SseDecoder(emitter::emit);
-                RecordParser parser = RecordParser.newDelimited("\n", exchange.response());
+                RecordParser parser = RecordParser.newDelimited("\n");
+                parser.handler(line -> decoder.line(line.toString(StandardCharsets.UTF_8)));
+                // When bytes last came (a line or part of one), to tell a silence cut by the idle timeout.
                 long[] lastRead = {System.nanoTime()};
-                parser.handler(line -> {
+                HttpClientResponse response = exchange.response();
+                response.handler(bytes -> {
                     lastRead[0] = System.nanoTime();
-                    decoder.line(line.toString(StandardCharsets.UTF_8));
+                    parser.handle(bytes);
                 });
-                parser.exceptionHandler(failure -> {
+                response.exceptionHandler(failure -> {
                     if (!terminated.get()) {
                         emitter.fail(new LlmException(brokenBy(failure, server, lastRead[0], exchange.idleTimeout()),
                                 failure));
                     }
                 });
-                parser.endHandler(ignored -> {
+                response.endHandler(ignored -> {
                     decoder.end();
                     ended.set(true);
                     emitter.complete();
                 });
-                parser.resume();
+                response.resume();
             });
         });
     }
 
-    /** The reason a broken stream gives: the idle timeout when nothing came for that long (the connection closed). */
+    /**
+     * The reason a broken stream gives: the idle timeout when it broke after a silence of most of it. The connection's
+     * idle timer counts from the socket's last read, a little before the bytes reach the handler here (the response
+     * waits paused until it is read), so a silence of at least three quarters of the timeout counts as one.
+     */
     private static String brokenBy(Throwable failure, String server, long lastReadNanos, Duration idleTimeout) {
         Duration silent = Duration.ofNanos(System.nanoTime() - lastReadNanos);
-        if (silent.compareTo(idleTimeout) >= 0) {
-            return server + " sent nothing for " + silent.toMillis() + " ms, longer than fq.llm.idle-timeout ("
-                    + idleTimeout.toMillis() + " ms): the connection was closed";
+        if (!idleTimeout.isZero() && !idleTimeout.isNegative() && silent.multipliedBy(4).compareTo(idleTimeout.multipliedBy(3)) >= 0) {
+            return server + " sent nothing for " + silent.toMillis() + " ms and the connection was closed "
+                    + "(fq.llm.idle-timeout: " + idleTimeout.toMillis() + " ms)";
         }
         return server + "'s stream broke: " + failure.getMessage();
     }

@@ -59,7 +59,7 @@ class LlmMisbehaviourTest {
             assertThat(status.getString("failedReason")).as(misbehaviour).isNotBlank();
             if (misbehaviour.equals("stall")) {
                 assertThat(status.getString("failedReason")).as("a stall names the idle timeout")
-                        .contains("longer than fq.llm.idle-timeout (1000 ms)");
+                        .contains("and the connection was closed (fq.llm.idle-timeout: 1000 ms)");
             }
             List<Map<String, Object>> history = given().get("/research/history/" + id).jsonPath().getList("$");
             assertThat(history).as(misbehaviour)

@@ -37,7 +37,7 @@ public class RedisAofResource implements QuarkusTestResourceLifecycleManager {
             return Map.of("quarkus.redis.hosts", master.uri(),
                     "fq.redis.wait-aof", "true",
                     "fq.redis.wait-replicas", "1",
-                    "fq.redis.wait-timeout", "500ms");
+                    "fq.redis.wait-timeout", "2s"); // everysec: up to a second to the next fsync
         } catch (RuntimeException e) {
             stop();
             throw e;
