@@ -68,9 +68,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
         RedisProcess replica = RedisProcess.start(redis.vertx(), "--save", "", "--appendonly", "no");
         CuttableProxy link = CuttableProxy.start(redis.vertx(), master.port());
         try {
-            replica.call("REPLICAOF", "127.0.0.1", Integer.toString(link.port()));
-            await("the replica is in sync").atMost(STEP).ignoreExceptions()
-                    .until(() -> replica.call("INFO", "replication").toString().contains("master_link_status:up"));
+            replica.replicaOf(link.port());
             loseTheTakeover("a takeover the replica never received", () -> {
                 assertThat(master.call("WAIT", "1", "5000").toLong()).as("run A reached the replica").isEqualTo(1);
                 link.drop(true);

@@ -1,13 +1,7 @@
 package dev.fencedqueue.testing;
 
-import static org.awaitility.Awaitility.await;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.vertx.core.Vertx;
 
 /**
@@ -17,52 +11,27 @@ import io.vertx.core.Vertx;
  * append-only files have it. Always stops both processes. Tests receive them in a {@link Pair} field annotated
  * {@link RedisTestResource.InjectRedis}.
  */
-public class RedisAofResource implements QuarkusTestResourceLifecycleManager {
+public class RedisAofResource extends RedisProcessesResource<RedisAofResource.Pair> {
 
-    private final List<RedisProcess> processes = new ArrayList<>();
-    private Pair pair;
-    private Vertx vertx;
-
-    @Override
-    public Map<String, String> start() {
-        vertx = Vertx.vertx();
-        try {
-            RedisProcess master = started(RedisProcess.startNewer(vertx, "--save", "", "--appendonly", "yes",
-                    "--appendfsync", "everysec"));
-            RedisProcess replica = started(RedisProcess.startNewer(vertx, "--save", "", "--appendonly", "no"));
-            replica.call("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
-            await("the replica is in sync").atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                    .until(() -> replica.call("INFO", "replication").toString().contains("master_link_status:up"));
-            pair = new Pair(master, replica);
-            return Map.of("quarkus.redis.hosts", master.uri(),
-                    "fq.redis.wait-aof", "true",
-                    "fq.redis.wait-replicas", "1",
-                    "fq.redis.wait-timeout", "2s"); // everysec: up to a second to the next fsync
-        } catch (RuntimeException e) {
-            stop();
-            throw e;
-        }
-    }
-
-    private RedisProcess started(RedisProcess process) {
-        processes.add(process);
-        return process;
+    public RedisAofResource() {
+        super(Pair.class);
     }
 
     @Override
-    public void inject(TestInjector injector) {
-        injector.injectIntoFields(pair,
-                new TestInjector.AnnotatedAndMatchesType(RedisTestResource.InjectRedis.class, Pair.class));
+    protected Pair build(Vertx vertx) {
+        RedisProcess master = started(RedisProcess.startNewer(vertx, "--save", "", "--appendonly", "yes",
+                "--appendfsync", "everysec"));
+        RedisProcess replica = started(RedisProcess.startNewer(vertx, "--save", "", "--appendonly", "no"));
+        replica.replicaOf(master.port());
+        return new Pair(master, replica);
     }
 
     @Override
-    public void stop() {
-        processes.forEach(RedisProcess::close);
-        processes.clear();
-        if (vertx != null) {
-            vertx.close().toCompletionStage().toCompletableFuture().join();
-            vertx = null;
-        }
+    protected Map<String, String> config(Pair pair) {
+        return Map.of("quarkus.redis.hosts", pair.master().uri(),
+                "fq.redis.wait-aof", "true",
+                "fq.redis.wait-replicas", "1",
+                "fq.redis.wait-timeout", "2s"); // everysec: up to a second to the next fsync
     }
 
     /**

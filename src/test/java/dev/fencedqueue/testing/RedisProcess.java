@@ -210,6 +210,19 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes this server a replica ({@code REPLICAOF}) of the one listening on {@code masterPort} on 127.0.0.1 and waits
+     * until its replication link is up.
+     *
+     * @param masterPort the port of the master, or of a proxy in front of it
+     * @throws org.awaitility.core.ConditionTimeoutException when it is not in sync within 20 s
+     */
+    public void replicaOf(int masterPort) {
+        call("REPLICAOF", "127.0.0.1", Integer.toString(masterPort));
+        await("the replica on port " + port + " is in sync").atMost(TIMEOUT).ignoreExceptions()
+                .until(() -> call("INFO", "replication").toString().contains("master_link_status:up"));
+    }
+
     /** Kills the process and deletes its directory. */
     @Override
     public void close() {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.vertx.core.Vertx;
 
 /**
@@ -18,69 +17,45 @@ import io.vertx.core.Vertx;
  * wait for the replica before it is accepted ({@code fq.redis.wait-replicas=1}); always stops every process. Tests
  * receive the processes in a {@link Topology} field annotated {@link RedisTestResource.InjectRedis}.
  */
-public class RedisSentinelResource implements QuarkusTestResourceLifecycleManager {
+public class RedisSentinelResource extends RedisProcessesResource<RedisSentinelResource.Topology> {
 
     /** The name of the master set. */
     public static final String MASTER = "fq-master";
 
-    private final List<RedisProcess> processes = new ArrayList<>();
-    private Topology topology;
-    private Vertx vertx;
+    public RedisSentinelResource() {
+        super(Topology.class);
+    }
 
     @Override
-    public Map<String, String> start() {
-        vertx = Vertx.vertx();
-        try {
-            RedisProcess master = started(RedisProcess.start(vertx, masterSettings()));
-            RedisProcess replica = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
-            replica.call("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
-            await("the replica is in sync").atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                    .until(() -> replica.call("INFO", "replication").toString().contains("master_link_status:up"));
-            List<RedisProcess> sentinels = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                sentinels.add(started(RedisProcess.sentinel(vertx, MASTER, master.port())));
-            }
-            await("the Sentinels know the replica and each other").atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> sentinels.stream().allMatch(
-                            s -> s.call("SENTINEL", "REPLICAS", MASTER).size() == 1
-                                    && s.call("SENTINEL", "SENTINELS", MASTER).size() == 2));
-            topology = new Topology(master, replica, List.copyOf(sentinels));
-            return Map.of("quarkus.redis.client-type", "sentinel",
-                    "quarkus.redis.hosts", sentinels.stream().map(RedisProcess::uri).collect(Collectors.joining(",")),
-                    "quarkus.redis.master-name", MASTER,
-                    "quarkus.redis.role", "master",
-                    "fq.redis.wait-replicas", "1",
-                    "fq.redis.wait-timeout", "500ms");
-        } catch (RuntimeException e) {
-            stop();
-            throw e;
+    protected Topology build(Vertx vertx) {
+        RedisProcess master = started(RedisProcess.start(vertx, masterSettings()));
+        RedisProcess replica = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
+        replica.replicaOf(master.port());
+        List<RedisProcess> sentinels = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            sentinels.add(started(RedisProcess.sentinel(vertx, MASTER, master.port())));
         }
+        await("the Sentinels know the replica and each other").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> sentinels.stream().allMatch(
+                        s -> s.call("SENTINEL", "REPLICAS", MASTER).size() == 1
+                                && s.call("SENTINEL", "SENTINELS", MASTER).size() == 2));
+        return new Topology(master, replica, List.copyOf(sentinels));
+    }
+
+    @Override
+    protected Map<String, String> config(Topology topology) {
+        return Map.of("quarkus.redis.client-type", "sentinel",
+                "quarkus.redis.hosts", topology.sentinels().stream().map(RedisProcess::uri)
+                        .collect(Collectors.joining(",")),
+                "quarkus.redis.master-name", MASTER,
+                "quarkus.redis.role", "master",
+                "fq.redis.wait-replicas", "1",
+                "fq.redis.wait-timeout", "500ms");
     }
 
     /** @return the master's {@code redis-server} options */
     protected String[] masterSettings() {
         return new String[] {"--save", "", "--appendonly", "no"};
-    }
-
-    private RedisProcess started(RedisProcess process) {
-        processes.add(process);
-        return process;
-    }
-
-    @Override
-    public void inject(TestInjector injector) {
-        injector.injectIntoFields(topology,
-                new TestInjector.AnnotatedAndMatchesType(RedisTestResource.InjectRedis.class, Topology.class));
-    }
-
-    @Override
-    public void stop() {
-        processes.forEach(RedisProcess::close);
-        processes.clear();
-        if (vertx != null) {
-            vertx.close().toCompletionStage().toCompletableFuture().join();
-            vertx = null;
-        }
     }
 
     /**

@@ -18,8 +18,8 @@ public class StubbornMasterSentinelResource extends RedisSentinelResource {
     }
 
     @Override
-    public Map<String, String> start() {
-        Map<String, String> config = new HashMap<>(super.start());
+    protected Map<String, String> config(Topology topology) {
+        Map<String, String> config = new HashMap<>(super.config(topology));
         config.put("fq.redis.wait-replicas", "0");
         return config;
     }
