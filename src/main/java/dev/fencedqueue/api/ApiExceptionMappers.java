@@ -4,13 +4,12 @@ import java.sql.SQLException;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-
 import dev.fencedqueue.bulk.DatabaseUnavailableException;
 import dev.fencedqueue.queue.JobFinishedException;
-import dev.fencedqueue.queue.NotReplicatedException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobStateConflictException;
-import dev.fencedqueue.queue.RedisUnavailableException;
+import dev.fencedqueue.redis.NotReplicatedException;
+import dev.fencedqueue.redis.RedisUnavailableException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.WebApplicationException;
@@ -173,7 +172,7 @@ public class ApiExceptionMappers {
 
     @ServerExceptionMapper
     public RestResponse<ApiError> unexpected(RuntimeException e) {
-        if (dev.fencedqueue.queue.SharedConnection.isConnectionFailure(e)) {
+        if (dev.fencedqueue.redis.SharedConnection.isConnectionFailure(e)) {
             return unavailable(new RedisUnavailableException(e.getMessage(), e));
         }
         LOG.error("unexpected error", e);

@@ -3,7 +3,6 @@ package dev.fencedqueue.api;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEventFollower;
@@ -12,8 +11,8 @@ import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.RedisUnavailableException;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.RedisUnavailableException;
+import dev.fencedqueue.redis.SharedConnection;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;

@@ -6,8 +6,8 @@ import java.util.Optional;
 
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.queue.LuaScript;
-import dev.fencedqueue.queue.LuaScripts;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -35,7 +35,7 @@ public class StartRateLimit {
      * @param queue the queue whose jobs the client starts (its hash tag holds the counter)
      * @param client the client's address, as Quarkus resolved it (forwarded headers included when enabled)
      * @return completes when the request is admitted; fails with {@link TooManyRequestsException} when the client's
-     *         window is full, and with {@link dev.fencedqueue.queue.RedisUnavailableException} when Redis is down
+     *         window is full, and with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is down
      */
     public Uni<Void> admit(JobQueue queue, String client) {
         if (limit.isEmpty()) {

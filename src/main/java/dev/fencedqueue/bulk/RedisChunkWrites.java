@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.HashTags;
 
 /**
  * The writes of one chunk into the Redis sink, recorded by {@link RedisChunkedJob#write} and applied by
@@ -33,7 +34,7 @@ public final class RedisChunkWrites {
      */
     RedisChunkWrites(String cursorKey) {
         this.cursorKey = cursorKey;
-        this.hashTag = QueueKeys.hashTag(cursorKey);
+        this.hashTag = HashTags.of(cursorKey);
         keyIndexes.put(cursorKey, 1);
     }
 
@@ -123,7 +124,7 @@ public final class RedisChunkWrites {
         if (key.equals(cursorKey)) {
             throw new IllegalArgumentException("a chunk must not write the cursor key `" + cursorKey + "`");
         }
-        if (!QueueKeys.hashTag(key).equals(hashTag)) {
+        if (!HashTags.of(key).equals(hashTag)) {
             throw new IllegalArgumentException("key `" + key + "` is not in the hash slot of the cursor key `"
                     + cursorKey + "`: give it the hash tag {" + hashTag + "}");
         }

@@ -2,7 +2,7 @@ package dev.fencedqueue.bulk;
 
 import java.util.List;
 
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
 

@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import dev.fencedqueue.queue.LuaScript;
-import dev.fencedqueue.queue.LuaScripts;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;

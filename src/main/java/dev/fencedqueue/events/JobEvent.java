@@ -3,7 +3,7 @@ package dev.fencedqueue.events;
 import java.util.Map;
 import java.util.Set;
 
-import dev.fencedqueue.queue.Replies;
+import dev.fencedqueue.redis.Replies;
 import io.vertx.mutiny.redis.client.Response;
 
 /**

@@ -50,7 +50,7 @@ public class JobEventFollower {
      *        what the returned {@code Uni} fails with)
      * @return completes once the response's status is sent; fails, with nothing written, with
      *         {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job, with
-     *         {@link dev.fencedqueue.queue.RedisUnavailableException} when Redis is down, and with what {@code access}
+     *         {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is down, and with what {@code access}
      *         threw
      */
     public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response,

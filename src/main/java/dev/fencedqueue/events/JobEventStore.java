@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Replies;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;

@@ -12,10 +12,10 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Reconnect;
-import dev.fencedqueue.queue.RedisUnavailableException;
-import dev.fencedqueue.queue.Replies;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.Reconnect;
+import dev.fencedqueue.redis.RedisUnavailableException;
+import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.Context;

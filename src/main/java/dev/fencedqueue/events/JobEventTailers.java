@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -2,7 +2,7 @@ package dev.fencedqueue.health;
 
 import java.time.Duration;
 
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;

@@ -8,13 +8,12 @@ import java.util.List;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.fencedqueue.bulk.ChunkPlan;
 import dev.fencedqueue.bulk.RedisChunkWrites;
 import dev.fencedqueue.bulk.RedisChunkedJob;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;

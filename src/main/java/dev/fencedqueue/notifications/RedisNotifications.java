@@ -7,10 +7,9 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.RedisCursors;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;

@@ -8,7 +8,9 @@ import java.util.Locale;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.RedisUnavailableException;
+import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;

@@ -1,6 +1,8 @@
 package dev.fencedqueue.queue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 
 /**
  * What every view of one queue shares: its keys, the scripts, the shared connection, Jackson, and the

@@ -3,6 +3,8 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 import java.util.List;
 
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 

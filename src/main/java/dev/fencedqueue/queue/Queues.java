@@ -4,9 +4,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /** Hands out the {@link JobQueue} of a queue name; queues are cheap views over Redis keys. */

@@ -1,5 +1,7 @@
 package dev.fencedqueue.queue;
 
+import dev.fencedqueue.redis.LuaScript;
+
 
 /**
  * The one place where the negative return codes of the Lua scripts become typed exceptions. Codes:

@@ -3,10 +3,10 @@ package dev.fencedqueue.research;
 import java.util.List;
 import java.util.Optional;
 
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobCancelledException;
 import io.micrometer.core.instrument.Counter;

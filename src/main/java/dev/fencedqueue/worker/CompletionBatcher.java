@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.mutiny.redis.client.Response;

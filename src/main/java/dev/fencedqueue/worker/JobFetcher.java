@@ -7,10 +7,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Reconnect;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.Reconnect;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 

@@ -8,12 +8,11 @@ import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.fencedqueue.queue.Backoff;
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 
 /**

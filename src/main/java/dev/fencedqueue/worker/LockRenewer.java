@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
-import dev.fencedqueue.queue.LuaScript;
-import dev.fencedqueue.queue.LuaScripts;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 

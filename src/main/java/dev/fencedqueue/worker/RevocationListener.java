@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.Reconnect;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.Reconnect;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.mutiny.redis.client.Command;

@@ -4,9 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 

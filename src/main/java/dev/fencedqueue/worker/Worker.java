@@ -11,14 +11,13 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.ShutdownMode;
-
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.queue.LuaScripts;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;

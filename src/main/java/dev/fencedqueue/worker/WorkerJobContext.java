@@ -6,13 +6,12 @@ import java.util.Set;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.fencedqueue.queue.Job;
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.ScriptErrors;
+import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.ResponseType;
 

@@ -10,8 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.Flood;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;

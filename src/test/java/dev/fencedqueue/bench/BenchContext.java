@@ -6,14 +6,13 @@ import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.KeepJobs;
-import dev.fencedqueue.queue.LuaScripts;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;

@@ -1,11 +1,10 @@
 package dev.fencedqueue.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.fencedqueue.events.JobEventStore;
-import dev.fencedqueue.queue.LuaScripts;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.WorkerManager;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScript;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 

@@ -21,7 +21,7 @@ import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisNotificationRows;
 import dev.fencedqueue.testing.RedisTestResource;

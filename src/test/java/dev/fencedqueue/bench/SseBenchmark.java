@@ -23,8 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;

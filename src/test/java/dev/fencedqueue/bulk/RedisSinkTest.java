@@ -24,7 +24,8 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.SharedConnection;
+import dev.fencedqueue.redis.HashTags;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisNotificationRows;
@@ -266,7 +267,7 @@ class RedisSinkTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("{news}");
         assertThatThrownBy(() -> writes.lpush("fq:notify:{news}:cursor:1", "x")).hasMessageContaining("cursor key");
         assertThat(writes.lpush("fq:notify:{news}:inbox:u-1", "x").size()).isEqualTo(1);
-        assertThat(QueueKeys.hashTag("a{}b")).as("an empty tag hashes the whole key").isEqualTo("a{}b");
+        assertThat(HashTags.of("a{}b")).as("an empty tag hashes the whole key").isEqualTo("a{}b");
         assertThat(new RedisNotificationKeys("fq").inbox("news", "u-1")).startsWith("fq:notify:{news}:");
     }
 

@@ -13,7 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.queue.LuaScript;
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.RedisServerHandle;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.SimulatorStreams;

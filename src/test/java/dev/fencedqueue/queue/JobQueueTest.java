@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
@@ -16,8 +17,8 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import jakarta.inject.Inject;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -10,6 +10,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.GatedProcessor;
 import dev.fencedqueue.testing.RedisClusterResource;
 import dev.fencedqueue.testing.RedisProcess;

@@ -17,7 +17,7 @@ import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.Replies;
+import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;

@@ -9,9 +9,9 @@ import java.util.UUID;
 
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.LuaScript;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;

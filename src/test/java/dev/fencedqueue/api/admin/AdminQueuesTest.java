@@ -226,7 +226,7 @@ class AdminQueuesTest extends QueueTestSupport {
     }
 
     private List<String> keysOfQueue() {
-        return dev.fencedqueue.queue.Replies.elements(redis.send(Request.cmd(Command.KEYS).arg(queue.keys().prefix() + "*")))
+        return dev.fencedqueue.redis.Replies.elements(redis.send(Request.cmd(Command.KEYS).arg(queue.keys().prefix() + "*")))
                 .stream().map(Object::toString).toList();
     }
 }

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.redis;
 
 /**
  * A write that Redis applied but that did not become as durable as {@code fq.redis.wait-replicas} and

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.redis;
 
 import io.quarkus.arc.Unremovable;
 import io.quarkus.redis.client.RedisOptionsCustomizer;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -96,9 +96,9 @@ public class LuaScripts {
      * @throws IllegalArgumentException naming the first key without the tag
      */
     static void requireOneSlot(LuaScript script, List<String> keys) {
-        String tag = QueueKeys.hashTag(keys.get(0));
+        String tag = HashTags.of(keys.get(0));
         for (String key : keys) {
-            String keyTag = QueueKeys.hashTag(key);
+            String keyTag = HashTags.of(key);
             if (keyTag.equals(key) || !keyTag.equals(tag)) {
                 throw new IllegalArgumentException("`" + script.scriptName() + "`: key `" + key + "` does not carry the "
                         + "hash tag {" + tag + "} of the call's first key: a script's keys must all hash to one Redis "

@@ -1,7 +1,7 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.redis;
 
 /** Thrown when Redis cannot be reached or does not answer within the command timeout; the API maps it to 503. */
-public class RedisUnavailableException extends QueueException {
+public class RedisUnavailableException extends RuntimeException {
 
     public RedisUnavailableException(String message, Throwable cause) {
         super(message, cause);

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.redis;
 
 /**
  * The Lua scripts of the queue: one atomic state transition each, in {@code src/main/resources/lua/}
