@@ -17,8 +17,9 @@ import org.jboss.logging.Logger;
 /**
  * A worker's fetch loop, without polling: while the worker has free slots it activates as many jobs as
  * it has slots ({@code moveToActive}), until none is ready; then it blocks on the queue's marker. A popped
- * marker, a timer at the due time of the earliest delayed job (Redis clock, via the offset measured on
- * each activation) or the end of a rate-limit window starts the next activation. Completions bring the
+ * marker, a timer at the due time of the earliest delayed job (Redis clock, via the offset that {@link RedisClock}
+ * estimates from the activations' replies) or the end of a rate-limit window starts the next activation. At most one
+ * activation is in flight at a time, beside at most one blocking pop. Completions bring the
  * next jobs themselves (see {@link #handle}). Confined to the worker's Vert.x context.
  */
 final class JobFetcher {
@@ -58,13 +59,12 @@ final class JobFetcher {
     private boolean activating;
     private boolean fetchWanted;
     private boolean stopped;
+    /** Activations that failed in a row. */
     private int failureStreak;
-    /** Longest round trip (µs) whose reply still updates the clock offset: a slower one says little. */
-    private static final long MAX_CLOCK_ROUND_TRIP_MICROS = 2_000;
-
-    /** Redis clock minus this JVM's clock, µs, estimated from the latest quick activation. */
-    private long clockOffsetMicros;
-    private boolean clockMeasured;
+    /** Marker waits that failed in a row; counted apart, as a marker wait may fail while an activation is in flight. */
+    private int markerFailureStreak;
+    private long markerRetryTimer = -1;
+    private final RedisClock redisClock = new RedisClock();
     private ScheduledFuture<?> delayedTimer;
     /** Identifies the pending delayed-job timer; a timer that fires after it was replaced does nothing. */
     private Object delayedGeneration;
@@ -110,7 +110,7 @@ final class JobFetcher {
             fetchWanted = false;
             activate();
         } else if (!markerWaiter.isWaiting()) {
-            markerWaiter.next().emitOn(onContext).subscribe().with(this::onMarker, this::onFailure);
+            markerWaiter.next().emitOn(onContext).subscribe().with(this::onMarker, this::onMarkerFailure);
         }
     }
 
@@ -122,11 +122,8 @@ final class JobFetcher {
      * @param sentAt when it was sent (System.nanoTime)
      */
     void handle(Activation activation, long sentAt) {
-        long roundTripMicros = (System.nanoTime() - sentAt) / 1000;
-        if (roundTripMicros <= MAX_CLOCK_ROUND_TRIP_MICROS || !clockMeasured) {
-            clockOffsetMicros = clockOffsetMicros(activation.nowMicros(), roundTripMicros);
-            clockMeasured = true;
-        }
+        long repliedAt = System.nanoTime();
+        redisClock.sample(activation.nowMicros(), (repliedAt - sentAt) / 1000, nowMicros(), repliedAt);
         activation.jobs().forEach(job -> runner.run(job, sentAt));
         if ((activation.code() == Activation.NONE_READY || activation.code() == Activation.ACTIVATED)
                 && activation.extra() >= 0) {
@@ -146,9 +143,12 @@ final class JobFetcher {
         }
         cancel(limiterTimer);
         limiterTimer = -1;
+        cancel(markerRetryTimer);
+        markerRetryTimer = -1;
     }
 
     private void onMarker(MarkerWaiter.Marker marker) {
+        markerFailureStreak = 0;
         if (stopped || slots.free() <= 0) {
             markerWaiter.putBack(marker).subscribe().with(ignored -> {
             }, ignored -> {
@@ -189,6 +189,7 @@ final class JobFetcher {
                 });
     }
 
+    /** An activation failed: its slots are back; look again after the back-off. */
     private void onFailure(Throwable failure) {
         activating = false;
         if (stopped) {
@@ -200,6 +201,28 @@ final class JobFetcher {
                     backoff, failure.getMessage());
         }
         vertx.setTimer(backoff, id -> requestFetch());
+    }
+
+    /**
+     * The blocking pop on the marker failed (its connection was cut, or it timed out). It does not touch the
+     * activation state: an activation may be in flight, and a second one must not start beside it. After the
+     * back-off the worker looks at the queue (the marker it was waiting for may have been popped and lost with the
+     * connection), then blocks on the marker again.
+     */
+    private void onMarkerFailure(Throwable failure) {
+        if (stopped) {
+            return;
+        }
+        long backoff = Reconnect.delayMillis(++markerFailureStreak);
+        if (markerFailureStreak == 1 || markerFailureStreak % 20 == 0) {
+            LOG.warnf("worker %s cannot wait for jobs on queue %s (retrying in %d ms): %s", options.workerId(),
+                    keys.queue(), backoff, failure.getMessage());
+        }
+        cancel(markerRetryTimer);
+        markerRetryTimer = vertx.setTimer(backoff, id -> {
+            markerRetryTimer = -1;
+            requestFetch();
+        });
     }
 
     /**
@@ -217,7 +240,7 @@ final class JobFetcher {
             delayedTimer.cancel(false);
         }
         delayedDue = dueMillis;
-        long wait = Math.max(1, dueMillis * 1000 - (nowMicros() + clockOffsetMicros));
+        long wait = Math.max(1, dueMillis * 1000 - (nowMicros() + redisClock.offsetMicros()));
         Object generation = new Object();
         delayedGeneration = generation;
         delayedTimer = DueTimer.schedule(() -> onContext.execute(() -> {
@@ -228,18 +251,6 @@ final class JobFetcher {
                 requestFetch();
             }
         }), wait);
-    }
-
-    /**
-     * Estimates the Redis clock's offset from a reply: Redis read its clock between the send and the
-     * reply, so about half-way.
-     *
-     * @param redisNowMicros the Redis clock the script read, µs
-     * @param roundTripMicros time from the send to now, µs
-     * @return Redis clock minus this JVM's clock, µs
-     */
-    private static long clockOffsetMicros(long redisNowMicros, long roundTripMicros) {
-        return redisNowMicros - (nowMicros() - roundTripMicros / 2);
     }
 
     /** @return this JVM's wall clock, µs since the epoch */
