@@ -12,7 +12,6 @@
 
   Returns a flat list {jobId, code, ...} of the jobs the worker no longer owns, empty when it owns all:
     -1  the job does not exist
-    -6  the lock is held by another lock token
     -7  stale fencing token or attempt: a newer epoch, or another attempt, owns the job
     -9  the job is not active (finished, aborted, or handed back to the queue)
 ]]
@@ -24,7 +23,7 @@ for i = 3, #ARGV, 3 do
     local jobId, lockToken, token = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     local jobRef = prefix .. 'job:' .. jobId
     local lockKey = jobRef .. ':lock'
-    local code = checkOwnership(jobRef, lockKey, jobRef .. ':fence', lockToken, token)
+    local code = checkOwnership(jobRef, lockToken, token)
     if code == 0 then
         if redis.call('PEXPIRE', lockKey, ARGV[2]) == 0 then
             redis.call('SET', lockKey, lockToken, 'PX', ARGV[2])

@@ -54,12 +54,12 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     local jobRef = prefix .. 'job:' .. jobId
     if redis.call('EXISTS', jobRef .. ':lock') == 0 and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
         local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
+        local token = redis.call('HGET', jobRef, 'fencingToken') or '0'
         if stalls > maxStalledCount then
             local reason = 'job stalled more than allowable limit'
             redis.call('ZADD', KEYS[5], now, jobId)
             redis.call('HSET', jobRef, 'state', 'failed', 'failedReason', reason, 'finishedOn', now)
             if redis.call('HGET', jobRef, 'events') == '1' then
-                local token = redis.call('GET', jobRef .. ':fence') or '0'
                 appendJobEvent(jobRef .. ':events', ARGV[4], 'failed', token,
                     finishedPayload('failed', token, reason, false))
             end
@@ -77,7 +77,7 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
             result[#result + 1] = jobId
             result[#result + 1] = 'waiting'
         end
-        redis.call('PUBLISH', ARGV[5], jobId .. ':' .. (redis.call('GET', jobRef .. ':fence') or '0'))
+        redis.call('PUBLISH', ARGV[5], jobId .. ':' .. token)
     end
 end
 

@@ -4,9 +4,9 @@
   events, the job's retention (removeOnComplete); then one activateJobs for all the slots they freed.
   Only the owner of a job's current epoch can complete it; a job whose check fails is left unchanged and
   the others are completed. A job whose removeOnComplete keeps no job (count 0) is deleted with all its
-  keys at once, without first being written as completed (its queue event still carries its return
-  value). A job's own keys are named from the key prefix and its id ('<prefix>job:<id>', ':lock',
-  ':fence', ':events'), all within the queue's hash tag.
+  keys, without first being written as completed (its queue event still carries its return value); the keys of
+  all such jobs of the call go in one DEL. A job's own keys are named from the key prefix and its id
+  ('<prefix>job:<id>', ':lock', ':events', ':abort'), all within the queue's hash tag.
 
   KEYS[1] active list
   KEYS[2] completed set (score: finish time, ms)
@@ -28,8 +28,8 @@
           'completed' event (JSON; written only when the job keeps an event stream)
 
   Returns {codes, activationCode, now, extra, jobs...}: codes holds one code per job, in ARGV order: 0
-  when completed, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token or attempt), -9
-  (not active), in which case that job was left unchanged; the rest is the activation as in moveToActive
+  when completed, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active), in which case that
+  job was left unchanged; the rest is the activation as in moveToActive
   (ARGV[4] being the number asked for). When no job could be completed, nothing is activated
   (activationCode 0, extra -1). Idempotent (include finishOnce): a repeat of a call that completed a job, with the
   same ARGV[5], returns the first reply (the activated jobs' fields as they are now) and changes nothing; its record
@@ -46,52 +46,67 @@
 --- @include "activateJobs"
 --- @include "finishOnce"
 
--- Completes one job; returns 0, or the ownership check's code.
-local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData)
+-- Completes one job; returns 0, or the ownership check's code. The keys of a job that keeps nothing are added to
+-- doomed, deleted together once every job of the call is done.
+local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData, doomed)
     local jobKey = prefix .. 'job:' .. jobId
-    local fields = redis.call('HMGET', jobKey, 'state', 'events', 'keepCompleted', 'dedupId', 'dedupTtl',
-        'attemptsMade', 'lockToken')
-    local code = checkOwnershipOf(fields[1], fields[7], jobKey .. ':lock', jobKey .. ':fence', lockToken, token)
+    local fields = redis.call('HMGET', jobKey, 'state', 'lockToken', 'fencingToken', 'events', 'keepCompleted',
+        'dedupId', 'dedupTtl', 'attemptsMade')
+    local code = checkOwnershipOf(fields[1], fields[2], fields[3], lockToken, token)
     if code ~= 0 then
         return code
     end
-    local keep = fields[3]
+    local keep = fields[5]
     -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
     redis.call('LREM', KEYS[1], '-1', jobId)
-    if fields[2] == '1' then
+    if fields[4] == '1' then
         appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
     end
     queueEvent(KEYS[8], ARGV[3], 'completed', jobId, 'returnvalue', returnValue)
     if keep and string.sub(keep, 1, 2) == '0,' then
-        removeJobKeys(prefix, jobId, fields[4])
-        if redis.call('ZCARD', KEYS[2]) > 0 then
+        -- Kept nowhere: removed with all its keys (as removeJobKeys), without being written as completed first.
+        if fields[6] then
+            local dedupKey = prefix .. 'dedup:' .. fields[6]
+            if redis.call('GET', dedupKey) == jobId then
+                doomed[#doomed + 1] = dedupKey
+            end
+        end
+        doomed[#doomed + 1] = jobKey
+        doomed[#doomed + 1] = jobKey .. ':lock'
+        doomed[#doomed + 1] = jobKey .. ':events'
+        doomed[#doomed + 1] = jobKey .. ':abort'
+        if keep ~= '0,-1' and redis.call('ZCARD', KEYS[2]) > 0 then
             applyRetention(KEYS[2], prefix, now, keep, jobId)
         end
     else
         redis.call('DEL', jobKey .. ':lock')
         redis.call('ZADD', KEYS[2], nowText, jobId)
         redis.call('HSET', jobKey, 'state', 'completed', 'returnvalue', returnValue, 'finishedOn', nowText,
-            'attemptsMade', (tonumber(fields[6]) or 0) + 1)
-        releaseDedupOf(prefix, jobId, fields[4], fields[5])
+            'attemptsMade', (tonumber(fields[8]) or 0) + 1)
+        releaseDedupOf(prefix, jobId, fields[6], fields[7])
         applyRetention(KEYS[2], prefix, now, keep, jobId)
     end
     return 0
 end
 
 local prefix = ARGV[1]
-local repeated = repeatedFinish(prefix, ARGV[5])
+local now, nowText, nowMicros = nowMs()
+local repeated = repeatedFinish(prefix, ARGV[5], nowMicros)
 if repeated then
     return repeated
 end
-local now, nowText, nowMicros = nowMs()
 local codes = {}
 local completed = 0
+local doomed = {}
 for i = 8, #ARGV, 5 do
-    local code = complete(prefix, now, nowText, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
+    local code = complete(prefix, now, nowText, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], doomed)
     codes[#codes + 1] = code
     if code == 0 then
         completed = completed + 1
     end
+end
+if #doomed > 0 then
+    redis.call('DEL', unpack(doomed))
 end
 if completed == 0 then
     return {codes, 0, nowMicros, -1}

@@ -1,19 +1,21 @@
 -- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
 -- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
--- concurrency (meta 'concurrency'), then for each job takes it from the wait list (or the prioritized
--- set), sets its lock (lockPrefix .. ':' .. jobId, PX lockDuration) and records that lock token in the job
--- hash ('lockToken': the identity of the attempt, which every fenced write compares), hands it the next
--- fencing token (a new epoch, see nextFencingToken), appends its 'started' event (when it keeps an event
--- stream) and an 'active' queue event. Sets the marker again when jobs are left, so that another blocked
--- worker wakes up (and removes it when none is left). maxJobs may be 0: nothing is activated, the marker
--- is still set. now/nowText: the Redis clock (ms) as a number and as text.
+-- concurrency (meta 'concurrency'), then takes that many jobs at once (wait list first, then the prioritized
+-- set: one LMPOP, one ZPOPMIN, one LPUSH onto the active list) and for each one sets its lock (lockPrefix .. ':' ..
+-- jobId, PX lockDuration), records that lock token in the job hash ('lockToken': the identity of the attempt,
+-- which every fenced write compares) with the next fencing token ('fencingToken': a new epoch, see
+-- nextFencingToken), appends its 'started' event (when it keeps an event stream) and an 'active' queue event.
+-- Sets the marker again when jobs are left, so that another blocked worker wakes up (and removes it when none is
+-- left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis clock (ms) as a
+-- number and as text.
 -- Returns code, extra, jobs:
---   code  1  jobs is a flat list {jobId, fencingToken, lockToken, fields, ...}, 4 entries per job; fields
---            holds the job's fields after activation, in the order of JOB_FIELDS (false = absent), so
---            that the worker reads the job without a second command; extra = due time (ms) of the
---            earliest delayed job when fewer than maxJobs jobs were ready (so the worker can time its
---            next look), else -1
+--   code  1  jobs is a flat list {jobId, fencingToken, fields, ...}, 3 entries per job; fields holds the values
+--            of JOB_FIELDS after activation (false = absent), so that the worker reads the job without a second
+--            command (the fields the worker knows itself are not sent: state 'active', processedOn = now,
+--            workerId, and the lock token, lockPrefix .. ':' .. jobId); extra = due time (ms) of the earliest
+--            delayed job when fewer than maxJobs jobs were activated (so the worker can time its next look),
+--            else -1
 --   code  0  nothing ready; extra = due time (ms) of the earliest delayed job, or -1
 --   code -4  the queue is paused
 --   code -5  rate limited; extra = ms until the window resets
@@ -21,23 +23,42 @@
 -- Needs the includes pushReady, appendJobEvent and queueEvent.
 
 -- The job fields an activation returns, in this order (Activation.FIELDS in Java reads them back). The
--- first four are also what activation itself needs to know.
-local JOB_FIELDS = {'state', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
-    'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason',
-    'processedOn', 'workerId'}
+-- first four are also what activation itself needs to know; 'timestamp' is set on every job (its existence).
+local JOB_FIELDS = {'fencingToken', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
+    'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason'}
 
 -- The next fencing token of a job (Kleppmann, "How to do distributed locking", 2016): the larger of the stored
--- token + 1 and the Redis clock in ms, stored back. The counter alone repeats a token when Redis loses the write
--- that handed it out (a crash between fsyncs, a restart from an older snapshot, a failover to a lagging replica:
--- redis/redis#6062), and a run still alive under that token would then pass the fence. The clock makes any later
--- activation greater than every token handed out before the loss, as long as the clock of the Redis that hands it
--- out does not run behind the lost one's by more than the time the loss took to happen; within one millisecond the
--- counter keeps tokens strictly increasing. Returns the token as a number and as decimal text.
-local function nextFencingToken(fenceKey, now)
-    local token = math.max(tonumber(redis.call('GET', fenceKey) or '0') + 1, now)
-    local text = string.format('%d', token)
-    redis.call('SET', fenceKey, text)
-    return token, text
+-- token + 1 and the Redis clock in ms. The counter alone repeats a token when Redis loses the write that handed it
+-- out (a crash between fsyncs, a restart from an older snapshot, a failover to a lagging replica: redis/redis#6062),
+-- and a run still alive under that token would then pass the fence. The clock makes any later activation greater
+-- than every token handed out before the loss, as long as the clock of the Redis that hands it out does not run
+-- behind the lost one's by more than the time the loss took to happen; within one millisecond the counter keeps
+-- tokens strictly increasing. stored: the hash's 'fencingToken' (false when absent). Returns the token as a number
+-- and as decimal text.
+local function nextFencingToken(stored, now)
+    local token = math.max((tonumber(stored) or 0) + 1, now)
+    return token, string.format('%d', token)
+end
+
+-- Takes up to n ready job ids, wait list first, and pushes them onto the active list. Returns the ids and, for each
+-- index, the state it left ('waiting' or 'prioritized').
+local function takeReady(waitKey, activeKey, prioritizedKey, n)
+    local ids = {}
+    local popped = redis.call('LMPOP', 1, waitKey, 'RIGHT', 'COUNT', n)
+    if popped then
+        ids = popped[2]
+    end
+    local fromWait = #ids
+    if fromWait < n then
+        local more = redis.call('ZPOPMIN', prioritizedKey, n - fromWait)
+        for i = 1, #more, 2 do
+            ids[#ids + 1] = more[i]
+        end
+    end
+    if #ids > 0 then
+        redis.call('LPUSH', activeKey, unpack(ids))
+    end
+    return ids, fromWait
 end
 
 local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, markerKey, metaKey, eventsKey,
@@ -63,67 +84,66 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     -- With maxJobs 0 (a finishing worker that takes no more jobs) nothing is activated, but the marker
     -- is still set below, so that a slot it freed under the global concurrency wakes another worker.
     local jobs = {}
+    local code, extra = 0, -1
+    local allowed = maxJobs
     local concurrency = tonumber(meta[2])
+    if concurrency and allowed > 0 then
+        local free = concurrency - redis.call('LLEN', activeKey)
+        if free <= 0 then
+            code = -10
+        end
+        allowed = math.min(allowed, free)
+    end
     local limiterMax = tonumber(meta[3])
     local limiterKey = prefix .. 'limiter'
-    local code, extra = 0, -1
+    if limiterMax and allowed > 0 then
+        local started = tonumber(redis.call('GET', limiterKey) or '0')
+        if started >= limiterMax then
+            code, extra = -5, math.max(redis.call('PTTL', limiterKey), 0)
+        end
+        allowed = math.min(allowed, limiterMax - started)
+    end
     local count = 0
-    while count < maxJobs do
-        if concurrency and redis.call('LLEN', activeKey) >= concurrency then
-            code = -10
-            break
-        end
-        if limiterMax then
-            local started = tonumber(redis.call('GET', limiterKey) or '0')
-            if started >= limiterMax then
-                code, extra = -5, math.max(redis.call('PTTL', limiterKey), 0)
-                break
+    if allowed > 0 then
+        local ids, fromWait = takeReady(waitKey, activeKey, prioritizedKey, allowed)
+        local quotedWorkerId
+        for i = 1, #ids do
+            local jobId = ids[i]
+            local jobKey = prefix .. 'job:' .. jobId
+            local fields = redis.call('HMGET', jobKey, unpack(JOB_FIELDS))
+            if not fields[11] then
+                redis.call('LREM', activeKey, 1, jobId) -- removed while it waited
+            else
+                count = count + 1
+                local lockToken = lockPrefix .. ':' .. jobId
+                redis.call('SET', jobKey .. ':lock', lockToken, 'PX', lockDuration)
+                local token, tokenText = nextFencingToken(fields[1], now)
+                local attempt = tostring((tonumber(fields[2]) or 0) + 1)
+                redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
+                    'attemptsStarted', attempt, 'lockToken', lockToken, 'fencingToken', tokenText)
+                if fields[4] then
+                    redis.call('HDEL', jobKey, 'progress')
+                end
+                if fields[3] == '1' then
+                    quotedWorkerId = quotedWorkerId or cjson.encode(workerId)
+                    appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
+                        '{"status":"started","fencingToken":' .. tokenText .. ',"workerId":' .. quotedWorkerId
+                            .. ',"attempt":' .. attempt .. '}')
+                end
+                queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', i <= fromWait and 'waiting' or 'prioritized',
+                    'workerId', workerId)
+                fields[1], fields[2], fields[4] = tokenText, attempt, false
+                jobs[#jobs + 1] = jobId
+                jobs[#jobs + 1] = token
+                jobs[#jobs + 1] = fields
             end
         end
-        local jobId = redis.call('RPOPLPUSH', waitKey, activeKey)
-        if not jobId then
-            local popped = redis.call('ZPOPMIN', prioritizedKey)
-            if popped[1] then
-                jobId = popped[1]
-                redis.call('LPUSH', activeKey, jobId)
-            end
-        end
-        if not jobId then
-            break
-        end
-        local jobKey = prefix .. 'job:' .. jobId
-        local fields = redis.call('HMGET', jobKey, unpack(JOB_FIELDS))
-        if not fields[1] then
-            redis.call('LREM', activeKey, 1, jobId) -- removed while it waited
-        else
-            if limiterMax and redis.call('INCR', limiterKey) == 1 then
-                redis.call('PEXPIRE', limiterKey, meta[4] or '1000')
-            end
-            count = count + 1
-            local lockToken = lockPrefix .. ':' .. jobId
-            redis.call('SET', jobKey .. ':lock', lockToken, 'PX', lockDuration)
-            local token, tokenText = nextFencingToken(jobKey .. ':fence', now)
-            local attempt = (tonumber(fields[2]) or 0) + 1
-            redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
-                'attemptsStarted', attempt, 'lockToken', lockToken)
-            if fields[4] then
-                redis.call('HDEL', jobKey, 'progress')
-            end
-            if fields[3] == '1' then
-                appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
-                    '{"status":"started","fencingToken":' .. tokenText .. ',"workerId":' .. cjson.encode(workerId)
-                        .. ',"attempt":' .. attempt .. '}')
-            end
-            queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', fields[1], 'workerId', workerId)
-            fields[1], fields[2], fields[4], fields[16], fields[17] = 'active', attempt, false, nowText, workerId
-            jobs[#jobs + 1] = jobId
-            jobs[#jobs + 1] = token
-            jobs[#jobs + 1] = lockToken
-            jobs[#jobs + 1] = fields
+        if limiterMax and count > 0 and redis.call('INCRBY', limiterKey, count) == count then
+            redis.call('PEXPIRE', limiterKey, meta[4] or '1000')
         end
     end
     if count > 0 then
-        code = 1
+        code, extra = 1, -1
     end
     if code == 0 or (code == 1 and count < maxJobs) then
         local nextDue = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
@@ -143,7 +163,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
 end
 
 -- Builds a script's reply: the values in head, then the activation as Activation.parse reads it: code,
--- the Redis clock (µs), extra, then the 4 entries of each job.
+-- the Redis clock (µs), extra, then the 3 entries of each job.
 local function activationReply(head, code, nowMicros, extra, jobs)
     local reply = head
     reply[#reply + 1] = code

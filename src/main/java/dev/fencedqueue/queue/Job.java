@@ -45,13 +45,13 @@ public record Job(String queue, String id, String name, String data, String opti
      *
      * @param queue the queue name
      * @param id the job id
-     * @param hash the fields of the job hash, must not be empty
-     * @param fencingToken the value of the job's fencing token counter (0 when it has none yet)
+     * @param hash the fields of the job hash, must not be empty; its {@code fencingToken} is the job's current fencing
+     *        token (absent before the first run: 0)
      * @return the job
      */
-    public static Job fromHash(String queue, String id, Map<String, String> hash, long fencingToken) {
+    public static Job fromHash(String queue, String id, Map<String, String> hash) {
         return new Job(queue, id, hash.get("name"), hash.get("data"), hash.get("opts"),
-                JobState.of(hash.getOrDefault("state", "waiting")), fencingToken,
+                JobState.of(hash.getOrDefault("state", "waiting")), longField(hash, "fencingToken", 0L),
                 intField(hash, "attempts", 1), intField(hash, "attemptsMade", 0), intField(hash, "attemptsStarted", 0),
                 intField(hash, "stalledCounter", 0), hash.get("workerId"), hash.get("progress"),
                 hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),

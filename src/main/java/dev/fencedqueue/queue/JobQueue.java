@@ -95,15 +95,9 @@ public class JobQueue {
         if (!QueueKeys.isValidJobId(jobId)) {
             return Uni.createFrom().nullItem();
         }
-        Uni<Response> hash = ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId)));
-        Uni<Response> token = ctx.redis().send(Request.cmd(Command.GET).arg(keys.fence(jobId)));
-        return Uni.combine().all().unis(hash, token).asTuple().map(pair -> {
-            Map<String, String> fields = Replies.toStringMap(pair.getItem1());
-            if (fields.isEmpty()) {
-                return null;
-            }
-            long fencingToken = pair.getItem2() == null ? 0 : pair.getItem2().toLong();
-            return Job.fromHash(keys.queue(), jobId, fields, fencingToken);
+        return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).map(reply -> {
+            Map<String, String> fields = Replies.toStringMap(reply);
+            return fields.isEmpty() ? null : Job.fromHash(keys.queue(), jobId, fields);
         });
     }
 
@@ -133,7 +127,7 @@ public class JobQueue {
         }
         return ctx.scripts().run(LuaScript.ABORT_JOB,
                 List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.job(jobId), keys.lock(jobId), keys.fence(jobId), keys.events(jobId), keys.events(),
+                        keys.job(jobId), keys.lock(jobId), keys.events(jobId), keys.events(),
                         keys.marker(), keys.meta()),
                 List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
                 .map(reply -> {

@@ -14,7 +14,7 @@ public class OwnershipLostException extends QueueException {
         this.code = code;
     }
 
-    /** @return the script's return code: -1 no job, -6 lock mismatch, -7 stale fencing token, -9 not active */
+    /** @return the script's return code: -1 no job, -7 stale fencing token, -9 not active */
     public int code() {
         return code;
     }

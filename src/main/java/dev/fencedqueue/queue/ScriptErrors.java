@@ -5,14 +5,13 @@ import dev.fencedqueue.redis.LuaScript;
 
 /**
  * The one place where the negative return codes of the Lua scripts become typed exceptions. Codes:
- * -1 no such job, -6 lock held by another lock token, -7 stale fencing token, -8 job already finished,
+ * -1 no such job, -7 stale fencing token, -8 job already finished,
  * -9 job not active, -11 job running (cannot be removed), -12 job not failed (cannot be retried),
  * -13 queue not paused (cannot be obliterated), -14 job not aborted (cannot be resumed).
  */
 public final class ScriptErrors {
 
     public static final int NO_JOB = -1;
-    public static final int LOCK_MISMATCH = -6;
     public static final int STALE_TOKEN = -7;
     public static final int FINISHED = -8;
     public static final int NOT_ACTIVE = -9;
@@ -38,7 +37,6 @@ public final class ScriptErrors {
         String where = "`" + script.scriptName() + "` refused for job `" + jobId + "` of queue `" + queue + "`";
         return switch ((int) code) {
             case NO_JOB -> new JobNotFoundException(queue, jobId);
-            case LOCK_MISMATCH -> new LockMismatchException(where + ": its lock is held by another worker");
             case STALE_TOKEN -> new StaleFencingTokenException(where + ": fencing token " + token
                     + " is stale, a newer run (or another attempt under that token) owns the job");
             case NOT_ACTIVE -> new JobNotActiveException(where + ": the job is no longer active");

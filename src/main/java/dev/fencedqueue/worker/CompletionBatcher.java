@@ -79,7 +79,8 @@ final class CompletionBatcher {
         args.add(ctx.streamLengthArg());
         args.add(ctx.queueEventsArg());
         args.add(null);
-        args.add(JobFetcher.lockPrefix());
+        String lockPrefix = JobFetcher.lockPrefix();
+        args.add(lockPrefix);
         args.add(Long.toString(options.lockDuration().toMillis()));
         args.add(options.workerId());
         for (Pending p : batch) {
@@ -94,12 +95,12 @@ final class CompletionBatcher {
         JobFinisher.retrying(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED,
                 List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(),
                         keys.meta(), keys.events()), args), options)
-                .subscribe().with(reply -> deliver(batch, reply), failure -> batch.forEach(p -> p.emitter.fail(failure)));
+                .subscribe().with(reply -> deliver(batch, reply, lockPrefix), failure -> batch.forEach(p -> p.emitter.fail(failure)));
     }
 
-    private void deliver(List<Pending> batch, Response reply) {
+    private void deliver(List<Pending> batch, Response reply, String lockPrefix) {
         Response codes = reply.get(0);
-        Activation next = Activation.parse(reply, 1, keys.queue());
+        Activation next = Activation.parse(reply, 1, keys.queue(), lockPrefix, options.workerId());
         Activation none = new Activation(next.code() == Activation.ACTIVATED ? Activation.NONE_READY : next.code(),
                 next.nowMicros(), -1, List.of());
         boolean handedOut = false;

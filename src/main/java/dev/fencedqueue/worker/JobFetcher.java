@@ -166,10 +166,11 @@ final class JobFetcher {
         slots.reserve(wanted);
         activating = true;
         long sentAt = System.nanoTime();
+        String lockPrefix = lockPrefix();
         ctx.scripts().run(LuaScript.MOVE_TO_ACTIVE,
                 List.of(keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(),
                         keys.events()),
-                List.of(keys.prefix(), Integer.toString(wanted), lockPrefix(),
+                List.of(keys.prefix(), Integer.toString(wanted), lockPrefix,
                         Long.toString(options.lockDuration().toMillis()), options.workerId(), ctx.streamLengthArg(),
                         ctx.queueEventsArg()))
                 .emitOn(onContext)
@@ -177,7 +178,7 @@ final class JobFetcher {
                     slots.unreserve(wanted);
                     activating = false;
                     failureStreak = 0;
-                    Activation activation = Activation.parse(reply, 0, keys.queue());
+                    Activation activation = Activation.parse(reply, 0, keys.queue(), lockPrefix, options.workerId());
                     handle(activation, sentAt);
                     if (activation.code() == Activation.ACTIVATED && activation.jobs().size() == wanted) {
                         fetchWanted = true; // there may be more

@@ -29,7 +29,7 @@ final class JobFinisher {
      * What a finishing write did.
      *
      * @param code 0 completed or failed for good, 1 failed and retried later, negative when the worker no
-     *        longer owns the job (-1, -6, -7, -9; nothing was written)
+     *        longer owns the job (-1, -7, -9; nothing was written)
      * @param next the jobs activated for the worker in the same round trip
      */
     record Outcome(long code, Activation next) {
@@ -88,10 +88,10 @@ final class JobFinisher {
         String id = job.id();
         return finish(LuaScript.MOVE_TO_FAILED,
                 List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(), keys.marker(),
-                        keys.meta(), keys.job(id), keys.lock(id), keys.fence(id), keys.events(id), keys.events()),
+                        keys.meta(), keys.job(id), keys.lock(id), keys.events(id), keys.events()),
                 List.of(keys.prefix(), id, job.lockToken, Long.toString(job.fencingToken()), reason(failure),
                         Long.toString(retryDelay), ctx.streamLengthArg(), ctx.queueEventsArg(), options.workerId(),
-                        Integer.toString(fetch), lockPrefix, Long.toString(options.lockDuration().toMillis())));
+                        Integer.toString(fetch), lockPrefix, Long.toString(options.lockDuration().toMillis())), lockPrefix);
     }
 
     /**
@@ -104,14 +104,15 @@ final class JobFinisher {
         String id = job.id();
         return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
-                        keys.lock(id), keys.fence(id), keys.events()),
+                        keys.lock(id), keys.events()),
                 List.of(id, job.lockToken, Long.toString(job.fencingToken()), ctx.queueEventsArg()))
                 .map(reply -> reply.toLong()), options);
     }
 
-    private Uni<Outcome> finish(LuaScript script, List<String> scriptKeys, List<String> args) {
+    private Uni<Outcome> finish(LuaScript script, List<String> scriptKeys, List<String> args, String lockPrefix) {
         return retrying(ctx.scripts().run(script, scriptKeys, args)
-                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue()))), options);
+                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue(), lockPrefix,
+                        options.workerId()))), options);
     }
 
     /**

@@ -72,7 +72,7 @@ final class LockRenewer {
 
     /**
      * @param jobs the jobs to renew, not empty
-     * @return the jobs the worker no longer owns, by job id, with the script's code (-1, -6, -7 or -9)
+     * @return the jobs the worker no longer owns, by job id, with the script's code (-1, -7 or -9)
      */
     Uni<Map<String, Long>> renew(Collection<ActiveJob> jobs) {
         List<String> args = new ArrayList<>(2 + 3 * jobs.size());

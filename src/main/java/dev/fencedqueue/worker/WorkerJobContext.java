@@ -123,7 +123,7 @@ final class WorkerJobContext implements JobContext {
         event.setAll(data);
         String token = Long.toString(fencingToken());
         return worker.scripts().run(LuaScript.APPEND_EVENT,
-                List.of(keys.job(jobId()), keys.fence(jobId()), keys.events(jobId()), keys.events()),
+                List.of(keys.job(jobId()), keys.events(jobId()), keys.events()),
                 List.of(token, type, event.toString(), worker.queueContext().streamLengthArg(),
                         progress == null ? "0" : "1", progress == null ? "" : progress, jobId(),
                         worker.queueContext().queueEventsArg(), active.lockToken))

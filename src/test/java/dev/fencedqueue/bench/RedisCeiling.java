@@ -53,16 +53,14 @@ final class RedisCeiling {
         QueueKeys keys = queue.keys();
         String jobId = "1";
         bench.redis().send(Request.cmd(Command.HSET).arg(keys.job(jobId)).arg("state").arg("active").arg("events").arg(1)
-                .arg("lockToken").arg(LOCK_TOKEN))
+                .arg("lockToken").arg(LOCK_TOKEN).arg("fencingToken").arg(TOKEN))
                 .await().atMost(BenchContext.TIMEOUT);
-        bench.redis().send(Request.cmd(Command.SET).arg(keys.fence(jobId)).arg(TOKEN))
-                .await().atMost(BenchContext.TIMEOUT);
-        List<String> scriptKeys = List.of(keys.job(jobId), keys.fence(jobId), keys.events(jobId), keys.events());
+        List<String> scriptKeys = List.of(keys.job(jobId), keys.events(jobId), keys.events());
         List<String> args = List.of(TOKEN, "progress", DATA, "10000", "1",
                 "{\"percent\":50,\"message\":\"event 12345\"}", jobId, "10000", LOCK_TOKEN);
         double perSecond = count * 1e9 / Pipeline.run(count, WINDOW,
                 i -> bench.scripts().run(LuaScript.APPEND_EVENT, scriptKeys, args));
-        bench.redis().send(Request.cmd(Command.DEL).arg(keys.job(jobId)).arg(keys.fence(jobId)).arg(keys.events(jobId))
+        bench.redis().send(Request.cmd(Command.DEL).arg(keys.job(jobId)).arg(keys.events(jobId))
                 .arg(keys.events())).await().atMost(BenchContext.TIMEOUT);
         return perSecond;
     }

@@ -188,7 +188,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
         String jobId = startJob("one token, two attempts");
         QueueKeys keys = queues.keys(research.queue());
         String ahead = Long.toString(System.currentTimeMillis() + Duration.ofHours(1).toMillis());
-        redis.master().call("SET", keys.fence(jobId), ahead);
+        redis.master().call("HSET", keys.job(jobId), "fencingToken", ahead);
 
         List<SseClient.Message> seen;
         try (SseClient reader = SseClient.open(base + "research/stream/" + jobId)) {
@@ -198,7 +198,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
             processorB.close();
             workerB.freeze(true);
 
-            redis.master().call("SET", keys.fence(jobId), ahead); // B's activation forgotten ...
+            redis.master().call("HSET", keys.job(jobId), "fencingToken", ahead); // B's activation forgotten ...
             redis.master().call("DEL", keys.lock(jobId)); // ... and its lock gone with it
             workerC.start();
             await().atMost(STEP).until(() -> "worker-C".equals(status(jobId).getString("workerId")));

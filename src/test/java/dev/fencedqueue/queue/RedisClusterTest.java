@@ -101,7 +101,7 @@ class RedisClusterTest extends ResearchTestSupport {
             }
             if (!found.isEmpty()) {
                 nodesHoldingTheQueue.add(i);
-                assertThat(found).contains(keys.job(jobId), keys.events(jobId), keys.fence(jobId));
+                assertThat(found).contains(keys.job(jobId), keys.events(jobId));
             }
         }
         assertThat(nodesHoldingTheQueue).as("one node holds the whole queue").hasSize(1);
@@ -109,11 +109,11 @@ class RedisClusterTest extends ResearchTestSupport {
 
         LuaScripts scripts = queues.scripts();
         assertThatThrownBy(() -> scripts.run(LuaScript.APPEND_EVENT,
-                List.of(keys.job(jobId), "fq:untagged:fence", keys.events(jobId), keys.events()), List.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fq:untagged:fence")
+                List.of(keys.job(jobId), "fq:untagged:events", keys.events()), List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fq:untagged:events")
                 .hasMessageContaining("hash tag " + tag);
         assertThatThrownBy(() -> scripts.run(LuaScript.APPEND_EVENT,
-                List.of(keys.job(jobId), keys.fence(jobId), "fq:{another-queue}:events", keys.events()), List.of()))
+                List.of(keys.job(jobId), "fq:{another-queue}:events", keys.events()), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("{another-queue}");
     }
 }

@@ -71,7 +71,7 @@ class RetentionTest extends QueueTestSupport {
             assertThat(redis.jobKeys(queue, gone)).as("keys of job %s", gone).isEmpty();
         }
         assertThat(redis.jobKeys(queue, jobIds.get(4))).containsExactly(queue.keys().job(jobIds.get(4)),
-                queue.keys().fence(jobIds.get(4)), queue.keys().events(jobIds.get(4)));
+                queue.keys().events(jobIds.get(4)));
     }
 
     @Test
@@ -175,10 +175,10 @@ class RetentionTest extends QueueTestSupport {
                 .isLessThanOrEqualTo(1_000L));
 
         assertThat(processor.started()).isEqualTo(10_000);
-        assertThat(jobKeyCount(keysAt10k)).as("hash and fencing token of the 100 jobs kept").isEqualTo(200)
+        assertThat(jobKeyCount(keysAt10k)).as("the hashes of the 100 jobs kept").isEqualTo(100)
                 .isEqualTo(jobKeyCount(keysAt2k));
         assertThat(keysAt10k.size()).as("keys %s", keysAt10k.stream().filter(key -> !key.contains("}:job:")).toList())
-                .isBetween(keysAt2k.size() - 3, keysAt2k.size() + 3).isLessThan(200 + 10);
+                .isBetween(keysAt2k.size() - 3, keysAt2k.size() + 3).isLessThan(100 + 10);
         assertThat(completedIds()).hasSize(100);
         assertThat(redis.queueEventsLength(queue)).isLessThan(SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH + 200);
         // 8,000 leaked jobs would take megabytes; what moves here is client buffers and allocator noise.

@@ -108,10 +108,10 @@ public class QueueInspector {
         return found;
     }
 
-    /** @return those of the job's own keys (hash, lock, fencing token, event stream) that exist */
+    /** @return those of the job's own keys (hash, lock, event stream, abort flag) that exist */
     public List<String> jobKeys(JobQueue queue, String jobId) {
-        return List.of(queue.keys().job(jobId), queue.keys().lock(jobId), queue.keys().fence(jobId),
-                queue.keys().events(jobId)).stream()
+        return List.of(queue.keys().job(jobId), queue.keys().lock(jobId), queue.keys().events(jobId),
+                queue.keys().abortFlag(jobId)).stream()
                 .filter(key -> send(Request.cmd(Command.EXISTS).arg(key)).toInteger() == 1).toList();
     }
 

@@ -196,7 +196,7 @@ class FencedWriteTest extends QueueTestSupport {
 
     private long appendEventDirectly(String jobId, long token, String lockToken) {
         return queues.scripts().run(LuaScript.APPEND_EVENT,
-                List.of(queue.keys().job(jobId), queue.keys().fence(jobId), queue.keys().events(jobId), queue.keys().events()),
+                List.of(queue.keys().job(jobId), queue.keys().events(jobId), queue.keys().events()),
                 List.of(Long.toString(token), "progress", "{}", "100", "0", "", jobId, "100", lockToken))
                 .await().atMost(TIMEOUT).toLong();
     }

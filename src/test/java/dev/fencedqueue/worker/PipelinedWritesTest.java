@@ -72,7 +72,7 @@ class PipelinedWritesTest extends QueueTestSupport {
         ProbeProcessor.Attempt stale = processor.attempts().stream()
                 .filter(attempt -> attempt.context().jobId().equals(jobIds.get(1))).findFirst().orElseThrow();
         // Another epoch took the second job meanwhile: its fencing token moved on.
-        redis.send(Request.cmd(Command.INCR).arg(queue.keys().fence(jobIds.get(1))));
+        redis.send(Request.cmd(Command.HINCRBY).arg(queue.keys().job(jobIds.get(1))).arg("fencingToken").arg(1));
 
         processor.attempts().forEach(attempt -> attempt.complete("result of " + attempt.context().jobId()));
 

@@ -135,7 +135,7 @@ class WorkerTest extends QueueTestSupport {
         CompletableFuture<CancelReason> reason = attempt.context().cancelled().subscribeAsCompletionStage();
 
         // A newer epoch, without any revoke notice: only the renewal's token check can notice it.
-        redis.send(Request.cmd(Command.INCR).arg(queue.keys().fence(jobId)));
+        redis.send(Request.cmd(Command.HINCRBY).arg(queue.keys().job(jobId)).arg("fencingToken").arg(1));
 
         await().atMost(Duration.ofSeconds(1)).until(attempt::isCancelled);
         assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.OWNERSHIP_LOST);

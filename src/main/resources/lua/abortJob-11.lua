@@ -12,11 +12,10 @@
   KEYS[5] failed set (score: finish time, ms)
   KEYS[6] job hash
   KEYS[7] job lock
-  KEYS[8] job fencing token counter
-  KEYS[9] job event stream
-  KEYS[10] queue event stream
-  KEYS[11] marker set
-  KEYS[12] meta hash
+  KEYS[8] job event stream
+  KEYS[9] queue event stream
+  KEYS[10] marker set
+  KEYS[11] meta hash
 
   ARGV[1] job id
   ARGV[2] reason (text)
@@ -38,7 +37,8 @@
 --- @include "applyRetention"
 
 local jobId = ARGV[1]
-local state = redis.call('HGET', KEYS[6], 'state')
+local job = redis.call('HMGET', KEYS[6], 'state', 'fencingToken', 'events', 'keepFailed')
+local state, token = job[1], job[2] or '0'
 if not state then
     return {-1, ''}
 end
@@ -52,9 +52,9 @@ if state == 'active' then
     redis.call('LREM', KEYS[2], 1, jobId)
     redis.call('DEL', KEYS[7])
     -- A slot is free now: under a global concurrency cap, a blocked worker may take the next job.
-    if redis.call('HEXISTS', KEYS[12], 'paused') == 0
+    if redis.call('HEXISTS', KEYS[11], 'paused') == 0
             and (redis.call('LLEN', KEYS[1]) > 0 or redis.call('ZCARD', KEYS[4]) > 0) then
-        redis.call('ZADD', KEYS[11], 0, '0')
+        redis.call('ZADD', KEYS[10], 0, '0')
     end
 else
     redis.call('LREM', KEYS[1], 0, jobId)
@@ -65,14 +65,13 @@ end
 local now = nowMs()
 redis.call('ZADD', KEYS[5], now, jobId)
 redis.call('HSET', KEYS[6], 'state', 'aborted', 'failedReason', ARGV[2], 'finishedOn', now)
-if redis.call('HGET', KEYS[6], 'events') == '1' then
-    local token = redis.call('GET', KEYS[8]) or '0'
-    appendJobEvent(KEYS[9], ARGV[3], 'aborted', token, finishedPayload('aborted', token, ARGV[2], false))
+if job[3] == '1' then
+    appendJobEvent(KEYS[8], ARGV[3], 'aborted', token, finishedPayload('aborted', token, ARGV[2], false))
 end
-queueEvent(KEYS[10], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
+queueEvent(KEYS[9], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
 releaseDedup(ARGV[5], KEYS[6], jobId)
 if code == 1 then
-    redis.call('PUBLISH', ARGV[4], jobId .. ':' .. (redis.call('GET', KEYS[8]) or '0'))
+    redis.call('PUBLISH', ARGV[4], jobId .. ':' .. token)
 end
-applyRetention(KEYS[5], ARGV[5], now, redis.call('HGET', KEYS[6], 'keepFailed'), jobId)
+applyRetention(KEYS[5], ARGV[5], now, job[4], jobId)
 return {code, state}

@@ -11,23 +11,21 @@
   KEYS[5] meta hash
   KEYS[6] job hash
   KEYS[7] job lock
-  KEYS[8] job fencing token counter
-  KEYS[9] queue event stream
+  KEYS[8] queue event stream
 
   ARGV[1] job id
   ARGV[2] lock token
   ARGV[3] fencing token
   ARGV[4] maximum length of the queue event stream (entries)
 
-  Returns 0 when handed back, or -1 (no such job), -6 (lock held by another lock token), -7 (stale
-  fencing token or attempt), -9 (not active).
+  Returns 0 when handed back, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active).
 ]]
 --- @include "checkOwnership"
 --- @include "pushReady"
 --- @include "queueEvent"
 
 local jobId = ARGV[1]
-local code = checkOwnership(KEYS[6], KEYS[7], KEYS[8], ARGV[2], ARGV[3])
+local code = checkOwnership(KEYS[6], ARGV[2], ARGV[3])
 if code ~= 0 then
     return code
 end
@@ -40,5 +38,5 @@ pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, true)
 if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
     redis.call('ZREM', KEYS[4], '0')
 end
-queueEvent(KEYS[9], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
+queueEvent(KEYS[8], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
 return 0

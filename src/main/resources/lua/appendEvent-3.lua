@@ -4,10 +4,9 @@
   is still active (Kleppmann's fencing token, checked where the write lands).
   A progress event also becomes the job's last progress and a 'progress' queue event.
 
-  KEYS[1] job hash
-  KEYS[2] job fencing token counter
-  KEYS[3] job event stream
-  KEYS[4] queue event stream
+  KEYS[1] job hash (its 'fencingToken' and 'lockToken' are the current epoch and attempt)
+  KEYS[2] job event stream
+  KEYS[3] queue event stream
 
   ARGV[1] fencing token of the writer (integer)
   ARGV[2] event type ('progress', or any non-terminal type)
@@ -27,12 +26,12 @@
 --- @include "appendJobEvent"
 --- @include "queueEvent"
 
-local job = redis.call('HMGET', KEYS[1], 'state', 'lockToken')
+local job = redis.call('HMGET', KEYS[1], 'state', 'lockToken', 'fencingToken')
 local state = job[1]
 if not state then
     return -1
 end
-if redis.call('GET', KEYS[2]) ~= ARGV[1] or (job[2] and job[2] ~= ARGV[9]) then
+if job[3] ~= ARGV[1] or job[2] ~= ARGV[9] then
     return -7
 end
 if state ~= 'active' then
@@ -40,6 +39,6 @@ if state ~= 'active' then
 end
 if ARGV[5] == '1' then
     redis.call('HSET', KEYS[1], 'progress', ARGV[6])
-    queueEvent(KEYS[4], ARGV[8], 'progress', ARGV[7], 'data', ARGV[6], 'fencingToken', ARGV[1])
+    queueEvent(KEYS[3], ARGV[8], 'progress', ARGV[7], 'data', ARGV[6], 'fencingToken', ARGV[1])
 end
-return appendJobEvent(KEYS[3], ARGV[4], ARGV[2], ARGV[1], ARGV[3])
+return appendJobEvent(KEYS[2], ARGV[4], ARGV[2], ARGV[1], ARGV[3])

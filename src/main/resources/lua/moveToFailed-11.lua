@@ -15,9 +15,8 @@
   KEYS[7]  meta hash
   KEYS[8]  job hash
   KEYS[9]  job lock
-  KEYS[10] job fencing token counter
-  KEYS[11] job event stream
-  KEYS[12] queue event stream
+  KEYS[10] job event stream
+  KEYS[11] queue event stream
 
   ARGV[1]  key prefix of the queue, 'fq:{name}:'
   ARGV[2]  job id
@@ -33,8 +32,8 @@
   ARGV[12] lock duration (ms)
 
   Returns {code, activationCode, now, extra, jobs...}: code 1 when the job will be retried, 0 when it
-  failed for good, or -1 (no such job), -6 (lock held by another lock token), -7 (stale fencing token or attempt),
-  -9 (not active), in which case nothing changed; the rest as in moveToActive. Idempotent (include finishOnce): a
+  failed for good, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active), in which case nothing
+  changed; the rest as in moveToActive. Idempotent (include finishOnce): a
   repeat of a call that ended the attempt, with the same ARGV[11], returns the first reply (the activated jobs'
   fields as they are now) and changes nothing; its record '<prefix>finished:<ARGV[11]>' lives for ARGV[12] ms.
 ]]
@@ -52,12 +51,12 @@
 --- @include "finishOnce"
 
 local prefix, jobId = ARGV[1], ARGV[2]
-local repeated = repeatedFinish(prefix, ARGV[11])
+local now, nowText, nowMicros = nowMs()
+local repeated = repeatedFinish(prefix, ARGV[11], nowMicros)
 if repeated then
     return repeated
 end
-local now, nowText, nowMicros = nowMs()
-local code = checkOwnership(KEYS[8], KEYS[9], KEYS[10], ARGV[3], ARGV[4])
+local code = checkOwnership(KEYS[8], ARGV[3], ARGV[4])
 if code ~= 0 then
     return {code, 0, nowMicros, -1}
 end
@@ -72,29 +71,29 @@ if retryDelay > 0 then
     code = 1
     redis.call('HSET', KEYS[8], 'state', 'delayed')
     scheduleDelayed(KEYS[3], KEYS[6], jobId, now + retryDelay)
-    queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
-    queueEvent(KEYS[12], ARGV[8], 'delayed', jobId, 'delay', ARGV[6])
+    queueEvent(KEYS[11], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
+    queueEvent(KEYS[11], ARGV[8], 'delayed', jobId, 'delay', ARGV[6])
 elseif retryDelay == 0 then
     code = 1
     local fields = redis.call('HMGET', KEYS[8], 'priority', 'lifo')
     local priority = tonumber(fields[1]) or 0
     redis.call('HSET', KEYS[8], 'state', priority > 0 and 'prioritized' or 'waiting')
     pushReady(KEYS[2], KEYS[4], KEYS[6], KEYS[7], jobId, priority, fields[2] == '1')
-    queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
-    queueEvent(KEYS[12], ARGV[8], 'waiting', jobId, 'prev', 'failed')
+    queueEvent(KEYS[11], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
+    queueEvent(KEYS[11], ARGV[8], 'waiting', jobId, 'prev', 'failed')
 else
     code = 0
     redis.call('ZADD', KEYS[5], now, jobId)
     redis.call('HSET', KEYS[8], 'state', 'failed', 'finishedOn', now)
     local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed')
     if fields[1] == '1' then
-        appendJobEvent(KEYS[11], ARGV[7], 'failed', ARGV[4], finishedPayload('failed', ARGV[4], ARGV[5], ARGV[9]))
+        appendJobEvent(KEYS[10], ARGV[7], 'failed', ARGV[4], finishedPayload('failed', ARGV[4], ARGV[5], ARGV[9]))
     end
-    queueEvent(KEYS[12], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
+    queueEvent(KEYS[11], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
     releaseDedup(prefix, KEYS[8], jobId)
     applyRetention(KEYS[5], prefix, now, fields[2], jobId)
 end
 
-local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[12],
+local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[11],
     prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now, nowText)
 return rememberFinish(prefix, ARGV[11], ARGV[12], activationReply({code}, activation, nowMicros, extra, jobs))
