@@ -6,15 +6,17 @@
   KEYS[1] single-flight key
 
   ARGV[1] job id of the caller (a running job)
-  ARGV[2] key prefix of the queue, 'fq:{name}:' (the holder's hash and lock are read under it)
+  ARGV[2] key prefix of the queue, 'fq:{name}:' (the holder's hash, which holds its lock, is read under it)
 
   Returns {code, holder}: 1 the caller holds the key now (or held it already); 0 another job holds it, holder
   is that job's id.
 ]]
+--- @include "nowMs"
+
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then
-    local holderRef = ARGV[2] .. 'job:' .. holder
-    if redis.call('HGET', holderRef, 'state') == 'active' and redis.call('EXISTS', holderRef .. ':lock') == 1 then
+    local held = redis.call('HMGET', ARGV[2] .. 'job:' .. holder, 'state', 'lockedUntil')
+    if held[1] == 'active' and (tonumber(held[2]) or 0) > nowMs() then
         return {0, holder}
     end
 end

@@ -1,7 +1,8 @@
 --[[
   Renews the locks of all of one worker's active jobs and checks their fencing tokens, in one round trip.
-  A job whose lock expired but whose token is still current and which is still active gets its lock
-  back (nobody else can have taken it: taking it would have incremented the token). A renewed job
+  A renewed lock is held until the Redis clock plus the lock duration (the hash's 'lockedUntil', ms). A job whose
+  lock expired but whose token is still current and which is still active gets its lock back (nobody else can have
+  taken it: taking it would have incremented the token). A renewed job
   leaves the stalled set, so the stalled-job check never takes a job that is being renewed.
 
   KEYS[1] stalled set
@@ -15,19 +16,19 @@
     -7  stale fencing token or attempt: a newer epoch, or another attempt, owns the job
     -9  the job is not active (finished, aborted, or handed back to the queue)
 ]]
+--- @include "nowMs"
 --- @include "checkOwnership"
 
 local prefix = ARGV[1]
+local now = nowMs()
+local lockedUntil = string.format('%d', now + tonumber(ARGV[2]))
 local lost = {}
 for i = 3, #ARGV, 3 do
     local jobId, lockToken, token = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     local jobRef = prefix .. 'job:' .. jobId
-    local lockKey = jobRef .. ':lock'
     local code = checkOwnership(jobRef, lockToken, token)
     if code == 0 then
-        if redis.call('PEXPIRE', lockKey, ARGV[2]) == 0 then
-            redis.call('SET', lockKey, lockToken, 'PX', ARGV[2])
-        end
+        redis.call('HSET', jobRef, 'lockedUntil', lockedUntil)
         redis.call('SREM', KEYS[1], jobId)
     else
         lost[#lost + 1] = jobId

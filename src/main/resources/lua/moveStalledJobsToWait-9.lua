@@ -1,9 +1,9 @@
 --[[
   The stalled-job check, run about once per stalled interval across the whole fleet (the check key
-  is set with PX, below), in one phase: an active job whose lock has expired is stalled. (BullMQ checks in two
-  phases, a job being stalled only if it was already active at the previous check, which delays a takeover
-  by up to one more interval; here activation sets the lock in the same script that makes a job active, so
-  an active job without a lock has lost it.) A stalled job goes back to the front of the wait list, or
+  is set with PX, below), in one phase: an active job whose lock has expired (its hash's 'lockedUntil', ms, is not
+  after the Redis clock) is stalled. (BullMQ checks in two phases, a job being stalled only if it was already active
+  at the previous check, which delays a takeover by up to one more interval; here activation sets the lock in the
+  same script that makes a job active, so an active job without a live lock has lost it.) A stalled job goes back to the front of the wait list, or
   fails once it stalled more than maxStalledCount times. Its old worker is told through the revoked
   channel ('<jobId>:<fencingToken>').
 
@@ -52,7 +52,7 @@ local now = nowMs()
 local result = {}
 for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     local jobRef = prefix .. 'job:' .. jobId
-    if redis.call('EXISTS', jobRef .. ':lock') == 0 and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
+    if (tonumber(redis.call('HGET', jobRef, 'lockedUntil')) or 0) <= now and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
         local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
         local token = redis.call('HGET', jobRef, 'fencingToken') or '0'
         if stalls > maxStalledCount then

@@ -6,7 +6,7 @@
   the others are completed. A job whose removeOnComplete keeps no job (count 0) is deleted with all its
   keys, without first being written as completed (its queue event still carries its return value); the keys of
   all such jobs of the call go in one DEL. A job's own keys are named from the key prefix and its id
-  ('<prefix>job:<id>', ':lock', ':events', ':abort'), all within the queue's hash tag.
+  ('<prefix>job:<id>', ':events', ':abort'), all within the queue's hash tag.
 
   KEYS[1] active list
   KEYS[2] completed set (score: finish time, ms)
@@ -72,14 +72,12 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
             end
         end
         doomed[#doomed + 1] = jobKey
-        doomed[#doomed + 1] = jobKey .. ':lock'
         doomed[#doomed + 1] = jobKey .. ':events'
         doomed[#doomed + 1] = jobKey .. ':abort'
         if keep ~= '0,-1' and redis.call('ZCARD', KEYS[2]) > 0 then
             applyRetention(KEYS[2], prefix, now, keep, jobId)
         end
     else
-        redis.call('DEL', jobKey .. ':lock')
         redis.call('ZADD', KEYS[2], nowText, jobId)
         redis.call('HSET', jobKey, 'state', 'completed', 'returnvalue', returnValue, 'finishedOn', nowText,
             'attemptsMade', (tonumber(fields[8]) or 0) + 1)

@@ -2,10 +2,11 @@
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
 -- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
 -- concurrency (meta 'concurrency'), then takes that many jobs at once (wait list first, then the prioritized
--- set: one LMPOP, one ZPOPMIN, one LPUSH onto the active list) and for each one sets its lock (lockPrefix .. ':' ..
--- jobId, PX lockDuration), records that lock token in the job hash ('lockToken': the identity of the attempt,
--- which every fenced write compares) with the next fencing token ('fencingToken': a new epoch, see
--- nextFencingToken), appends its 'started' event (when it keeps an event stream) and an 'active' queue event.
+-- set: one LMPOP, one ZPOPMIN, one LPUSH onto the active list) and for each one writes in its hash its lock (its
+-- lock token 'lockToken', lockPrefix .. ':' .. jobId, the identity of the attempt, which every fenced write
+-- compares, held until 'lockedUntil' = now + lockDuration, ms on the Redis clock) and the next fencing token
+-- ('fencingToken': a new epoch, see nextFencingToken), appends its 'started' event (when it keeps an event stream)
+-- and an 'active' queue event.
 -- Sets the marker again when jobs are left, so that another blocked worker wakes up (and removes it when none is
 -- left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis clock (ms) as a
 -- number and as text.
@@ -107,6 +108,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     if allowed > 0 then
         local ids, fromWait = takeReady(waitKey, activeKey, prioritizedKey, allowed)
         local quotedWorkerId
+        local lockedUntil = string.format('%d', now + tonumber(lockDuration))
         for i = 1, #ids do
             local jobId = ids[i]
             local jobKey = prefix .. 'job:' .. jobId
@@ -116,11 +118,11 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             else
                 count = count + 1
                 local lockToken = lockPrefix .. ':' .. jobId
-                redis.call('SET', jobKey .. ':lock', lockToken, 'PX', lockDuration)
                 local token, tokenText = nextFencingToken(fields[1], now)
                 local attempt = tostring((tonumber(fields[2]) or 0) + 1)
                 redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
-                    'attemptsStarted', attempt, 'lockToken', lockToken, 'fencingToken', tokenText)
+                    'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
+                    tokenText)
                 if fields[4] then
                     redis.call('HDEL', jobKey, 'progress')
                 end

@@ -1,4 +1,4 @@
--- Deletes every key of a job: its hash (which holds its fencing token), lock, event stream and abort flag, and its
+-- Deletes every key of a job: its hash (which holds its fencing token and lock), event stream and abort flag, and its
 -- deduplication key when that key still points to the job. (Idempotency keys outlive the job on purpose.)
 -- dedupId: the job's 'dedupId' field when already read (false when absent), or nil to read it here.
 local function removeJobKeys(prefix, jobId, dedupId)
@@ -12,5 +12,5 @@ local function removeJobKeys(prefix, jobId, dedupId)
             redis.call('DEL', dedupKey)
         end
     end
-    redis.call('DEL', jobRef, jobRef .. ':lock', jobRef .. ':events', jobRef .. ':abort')
+    redis.call('DEL', jobRef, jobRef .. ':events', jobRef .. ':abort')
 end

@@ -127,7 +127,7 @@ public class JobQueue {
         }
         return ctx.scripts().run(LuaScript.ABORT_JOB,
                 List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.job(jobId), keys.lock(jobId), keys.events(jobId), keys.events(),
+                        keys.job(jobId), keys.events(jobId), keys.events(),
                         keys.marker(), keys.meta()),
                 List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
                 .map(reply -> {

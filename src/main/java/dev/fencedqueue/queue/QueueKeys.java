@@ -21,9 +21,9 @@ import java.util.regex.Pattern;
  * fq:{q}:events       stream queue events (waiting, active, progress, completed, failed, ...)
  * fq:{q}:limiter      string jobs started in the current rate-limit window, PX window
  * fq:{q}:revoked      channel job ids whose running worker must stop
- * fq:{q}:job:ID       hash   the job: its fields, its fencingToken (the current epoch) and lockToken (the attempt that
- *                            holds it); its fields tokens:OUTCOME:attempts|prompt|completion count LLM tokens
- * fq:{q}:job:ID:lock  string lock token, PX lock duration
+ * fq:{q}:job:ID       hash   the job: its fields; its fencingToken (the current epoch), lockToken (the attempt that
+ *                            holds it) and lockedUntil (its lock's expiry, ms, Redis clock: renewed while it runs);
+ *                            its fields tokens:OUTCOME:attempts|prompt|completion count LLM tokens
  * fq:{q}:job:ID:events stream the job's events
  * fq:{q}:job:ID:abort string set by an operator's abort of a running chunked job, PX abort-flag TTL
  * fq:{q}:single-flight:KEY string the id of the running job that holds the single-flight key
@@ -114,10 +114,6 @@ public record QueueKeys(String queue, String prefix) {
 
     public String job(String jobId) {
         return prefix + "job:" + jobId;
-    }
-
-    public String lock(String jobId) {
-        return job(jobId) + ":lock";
     }
 
     public String events(String jobId) {

@@ -37,7 +37,7 @@ public class QueueMaintenance {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
         return ctx.scripts().run(LuaScript.REMOVE_JOB,
-                List.of(keys.job(jobId), keys.lock(jobId), keys.waitList(), keys.active(), keys.delayed(),
+                List.of(keys.job(jobId), keys.waitList(), keys.active(), keys.delayed(),
                         keys.prioritized(), keys.completed(), keys.failed(), keys.stalled(), keys.events()),
                 List.of(keys.prefix(), jobId, ctx.queueEventsArg()))
                 .map(reply -> stateOrFail(LuaScript.REMOVE_JOB, jobId, reply));

@@ -88,7 +88,7 @@ final class JobFinisher {
         String id = job.id();
         return finish(LuaScript.MOVE_TO_FAILED,
                 List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(), keys.marker(),
-                        keys.meta(), keys.job(id), keys.lock(id), keys.events(id), keys.events()),
+                        keys.meta(), keys.job(id), keys.events(id), keys.events()),
                 List.of(keys.prefix(), id, job.lockToken, Long.toString(job.fencingToken()), reason(failure),
                         Long.toString(retryDelay), ctx.streamLengthArg(), ctx.queueEventsArg(), options.workerId(),
                         Integer.toString(fetch), lockPrefix, Long.toString(options.lockDuration().toMillis())), lockPrefix);
@@ -104,7 +104,7 @@ final class JobFinisher {
         String id = job.id();
         return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
-                        keys.lock(id), keys.events()),
+                        keys.events()),
                 List.of(id, job.lockToken, Long.toString(job.fencingToken()), ctx.queueEventsArg()))
                 .map(reply -> reply.toLong()), options);
     }

@@ -199,7 +199,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
             workerB.freeze(true);
 
             redis.master().call("HSET", keys.job(jobId), "fencingToken", ahead); // B's activation forgotten ...
-            redis.master().call("DEL", keys.lock(jobId)); // ... and its lock gone with it
+            redis.master().call("HDEL", keys.job(jobId), "lockedUntil"); // ... and its lock gone with it
             workerC.start();
             await().atMost(STEP).until(() -> "worker-C".equals(status(jobId).getString("workerId")));
             assertThat(status(jobId).getLong("fencingToken")).as("the same token handed out again").isEqualTo(tokenB);

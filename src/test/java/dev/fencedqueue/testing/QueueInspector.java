@@ -108,10 +108,24 @@ public class QueueInspector {
         return found;
     }
 
-    /** @return those of the job's own keys (hash, lock, event stream, abort flag) that exist */
+    /**
+     * @return whether the job's lock has expired: its hash's {@code lockedUntil} (ms) is not after the Redis clock, or
+     *         it has none
+     */
+    public boolean lockExpired(JobQueue queue, String jobId) {
+        Response until = send(Request.cmd(Command.HGET).arg(queue.keys().job(jobId)).arg("lockedUntil"));
+        return until == null || until.toLong() <= redisTimeMillis();
+    }
+
+    /** @return the lock token of the job's current attempt, or {@code null} when it never ran */
+    public String lockToken(JobQueue queue, String jobId) {
+        Response token = send(Request.cmd(Command.HGET).arg(queue.keys().job(jobId)).arg("lockToken"));
+        return token == null ? null : token.toString();
+    }
+
+    /** @return those of the job's own keys (hash, event stream, abort flag) that exist */
     public List<String> jobKeys(JobQueue queue, String jobId) {
-        return List.of(queue.keys().job(jobId), queue.keys().lock(jobId), queue.keys().events(jobId),
-                queue.keys().abortFlag(jobId)).stream()
+        return List.of(queue.keys().job(jobId), queue.keys().events(jobId), queue.keys().abortFlag(jobId)).stream()
                 .filter(key -> send(Request.cmd(Command.EXISTS).arg(key)).toInteger() == 1).toList();
     }
 

@@ -52,7 +52,7 @@ class FencedWriteTest extends QueueTestSupport {
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
         zombie.context().progress(10, "epoch 1 at work").await().atMost(TIMEOUT);
-        String zombieLockToken = redis.send(Request.cmd(Command.GET).arg(queue.keys().lock(jobId))).toString();
+        String zombieLockToken = redis.lockToken(queue, jobId);
 
         takeOver(workerA, processorB, jobId);
         ProbeProcessor.Attempt current = processorB.attempt(0);

@@ -66,7 +66,7 @@ class FinishingRetryTest extends QueueTestSupport {
         String id = running.job().id();
         QueueKeys keys = queue.keys();
         List<String> scriptKeys = List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(),
-                keys.failed(), keys.marker(), keys.meta(), keys.job(id), keys.lock(id), keys.events(id), keys.events());
+                keys.failed(), keys.marker(), keys.meta(), keys.job(id), keys.events(id), keys.events());
         String callId = callId();
         List<String> args = List.of(keys.prefix(), id, running.lockToken(), Long.toString(running.job().fencingToken()),
                 "the upstream broke", "-1", "100", "100", "worker-R", "1", callId, LOCK_MS);

@@ -145,7 +145,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         // other check, and a dead worker's jobs waited one more interval).
         assertThat(pttl(other.keys().stalledCheck())).as("the check key lives the interval less its margin")
                 .isBetween(1L, 900L);
-        await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
+        await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));
         assertThat(check(checkerB)).as("the job is stalled, but the check already ran in this interval").isEmpty();
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.ACTIVE);
 
@@ -163,7 +163,7 @@ class StalledJobCheckTest extends QueueTestSupport {
                 Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
-        await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
+        await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));
 
         assertThat(check(checker)).as("the first check after the lock expired").containsExactly(Map.entry(jobId, "waiting"));
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.WAITING);

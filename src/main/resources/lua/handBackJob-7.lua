@@ -10,8 +10,7 @@
   KEYS[4] marker set
   KEYS[5] meta hash
   KEYS[6] job hash
-  KEYS[7] job lock
-  KEYS[8] queue event stream
+  KEYS[7] queue event stream
 
   ARGV[1] job id
   ARGV[2] lock token
@@ -30,7 +29,6 @@ if code ~= 0 then
     return code
 end
 redis.call('LREM', KEYS[1], 1, jobId)
-redis.call('DEL', KEYS[7])
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
 redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting')
@@ -38,5 +36,5 @@ pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, true)
 if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
     redis.call('ZREM', KEYS[4], '0')
 end
-queueEvent(KEYS[8], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
+queueEvent(KEYS[7], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
 return 0

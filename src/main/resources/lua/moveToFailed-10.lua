@@ -14,9 +14,8 @@
   KEYS[6]  marker set
   KEYS[7]  meta hash
   KEYS[8]  job hash
-  KEYS[9]  job lock
-  KEYS[10] job event stream
-  KEYS[11] queue event stream
+  KEYS[9]  job event stream
+  KEYS[10] queue event stream
 
   ARGV[1]  key prefix of the queue, 'fq:{name}:'
   ARGV[2]  job id
@@ -63,7 +62,6 @@ end
 local retryDelay = tonumber(ARGV[6])
 -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
 redis.call('LREM', KEYS[1], '-1', jobId)
-redis.call('DEL', KEYS[9])
 local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
 redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])
 
@@ -71,29 +69,29 @@ if retryDelay > 0 then
     code = 1
     redis.call('HSET', KEYS[8], 'state', 'delayed')
     scheduleDelayed(KEYS[3], KEYS[6], jobId, now + retryDelay)
-    queueEvent(KEYS[11], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
-    queueEvent(KEYS[11], ARGV[8], 'delayed', jobId, 'delay', ARGV[6])
+    queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
+    queueEvent(KEYS[10], ARGV[8], 'delayed', jobId, 'delay', ARGV[6])
 elseif retryDelay == 0 then
     code = 1
     local fields = redis.call('HMGET', KEYS[8], 'priority', 'lifo')
     local priority = tonumber(fields[1]) or 0
     redis.call('HSET', KEYS[8], 'state', priority > 0 and 'prioritized' or 'waiting')
     pushReady(KEYS[2], KEYS[4], KEYS[6], KEYS[7], jobId, priority, fields[2] == '1')
-    queueEvent(KEYS[11], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
-    queueEvent(KEYS[11], ARGV[8], 'waiting', jobId, 'prev', 'failed')
+    queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
+    queueEvent(KEYS[10], ARGV[8], 'waiting', jobId, 'prev', 'failed')
 else
     code = 0
     redis.call('ZADD', KEYS[5], now, jobId)
     redis.call('HSET', KEYS[8], 'state', 'failed', 'finishedOn', now)
     local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed')
     if fields[1] == '1' then
-        appendJobEvent(KEYS[10], ARGV[7], 'failed', ARGV[4], finishedPayload('failed', ARGV[4], ARGV[5], ARGV[9]))
+        appendJobEvent(KEYS[9], ARGV[7], 'failed', ARGV[4], finishedPayload('failed', ARGV[4], ARGV[5], ARGV[9]))
     end
-    queueEvent(KEYS[11], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
+    queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
     releaseDedup(prefix, KEYS[8], jobId)
     applyRetention(KEYS[5], prefix, now, fields[2], jobId)
 end
 
-local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[11],
+local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[10],
     prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now, nowText)
 return rememberFinish(prefix, ARGV[11], ARGV[12], activationReply({code}, activation, nowMicros, extra, jobs))

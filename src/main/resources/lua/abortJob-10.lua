@@ -11,11 +11,10 @@
   KEYS[4] prioritized set
   KEYS[5] failed set (score: finish time, ms)
   KEYS[6] job hash
-  KEYS[7] job lock
-  KEYS[8] job event stream
-  KEYS[9] queue event stream
-  KEYS[10] marker set
-  KEYS[11] meta hash
+  KEYS[7] job event stream
+  KEYS[8] queue event stream
+  KEYS[9] marker set
+  KEYS[10] meta hash
 
   ARGV[1] job id
   ARGV[2] reason (text)
@@ -50,11 +49,10 @@ local code = 2
 if state == 'active' then
     code = 1
     redis.call('LREM', KEYS[2], 1, jobId)
-    redis.call('DEL', KEYS[7])
     -- A slot is free now: under a global concurrency cap, a blocked worker may take the next job.
-    if redis.call('HEXISTS', KEYS[11], 'paused') == 0
+    if redis.call('HEXISTS', KEYS[10], 'paused') == 0
             and (redis.call('LLEN', KEYS[1]) > 0 or redis.call('ZCARD', KEYS[4]) > 0) then
-        redis.call('ZADD', KEYS[10], 0, '0')
+        redis.call('ZADD', KEYS[9], 0, '0')
     end
 else
     redis.call('LREM', KEYS[1], 0, jobId)
@@ -66,9 +64,9 @@ local now = nowMs()
 redis.call('ZADD', KEYS[5], now, jobId)
 redis.call('HSET', KEYS[6], 'state', 'aborted', 'failedReason', ARGV[2], 'finishedOn', now)
 if job[3] == '1' then
-    appendJobEvent(KEYS[8], ARGV[3], 'aborted', token, finishedPayload('aborted', token, ARGV[2], false))
+    appendJobEvent(KEYS[7], ARGV[3], 'aborted', token, finishedPayload('aborted', token, ARGV[2], false))
 end
-queueEvent(KEYS[9], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
+queueEvent(KEYS[8], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
 releaseDedup(ARGV[5], KEYS[6], jobId)
 if code == 1 then
     redis.call('PUBLISH', ARGV[4], jobId .. ':' .. token)
