@@ -69,10 +69,18 @@ local now, nowText = nowMs()
 local delay = tonumber(ARGV[7])
 local priority = tonumber(ARGV[8])
 local state = delay > 0 and 'delayed' or (priority > 0 and 'prioritized' or 'waiting')
--- One HSET; numbers are passed as the ARGV text they came in (Lua would format them again).
-local fields = {'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5], 'timestamp', nowText,
-    'attempts', ARGV[6], 'attemptsMade', '0', 'attemptsStarted', '0', 'stalledCounter', '0',
-    'delay', ARGV[7], 'priority', ARGV[8], 'lifo', ARGV[9], 'events', ARGV[10], 'timeout', ARGV[17], 'state', state}
+-- One HSET; numbers are passed as the ARGV text they came in (Lua would format them again). Fields at their default
+-- (0, or '0' for the flags) are left out, as every reader takes an absent field for its default: a smaller hash
+-- costs less to read, write and delete on every job.
+local fields = {'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5], 'timestamp', nowText, 'attempts', ARGV[6],
+    'state', state}
+local optional = {'delay', ARGV[7], 'priority', ARGV[8], 'lifo', ARGV[9], 'events', ARGV[10], 'timeout', ARGV[17]}
+for i = 1, #optional, 2 do
+    if optional[i + 1] ~= '0' then
+        fields[#fields + 1] = optional[i]
+        fields[#fields + 1] = optional[i + 1]
+    end
+end
 if ARGV[13] ~= '' then
     fields[#fields + 1] = 'keepCompleted'
     fields[#fields + 1] = ARGV[13]

@@ -51,7 +51,7 @@
 local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData, doomed)
     local jobKey = prefix .. 'job:' .. jobId
     local fields = redis.call('HMGET', jobKey, 'state', 'lockToken', 'fencingToken', 'events', 'keepCompleted',
-        'dedupId', 'dedupTtl', 'attemptsMade')
+        'dedupId')
     local code = checkOwnershipOf(fields[1], fields[2], fields[3], lockToken, token)
     if code ~= 0 then
         return code
@@ -78,10 +78,11 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
             applyRetention(KEYS[2], prefix, now, keep, jobId)
         end
     else
+        local kept = redis.call('HMGET', jobKey, 'dedupTtl', 'attemptsMade')
         redis.call('ZADD', KEYS[2], nowText, jobId)
         redis.call('HSET', jobKey, 'state', 'completed', 'returnvalue', returnValue, 'finishedOn', nowText,
-            'attemptsMade', (tonumber(fields[8]) or 0) + 1)
-        releaseDedupOf(prefix, jobId, fields[6], fields[7])
+            'attemptsMade', (tonumber(kept[2]) or 0) + 1)
+        releaseDedupOf(prefix, jobId, fields[6], kept[1])
         applyRetention(KEYS[2], prefix, now, keep, jobId)
     end
     return 0
@@ -89,10 +90,6 @@ end
 
 local prefix = ARGV[1]
 local now, nowText, nowMicros = nowMs()
-local repeated = repeatedFinish(prefix, ARGV[5], nowMicros)
-if repeated then
-    return repeated
-end
 local codes = {}
 local completed = 0
 local doomed = {}
@@ -107,7 +104,9 @@ if #doomed > 0 then
     redis.call('DEL', unpack(doomed))
 end
 if completed == 0 then
-    return {codes, 0, nowMicros, -1}
+    -- Either the worker owns none of the jobs, or this call is a repeat of one that completed them (a repeat finds
+    -- no job it can complete, so a call that completed one is no repeat): only then is the record looked for.
+    return repeatedFinish(prefix, ARGV[5], nowMicros) or {codes, 0, nowMicros, -1}
 end
 local activation, extra, jobs = activateJobs(KEYS[3], KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8],
     prefix, tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[2], ARGV[3], now, nowText)

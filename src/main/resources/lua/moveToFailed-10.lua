@@ -51,13 +51,10 @@
 
 local prefix, jobId = ARGV[1], ARGV[2]
 local now, nowText, nowMicros = nowMs()
-local repeated = repeatedFinish(prefix, ARGV[11], nowMicros)
-if repeated then
-    return repeated
-end
 local code = checkOwnership(KEYS[8], ARGV[3], ARGV[4])
 if code ~= 0 then
-    return {code, 0, nowMicros, -1}
+    -- Not the owner, or a repeat of this call, which ended the attempt (a repeat never finds the job its own).
+    return repeatedFinish(prefix, ARGV[11], nowMicros) or {code, 0, nowMicros, -1}
 end
 local retryDelay = tonumber(ARGV[6])
 -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.

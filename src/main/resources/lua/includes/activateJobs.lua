@@ -36,10 +36,17 @@ local JOB_FIELDS = {'fencingToken', 'attemptsStarted', 'events', 'progress', 'na
 -- behind the lost one's by more than the time the loss took to happen; within one millisecond the counter keeps
 -- tokens strictly increasing. stored: the hash's 'fencingToken' (false when absent). Returns the token as a number
 -- and as decimal text.
-local function nextFencingToken(stored, now)
-    local token = math.max((tonumber(stored) or 0) + 1, now)
+-- nowText is now as text, the token's text whenever the clock wins (most activations), which saves formatting it.
+local function nextFencingToken(stored, now, nowText)
+    local token = (tonumber(stored) or 0) + 1
+    if token <= now then
+        return now, nowText
+    end
     return token, string.format('%d', token)
 end
+
+-- The text of small attempt numbers, so that most activations format no number.
+local ATTEMPT_TEXT = {'1', '2', '3', '4', '5', '6', '7', '8', '9', '10'}
 
 -- Takes up to n ready job ids, wait list first, and pushes them onto the active list. Returns the ids and, for each
 -- index, the state it left ('waiting' or 'prioritized').
@@ -68,11 +75,11 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     for _, id in ipairs(due) do
         redis.call('ZREM', delayedKey, id)
         local jobKey = prefix .. 'job:' .. id
-        local fields = redis.call('HMGET', jobKey, 'priority', 'lifo')
+        local fields = redis.call('HMGET', jobKey, 'timestamp', 'priority', 'lifo')
         if fields[1] then
-            local priority = tonumber(fields[1])
+            local priority = tonumber(fields[2]) or 0
             redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
-            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[2] == '1')
+            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[3] == '1')
             queueEvent(eventsKey, maxEvents, 'waiting', id, 'prev', 'delayed')
         end
     end
@@ -118,8 +125,9 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             else
                 count = count + 1
                 local lockToken = lockPrefix .. ':' .. jobId
-                local token, tokenText = nextFencingToken(fields[1], now)
-                local attempt = tostring((tonumber(fields[2]) or 0) + 1)
+                local token, tokenText = nextFencingToken(fields[1], now, nowText)
+                local attemptNumber = (tonumber(fields[2]) or 0) + 1
+                local attempt = ATTEMPT_TEXT[attemptNumber] or tostring(attemptNumber)
                 redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
                     'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
                     tokenText)

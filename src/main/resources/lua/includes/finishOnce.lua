@@ -8,12 +8,16 @@
 -- that finished something leaves a record under its lock token prefix (unique per call), for the lock duration (the
 -- longest a worker retries): its outcome, and the id and fencing token of each job it activated (their lock tokens
 -- are the call's id, ':' and the job id). A repeat of the call gets the same reply, with the Redis clock of the repeat
--- and the activated jobs' fields read as they are now.
+-- and the activated jobs' fields read as they are now. A repeat finds none of its jobs its own any more (the first run
+-- finished them), so a caller looks for the record only when it could finish none, not on every call.
 -- Needs the include activateJobs (JOB_FIELDS).
 
 local function finishRecordKey(prefix, callId)
     return prefix .. 'finished:' .. callId
 end
+
+-- The text of the codes a finishing call returns, so that recording them formats no number.
+local FINISH_CODE_TEXT = {[0] = '0', [1] = '1', [-1] = '-1', [-7] = '-7', [-9] = '-9'}
 
 -- Returns the reply of an earlier run of this call, or nil when there was none. nowMicros: the Redis clock, µs.
 local function repeatedFinish(prefix, callId, nowMicros)
@@ -21,25 +25,49 @@ local function repeatedFinish(prefix, callId, nowMicros)
     if not stored then
         return nil
     end
-    local record = cmsgpack.unpack(stored)
-    local reply = {record[1], record[2], nowMicros, record[3]}
-    for i = 4, #record, 2 do
-        reply[#reply + 1] = record[i]
-        reply[#reply + 1] = record[i + 1]
-        reply[#reply + 1] = redis.call('HMGET', prefix .. 'job:' .. record[i], unpack(JOB_FIELDS))
+    local parts = {}
+    for part in string.gmatch(stored, '[^,]+') do
+        parts[#parts + 1] = part
+    end
+    local head = parts[1]
+    if string.sub(head, 1, 1) == 'L' then -- one code per job
+        local codes = {}
+        for code in string.gmatch(string.sub(head, 2), '[^ ]+') do
+            codes[#codes + 1] = tonumber(code)
+        end
+        head = codes
+    else
+        head = tonumber(head)
+    end
+    local reply = {head, tonumber(parts[2]), nowMicros, tonumber(parts[3])}
+    for i = 4, #parts, 2 do
+        reply[#reply + 1] = parts[i]
+        reply[#reply + 1] = tonumber(parts[i + 1])
+        reply[#reply + 1] = redis.call('HMGET', prefix .. 'job:' .. parts[i], unpack(JOB_FIELDS))
     end
     return reply
 end
 
 -- Records a reply ({outcome, activationCode, nowMicros, extra, then id, fencing token, fields per activated job};
--- outcome a code, or a list of codes) for ttlMs and returns it. msgpack keeps its integers exact and costs no
--- number formatting.
+-- outcome a code, or a list of codes) for ttlMs and returns it: as one line of text, built from the texts the call
+-- already holds (the codes from FINISH_CODE_TEXT, each job's token from its fields), which costs less than packing
+-- the numbers.
 local function rememberFinish(prefix, callId, ttlMs, reply)
-    local record = {reply[1], reply[2], reply[4]}
-    for i = 5, #reply, 3 do
-        record[#record + 1] = reply[i]
-        record[#record + 1] = reply[i + 1]
+    local head = reply[1]
+    if type(head) == 'table' then
+        local codes = {}
+        for i = 1, #head do
+            codes[i] = FINISH_CODE_TEXT[head[i]] or tostring(head[i])
+        end
+        head = 'L' .. table.concat(codes, ' ')
+    else
+        head = FINISH_CODE_TEXT[head] or tostring(head)
     end
-    redis.call('SET', finishRecordKey(prefix, callId), cmsgpack.pack(record), 'PX', ttlMs)
+    local parts = {head, FINISH_CODE_TEXT[reply[2]] or tostring(reply[2]), tostring(reply[4])}
+    for i = 5, #reply, 3 do
+        parts[#parts + 1] = reply[i]
+        parts[#parts + 1] = reply[i + 2][1] -- JOB_FIELDS[1], the token as text
+    end
+    redis.call('SET', finishRecordKey(prefix, callId), table.concat(parts, ','), 'PX', ttlMs)
     return reply
 end
