@@ -3,8 +3,8 @@ package dev.fencedqueue.config;
 import java.time.Duration;
 
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
-import jakarta.validation.constraints.Min;
 
 /** How fenced-queue uses Redis ({@code fq.redis.*}); where Redis is comes from {@code quarkus.redis.*}. */
 @ConfigMapping(prefix = "fq.redis")
@@ -20,14 +20,17 @@ public interface RedisKeysConfig {
 
     /**
      * Replicas that must have received a new job before it is accepted ({@code 202}): after adding it, the service
-     * sends Redis's {@code WAIT <replicas> <wait-timeout>} on the same connection. 0 (the default) waits for none: a
-     * failover to a replica that had not received the job then loses it. With 1 or more, a job that too few replicas
+     * sends Redis's {@code WAIT <replicas> <wait-timeout>} on the same connection, and a job that too few replicas
      * acknowledged within {@link #waitTimeout()} is answered {@code 503} (it may or may not survive a failover; retry
-     * with the same {@code Idempotency-Key}).
+     * with the same {@code Idempotency-Key}). {@code auto} (the default) waits for one replica whenever the master has
+     * one in sync, while its Sentinels fail it over, and after it lost its last one until every Sentinel names it again
+     * with no failover in progress (at most {@value WaitReplicas#HOLD_SECONDS} s: the replica may have been promoted);
+     * and for none on a lone Redis or a Redis Cluster; a number waits for that many; {@code 0} waits for none, so
+     * that a failover to a replica that had not received a job loses it.
      */
-    @WithDefault("0")
-    @Min(0)
-    int waitReplicas();
+    @WithDefault("auto")
+    @WithConverter(WaitReplicas.Converter.class)
+    WaitReplicas waitReplicas();
 
     /**
      * Whether a new job must also be on disk before it is accepted ({@code 202}): the wait after adding it is Redis's
@@ -48,4 +51,58 @@ public interface RedisKeysConfig {
      */
     @WithDefault("1s")
     Duration waitTimeout();
+
+    /**
+     * What {@link #waitReplicas()} says: {@code auto} or a number of replicas.
+     *
+     * @param auto whether the number follows the master's replicas ({@code auto})
+     * @param count the replicas to wait for when not {@code auto}, 0 or more; 0 with {@code auto}
+     */
+    record WaitReplicas(boolean auto, int count) {
+
+        /** How long {@code auto} still waits for a replica after the master lost its last one, s. */
+        public static final int HOLD_SECONDS = 30;
+
+        /** {@code auto}. */
+        public static final WaitReplicas AUTO = new WaitReplicas(true, 0);
+
+        public WaitReplicas {
+            if (count < 0 || (auto && count != 0)) {
+                throw new IllegalArgumentException("`fq.redis.wait-replicas` must be `auto` or a number of replicas, "
+                        + "0 or more; got " + count);
+            }
+        }
+
+        /**
+         * @param value {@code auto} (any case) or a whole number, 0 or more
+         * @return the setting
+         * @throws IllegalArgumentException for anything else
+         */
+        public static WaitReplicas of(String value) {
+            String trimmed = value.trim();
+            if ("auto".equalsIgnoreCase(trimmed)) {
+                return AUTO;
+            }
+            try {
+                return new WaitReplicas(false, Integer.parseInt(trimmed));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("`fq.redis.wait-replicas` must be `auto` or a number of replicas, "
+                        + "0 or more; got `" + value + "`", e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return auto ? "auto" : Integer.toString(count);
+        }
+
+        /** Reads the setting with {@link #of}. */
+        public static final class Converter implements org.eclipse.microprofile.config.spi.Converter<WaitReplicas> {
+
+            @Override
+            public WaitReplicas convert(String value) {
+                return of(value);
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.redis;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -14,6 +15,8 @@ import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -25,7 +28,8 @@ import org.jboss.logging.Logger;
  * next command opens a new one. Blocking commands ({@code BZPOPMIN}, {@code XREAD BLOCK}) hold
  * connections of their own for a long time, so they come from {@link #client()}, a client separate from
  * Quarkus's default one (same options, its own pool): the default pool is never drained by workers or
- * tailers however many there are.
+ * tailers however many there are. A {@link TopologyWatch} keeps every connection on the master (with Sentinel, it
+ * moves them after a failover) and counts the master's replicas for {@code fq.redis.wait-replicas=auto}.
  */
 @ApplicationScoped
 public class SharedConnection {
@@ -39,6 +43,9 @@ public class SharedConnection {
     private volatile Function<RedisConnection, Uni<Void>> preparation = connection -> Uni.createFrom().voidItem();
 
     private final DurabilityWait durability;
+    private final ReplicaTracker replicas;
+    private final SentinelMasters sentinels;
+    private final TopologyWatch watch;
 
     /** Most connections the long-lived client opens; each worker and each event tailer holds one. */
     private static final int MAX_LONG_LIVED_CONNECTIONS = 1024;
@@ -48,10 +55,20 @@ public class SharedConnection {
         // The client opens its connections on the context current here (the same one, as Vert.x keeps one
         // context per non-Vert.x thread): remember it, so that workers can run on that event loop.
         this.context = vertx.getDelegate().getOrCreateContext();
-        this.redis = Redis.createClient(vertx, options.defaultOptions()
-                .setMaxPoolSize(MAX_LONG_LIVED_CONNECTIONS).setMaxPoolWaiting(MAX_LONG_LIVED_CONNECTIONS));
+        RedisOptions redisOptions = options.defaultOptions()
+                .setMaxPoolSize(MAX_LONG_LIVED_CONNECTIONS).setMaxPoolWaiting(MAX_LONG_LIVED_CONNECTIONS);
+        MasterClient master = new MasterClient(vertx.getDelegate(), redisOptions);
+        this.redis = Redis.newInstance(master);
         this.timeout = config.commandTimeout();
-        this.durability = new DurabilityWait(config);
+        boolean cluster = redisOptions.getType() == RedisClientType.CLUSTER;
+        this.replicas = new ReplicaTracker(config.waitReplicas(), cluster);
+        this.durability = new DurabilityWait(config, replicas);
+        this.sentinels = redisOptions.getType() == RedisClientType.SENTINEL
+                ? new SentinelMasters(vertx, redisOptions, TopologyWatch.PERIOD) : null;
+        this.watch = cluster ? null : new TopologyWatch(this, master, sentinels, replicas, context);
+        if (watch != null) {
+            watch.start();
+        }
     }
 
     /**
@@ -59,8 +76,8 @@ public class SharedConnection {
      * on a connection of their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}
      * (that many replicas have every write of the connection) or, with {@code wait-aof}, {@code WAITAOF} (the
      * master's append-only file and that many replicas' have it on disk), which return once that holds or after
-     * {@code fq.redis.wait-timeout}. With {@code wait-replicas} 0 and {@code wait-aof} off the writes go over the
-     * shared connection and nothing waits.
+     * {@code fq.redis.wait-timeout}. When no replica is waited for ({@code wait-replicas} 0, or {@code auto} on a
+     * lone Redis) and {@code wait-aof} is off, the writes go over the shared connection and nothing waits.
      *
      * @param writes sends the writes through the function it is given, which sends one command
      * @return what {@code writes} returned; fails with {@link NotReplicatedException} when the writes were applied
@@ -69,23 +86,25 @@ public class SharedConnection {
      *         cannot be reached
      */
     public Uni<Response> replicated(Function<Function<Request, Uni<Response>>, Uni<Response>> writes) {
-        if (durability.none()) {
+        int replicaCount = durability.replicas();
+        if (durability.none(replicaCount)) {
             return writes.apply(this::send);
         }
         return Uni.createFrom().deferred(redis::connect)
                 .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no connection within " + timeout))
                 .chain(connection -> writes.apply(request -> connection.send(request)
                                 .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout)))
-                        .call(() -> connection.send(durability.request())
+                        .call(() -> connection.send(durability.request(replicaCount))
                                 .ifNoItem().after(durability.timeout().plus(timeout))
                                 .failWith(() -> new TimeoutException("no reply to the durability wait"))
                                 .onFailure(failure -> !isConnectionFailure(failure)).transform(durability::refused)
-                                .invoke(durability::check))
+                                .invoke(reply -> durability.check(reply, replicaCount)))
                         // After a failure a WAIT may still be pending on the connection: closed, not pooled.
                         .onFailure().invoke(() -> closeNow(connection))
                         .call(() -> connection.close().onFailure().recoverWithNull()))
                 .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
-                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));
+                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure))
+                .onFailure().invoke(this::failed);
     }
 
     /**
@@ -124,8 +143,32 @@ public class SharedConnection {
                 .onItem().transformToUni(connection -> connection.send(request)
                         .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout))
                         .onFailure(SharedConnection::isConnectionFailure).invoke(() -> drop(connection)))
+                .onFailure().invoke(this::failed)
                 .onFailure(SharedConnection::isConnectionFailure)
                 .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));
+    }
+
+    private void failed(Throwable failure) {
+        if (watch != null) {
+            watch.afterFailure(failure);
+        }
+    }
+
+    /**
+     * @return what new jobs wait for now, for the readiness check: {@code replicas} (the replicas a new job waits for,
+     *         {@code fq.redis.wait-replicas} or what {@code auto} makes of it) and {@code onlineReplicas} (the replicas
+     *         in sync the master had when last asked, about once a second)
+     */
+    public Map<String, Integer> durability() {
+        return Map.of("replicas", durability.replicas(), "onlineReplicas", replicas.onlineReplicas());
+    }
+
+    /** Drops the shared connection (closed at once), so that the next command opens a new one. */
+    void dropShared() {
+        Slot slot = current.getAndSet(null);
+        if (slot != null && slot.open != null) {
+            closeNow(slot.open);
+        }
     }
 
     private Uni<RedisConnection> connection() {
@@ -235,8 +278,15 @@ public class SharedConnection {
         return false;
     }
 
+    /** Stops watching the master and closes every connection (the bean's end; also for an instance made by hand). */
     @PreDestroy
-    void close() {
+    public void close() {
+        if (watch != null) {
+            watch.stop();
+        }
+        if (sentinels != null) {
+            sentinels.close();
+        }
         Slot slot = current.getAndSet(null);
         if (slot != null && slot.open != null) {
             slot.open.close().subscribe().with(ignored -> {

@@ -11,6 +11,7 @@ import java.util.Map;
 import dev.fencedqueue.dev.EmbeddedPostgresServer;
 import dev.fencedqueue.dev.EmbeddedRedis;
 import dev.fencedqueue.testing.NotificationRows;
+import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.ServiceProcess;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -44,7 +45,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     private final boolean withPostgres;
     private final List<ServiceProcess> processes = new ArrayList<>();
     private final Thread killer = new Thread(this::killAll, "process-fleet-killer");
-    private EmbeddedRedis redis;
+    private RedisProcess redis;
     private EmbeddedPostgresServer postgres;
 
     /**
@@ -91,7 +92,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     @Override
     public void beforeEach(ExtensionContext context) {
         Runtime.getRuntime().addShutdownHook(killer);
-        redis = EmbeddedRedis.start();
+        redis = RedisProcess.startAlone("--save", "", "--appendonly", "no");
         if (withPostgres) {
             postgres = EmbeddedPostgresServer.start();
         }

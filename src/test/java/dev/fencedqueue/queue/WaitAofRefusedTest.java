@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 import java.util.Map;
 
+import dev.fencedqueue.testing.RedisServers;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
@@ -14,15 +15,19 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Issue 10, part 4: {@code fq.redis.wait-aof} on a Redis that cannot do it (the tests' Redis 7.0 has no
  * {@code WAITAOF}) is a clear misconfiguration, never a silent downgrade: the instance is not ready, saying why, and
- * a new job is answered {@code 503} rather than accepted as durable.
+ * a new job is answered {@code 503} rather than accepted as durable. Runs where the tests' server has no
+ * {@code WAITAOF} ({@link RedisServers}); on one that has it, {@link WaitAofTest} checks the refusal of a server whose
+ * {@code appendonly} is off.
  */
 @QuarkusTest
 @TestProfile(WaitAofRefusedTest.WaitAof.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+@EnabledIf("dev.fencedqueue.testing.RedisServers#lacksWaitAof")
 class WaitAofRefusedTest {
 
     /** {@code fq.redis.wait-aof} on. */

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.fencedqueue.testing.RedisAofResource;
-import dev.fencedqueue.testing.RedisProcess;
+import dev.fencedqueue.testing.RedisServers;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
@@ -20,17 +20,18 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Issue 10, part 4: with {@code fq.redis.wait-aof} and {@code fq.redis.wait-replicas=1}, {@code 202} means the job is
- * in the append-only file of the master and of a replica ({@code WAITAOF 1 1}). Needs Redis 7.2 or later, which the
- * tests' embedded binary (7.0) is not: runs when {@value RedisProcess#NEWER_SERVER_VARIABLE} names one.
+ * in the append-only file of the master and of a replica ({@code WAITAOF 1 1}). Needs Redis 7.2 or later (or Valkey),
+ * which the default test binary (Redis 7.0) is not: runs when the tests' server ({@link RedisServers}) has
+ * {@code WAITAOF}.
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisAofResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@EnabledIfEnvironmentVariable(named = RedisProcess.NEWER_SERVER_VARIABLE, matches = ".+")
+@EnabledIf("dev.fencedqueue.testing.RedisServers#hasWaitAof")
 class WaitAofTest {
 
     @InjectRedis

@@ -173,6 +173,14 @@ public final class CuttableProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops forwarding, in both directions, on the connections open now, keeping them open (a stalled link, or a
+     * subscription whose messages no longer arrive); new connections are forwarded as before.
+     */
+    public void freezeOpen() {
+        open.forEach(NetSocket::pause);
+    }
+
     /** @param port the port on 127.0.0.1 that new connections go to from now on; open ones are left alone */
     public void retarget(int port) {
         this.targetPort = port;

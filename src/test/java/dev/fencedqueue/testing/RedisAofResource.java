@@ -5,8 +5,8 @@ import java.util.Map;
 import io.vertx.core.Vertx;
 
 /**
- * A master with its append-only file on ({@code appendfsync everysec}) and a replica without one, from the Redis 7.2+
- * binary that {@link RedisProcess#NEWER_SERVER_VARIABLE} names; points the service at the master with
+ * A master with its append-only file on ({@code appendfsync everysec}) and a replica without one, from the tests' binary
+ * ({@link RedisServers}; {@code WAITAOF} needs Redis 7.2+ or Valkey, see {@link RedisServers#hasWaitAof()}); points the service at the master with
  * {@code fq.redis.wait-aof=true} and {@code fq.redis.wait-replicas=1}, so that a new job is accepted only once both
  * append-only files have it. Always stops both processes. Tests receive them in a {@link Pair} field annotated
  * {@link RedisTestResource.InjectRedis}.
@@ -19,9 +19,9 @@ public class RedisAofResource extends RedisProcessesResource<RedisAofResource.Pa
 
     @Override
     protected Pair build(Vertx vertx) {
-        RedisProcess master = started(RedisProcess.startNewer(vertx, "--save", "", "--appendonly", "yes",
+        RedisProcess master = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "yes",
                 "--appendfsync", "everysec"));
-        RedisProcess replica = started(RedisProcess.startNewer(vertx, "--save", "", "--appendonly", "no"));
+        RedisProcess replica = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
         replica.replicaOf(master.port());
         return new Pair(master, replica);
     }

@@ -21,11 +21,11 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
-import redis.embedded.RedisExecProvider;
 
 /**
- * A {@code redis-server} process that a test controls like an operator or a crash would: the static binary of
- * {@code org.signal:embedded-redis} (7.0.15) run directly, on a free loopback port, with its own working directory
+ * A {@code redis-server} process that a test controls like an operator or a crash would: the tests' binary
+ * ({@link RedisServers#binary()}: embedded-redis's Redis 7.0.15 unless a setting names another) run directly, on a free
+ * loopback port, with its own working directory
  * (where {@code SAVE} writes {@code dump.rdb} and the AOF lives), so that it can be killed with {@code SIGKILL} and
  * started again on the same port from what it had persisted. Its log is {@code redis.log} in that directory.
  */
@@ -34,16 +34,16 @@ public final class RedisProcess implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private final Vertx vertx;
+    private final boolean ownsVertx;
     private final Path dir;
     private final int port;
     private final List<String> settings;
     private final String configFile;
-    private final String binary;
     private Process process;
 
-    private RedisProcess(Vertx vertx, Path dir, int port, List<String> settings, String configFile, String binary) {
-        this.binary = binary;
+    private RedisProcess(Vertx vertx, boolean ownsVertx, Path dir, int port, List<String> settings, String configFile) {
         this.vertx = vertx;
+        this.ownsVertx = ownsVertx;
         this.dir = dir;
         this.port = port;
         this.settings = settings;
@@ -51,7 +51,7 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /**
-     * Starts a server and waits until it answers {@code PING}.
+     * Starts a server of the tests' binary ({@link RedisServers#binary()}) and waits until it answers {@code PING}.
      *
      * @param vertx the Vert.x instance whose Redis client {@link #call} uses
      * @param settings {@code redis-server} options, each as on its command line ({@code "--appendonly", "yes"});
@@ -61,35 +61,30 @@ public final class RedisProcess implements AutoCloseable {
      * @throws org.awaitility.core.ConditionTimeoutException when it does not answer within 20 s (it is then killed)
      */
     public static RedisProcess start(Vertx vertx, String... settings) {
-        return startBinary(vertx, binary(), settings);
+        return launch(vertx, false, settings);
     }
 
     /**
-     * The environment variable that names a {@code redis-server} (or {@code valkey-server}) of Redis 7.2 or later, for
-     * the tests of what the 7.0 binary of the other tests lacks ({@code WAITAOF}); they are skipped without it.
-     */
-    public static final String NEWER_SERVER_VARIABLE = "FQ_REDIS_SERVER_7_2";
-
-    /**
-     * Starts a server from {@link #NEWER_SERVER_VARIABLE}'s binary, as {@link #start} does.
+     * Starts a server as {@link #start} does, with a Vert.x instance of its own for {@link #call}, closed with it: for
+     * tests that have none at hand.
      *
-     * @param vertx the Vert.x instance whose Redis client {@link #call} uses
      * @param settings {@code redis-server} options, as for {@link #start}
      * @return the running server
-     * @throws IllegalStateException when the variable is not set
      */
-    public static RedisProcess startNewer(Vertx vertx, String... settings) {
-        String binary = System.getenv(NEWER_SERVER_VARIABLE);
-        if (binary == null || binary.isBlank()) {
-            throw new IllegalStateException(NEWER_SERVER_VARIABLE + " names no redis-server 7.2+");
+    public static RedisProcess startAlone(String... settings) {
+        Vertx vertx = Vertx.vertx();
+        try {
+            return launch(vertx, true, settings);
+        } catch (RuntimeException e) {
+            vertx.close();
+            throw e;
         }
-        return startBinary(vertx, binary, settings);
     }
 
-    private static RedisProcess startBinary(Vertx vertx, String binary, String... settings) {
+    private static RedisProcess launch(Vertx vertx, boolean ownsVertx, String... settings) {
         try {
             Path dir = Files.createTempDirectory("fq-redis-");
-            RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of(settings), null, binary);
+            RedisProcess redis = new RedisProcess(vertx, ownsVertx, dir, EmbeddedRedis.freePort(), List.of(settings), null);
             redis.restart();
             return redis;
         } catch (IOException e) {
@@ -114,8 +109,8 @@ public final class RedisProcess implements AutoCloseable {
                     "sentinel down-after-milliseconds " + masterName + " 1000",
                     "sentinel failover-timeout " + masterName + " 10000",
                     "sentinel parallel-syncs " + masterName + " 1", ""));
-            RedisProcess redis = new RedisProcess(vertx, dir, EmbeddedRedis.freePort(), List.of("--sentinel"),
-                    dir.resolve("sentinel.conf").toString(), binary());
+            RedisProcess redis = new RedisProcess(vertx, false, dir, EmbeddedRedis.freePort(), List.of("--sentinel"),
+                    dir.resolve("sentinel.conf").toString());
             redis.restart();
             return redis;
         } catch (IOException e) {
@@ -167,7 +162,7 @@ public final class RedisProcess implements AutoCloseable {
         if (process != null) {
             return;
         }
-        List<String> command = new ArrayList<>(List.of(binary));
+        List<String> command = new ArrayList<>(List.of(RedisServers.binary()));
         if (configFile != null) {
             command.add(configFile); // a Sentinel needs a config file of its own, which it rewrites
         }
@@ -223,22 +218,20 @@ public final class RedisProcess implements AutoCloseable {
                 .until(() -> call("INFO", "replication").toString().contains("master_link_status:up"));
     }
 
-    /** Kills the process and deletes its directory. */
+    /** Kills the process and deletes its directory (and closes its Vert.x instance when it has one of its own). */
     @Override
     public void close() {
-        kill();
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-        } catch (IOException e) {
-            // a temporary directory left behind is not worth failing a test for
-        }
-    }
-
-    private static String binary() {
         try {
-            return RedisExecProvider.defaultProvider().get().getAbsolutePath();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot extract redis-server", e);
+            kill();
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            } catch (IOException e) {
+                // a temporary directory left behind is not worth failing a test for
+            }
+            if (ownsVertx) {
+                vertx.close().toCompletionStage().toCompletableFuture().join();
+            }
         }
     }
 }

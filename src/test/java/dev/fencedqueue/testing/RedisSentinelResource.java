@@ -29,7 +29,7 @@ public class RedisSentinelResource extends RedisProcessesResource<RedisSentinelR
     @Override
     protected Topology build(Vertx vertx) {
         RedisProcess master = started(RedisProcess.start(vertx, masterSettings()));
-        RedisProcess replica = started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no"));
+        RedisProcess replica = started(RedisProcess.start(vertx, replicaSettings()));
         replica.replicaOf(master.port());
         List<RedisProcess> sentinels = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -55,6 +55,11 @@ public class RedisSentinelResource extends RedisProcessesResource<RedisSentinelR
 
     /** @return the master's {@code redis-server} options */
     protected String[] masterSettings() {
+        return new String[] {"--save", "", "--appendonly", "no"};
+    }
+
+    /** @return the replica's {@code redis-server} options */
+    protected String[] replicaSettings() {
         return new String[] {"--save", "", "--appendonly", "no"};
     }
 

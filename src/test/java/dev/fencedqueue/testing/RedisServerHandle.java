@@ -1,40 +1,31 @@
 package dev.fencedqueue.testing;
 
-import dev.fencedqueue.dev.EmbeddedRedis;
-
 /** A test's handle on its Redis server: stop it (Redis unreachable) and start it again on the same port. */
 public final class RedisServerHandle {
 
-    private final int port;
-    private EmbeddedRedis server;
+    private final RedisProcess server;
 
-    RedisServerHandle(EmbeddedRedis server) {
+    RedisServerHandle(RedisProcess server) {
         this.server = server;
-        this.port = server.port();
     }
 
     /** @return {@code redis://127.0.0.1:<port>} */
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return server.uri();
     }
 
     /** @return the server's port */
     public int port() {
-        return port;
+        return server.port();
     }
 
-    /** Stops the server; does nothing when it is stopped. */
-    public synchronized void stop() {
-        if (server != null) {
-            server.close();
-            server = null;
-        }
+    /** Stops the server (it keeps no data: nothing is persisted); does nothing when it is stopped. */
+    public void stop() {
+        server.kill();
     }
 
-    /** Starts the server again on the same port; does nothing when it runs. */
-    public synchronized void restart() {
-        if (server == null) {
-            server = EmbeddedRedis.start(port, false);
-        }
+    /** Starts the server again on the same port, empty; does nothing when it runs. */
+    public void restart() {
+        server.restart();
     }
 }

@@ -6,39 +6,32 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.Map;
 
-import dev.fencedqueue.dev.EmbeddedRedis;
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.vertx.core.Vertx;
 
 /**
- * Starts a real {@code redis-server} (embedded-redis's static binary) on a free loopback port for a
- * Quarkus test run, points {@code quarkus.redis.hosts} at it, and always stops it. Tests may inject the
+ * Starts a real {@code redis-server} (the tests' binary, {@link RedisServers}) without persistence on a free loopback
+ * port for a Quarkus test run, points {@code quarkus.redis.hosts} at it, and always stops it. Tests may inject the
  * running server into a field annotated {@link InjectRedis}, to stop and restart it.
  */
-public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
+public class RedisTestResource extends RedisProcessesResource<RedisServerHandle> {
 
-    /** Marks a {@link RedisServerHandle} field of a test that should receive the server. */
+    /** Marks a field of a test that should receive the Redis of its resource ({@link RedisServerHandle}, a topology). */
     @Retention(RetentionPolicy.RUNTIME)
     @Target(ElementType.FIELD)
     public @interface InjectRedis {
     }
 
-    private RedisServerHandle handle;
-
-    @Override
-    public Map<String, String> start() {
-        handle = new RedisServerHandle(EmbeddedRedis.start());
-        return Map.of("quarkus.redis.hosts", handle.uri());
+    public RedisTestResource() {
+        super(RedisServerHandle.class);
     }
 
     @Override
-    public void inject(TestInjector injector) {
-        injector.injectIntoFields(handle, new TestInjector.AnnotatedAndMatchesType(InjectRedis.class, RedisServerHandle.class));
+    protected RedisServerHandle build(Vertx vertx) {
+        return new RedisServerHandle(started(RedisProcess.start(vertx, "--save", "", "--appendonly", "no")));
     }
 
     @Override
-    public void stop() {
-        if (handle != null) {
-            handle.stop();
-        }
+    protected Map<String, String> config(RedisServerHandle server) {
+        return Map.of("quarkus.redis.hosts", server.uri());
     }
 }
