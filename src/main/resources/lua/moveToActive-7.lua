@@ -29,6 +29,7 @@
 --- @include "nowMs"
 --- @include "pushReady"
 --- @include "appendJobEvent"
+--- @include "jobEventData"
 --- @include "queueEvent"
 --- @include "activateJobs"
 

@@ -38,6 +38,7 @@
 --- @include "nowMs"
 --- @include "checkOwnership"
 --- @include "appendJobEvent"
+--- @include "jobEventData"
 --- @include "pushReady"
 --- @include "queueEvent"
 --- @include "removeJobKeys"

@@ -41,7 +41,7 @@
 --- @include "appendJobEvent"
 --- @include "pushReady"
 --- @include "scheduleDelayed"
---- @include "finishedPayload"
+--- @include "jobEventData"
 --- @include "queueEvent"
 --- @include "removeJobKeys"
 --- @include "releaseDedup"
@@ -82,7 +82,7 @@ else
     redis.call('HSET', KEYS[8], 'state', 'failed', 'finishedOn', now)
     local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed')
     if fields[1] == '1' then
-        appendJobEvent(KEYS[9], ARGV[7], 'failed', ARGV[4], finishedPayload('failed', ARGV[4], ARGV[5], ARGV[9]))
+        appendJobEvent(KEYS[9], ARGV[7], 'failed', ARGV[4], jobEventData('failed', ARGV[4], cjson.encode(ARGV[9]), 'reason', cjson.encode(ARGV[5])))
     end
     queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
     releaseDedup(prefix, KEYS[8], jobId)

@@ -21,7 +21,7 @@
 --   code -4  the queue is paused
 --   code -5  rate limited; extra = ms until the window resets
 --   code -10 the global concurrency is reached
--- Needs the includes pushReady, appendJobEvent and queueEvent.
+-- Needs the includes pushReady, appendJobEvent, jobEventData and queueEvent.
 
 -- The job fields an activation returns, in this order (Activation.FIELDS in Java reads them back). The
 -- first four are also what activation itself needs to know; 'timestamp' is set on every job (its existence).
@@ -137,8 +137,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                 if fields[3] == '1' then
                     quotedWorkerId = quotedWorkerId or cjson.encode(workerId)
                     appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
-                        '{"status":"started","fencingToken":' .. tokenText .. ',"workerId":' .. quotedWorkerId
-                            .. ',"attempt":' .. attempt .. '}')
+                        jobEventData('started', tokenText, quotedWorkerId, 'attempt', attempt))
                 end
                 queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', i <= fromWait and 'waiting' or 'prioritized',
                     'workerId', workerId)

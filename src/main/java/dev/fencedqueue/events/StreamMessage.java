@@ -21,8 +21,7 @@ public record StreamMessage(String id, String event, String data, String comment
 
     /** @return the {@code reset} message announcing that epoch {@code fencingToken} took over the job */
     public static StreamMessage reset(long fencingToken, long previousToken) {
-        return new StreamMessage(null, "reset", "{\"status\":\"reset\",\"fencingToken\":" + fencingToken
-                + ",\"previousFencingToken\":" + previousToken + ",\"message\":\"a newer run took over the job\"}", null);
+        return new StreamMessage(null, "reset", JobEventData.reset(fencingToken, previousToken), null);
     }
 
     /** @return whether this is a keep-alive comment */

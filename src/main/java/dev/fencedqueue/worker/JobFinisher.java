@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.events.JobEventData;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
@@ -40,7 +41,6 @@ final class JobFinisher {
     private final JobProcessor processor;
     private final WorkerOptions options;
     private final CompletionBatcher batcher;
-    private final String quotedWorkerId;
 
     JobFinisher(QueueContext ctx, JobProcessor processor, WorkerOptions options, Executor onContext) {
         this.ctx = ctx;
@@ -48,7 +48,6 @@ final class JobFinisher {
         this.processor = processor;
         this.options = options;
         this.batcher = new CompletionBatcher(ctx, options, onContext);
-        this.quotedWorkerId = quote(options.workerId());
     }
 
     /**
@@ -71,8 +70,8 @@ final class JobFinisher {
                     fetch, lockPrefix);
         }
         // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
-        String event = !job.job.eventStream() ? "" : "{\"status\":\"completed\",\"fencingToken\":" + job.fencingToken()
-                + ",\"workerId\":" + quotedWorkerId + ",\"result\":" + returnValue + "}";
+        String event = !job.job.eventStream() ? "" : JobEventData.completed(job.fencingToken(), options.workerId(),
+                returnValue);
         return batcher.complete(job, returnValue, event, fetch);
     }
 
@@ -162,13 +161,5 @@ final class JobFinisher {
     static String reason(Throwable failure) {
         String message = failure.getMessage();
         return message == null || message.isBlank() ? failure.getClass().getSimpleName() : message;
-    }
-
-    private String quote(String text) {
-        try {
-            return ctx.json().writeValueAsString(text);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -11,13 +11,13 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.ShutdownMode;
+import dev.fencedqueue.events.FencedAppend;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -49,6 +49,7 @@ public final class Worker {
     private final StalledJobChecker stalledJobChecker;
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
+    private final AttemptHost host;
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
@@ -81,6 +82,36 @@ public final class Worker {
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
+        this.host = new Host(new FencedAppend(ctx));
+    }
+
+    /** What this worker's attempts' contexts see of it. */
+    private final class Host implements AttemptHost {
+        private final FencedAppend events;
+
+        Host(FencedAppend events) {
+            this.events = events;
+        }
+
+        @Override
+        public String workerId() {
+            return options.workerId();
+        }
+
+        @Override
+        public FencedAppend events() {
+            return events;
+        }
+
+        @Override
+        public Executor lane() {
+            return Worker.this.lane();
+        }
+
+        @Override
+        public void ownershipLost(ActiveJob job, QueueException reason) {
+            Worker.this.ownershipLost(job, reason);
+        }
     }
 
     /** @return this worker's id */
@@ -234,13 +265,6 @@ public final class Worker {
         return onContext;
     }
 
-    LuaScripts scripts() {
-        return ctx.scripts();
-    }
-
-    QueueContext queueContext() {
-        return ctx;
-    }
 
     // ---- running jobs ---------------------------------------------------------------------------------
 
@@ -248,7 +272,7 @@ public final class Worker {
         Job job = activated.job();
         ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
         active.add(running);
-        WorkerJobContext jobContext = new WorkerJobContext(this, running, keys, json);
+        WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
         running.pipeline = AttemptPipeline.of(processor, jobContext, running, blockingExecutor).emitOn(onContext)
                 .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure));
     }

@@ -1,38 +1,32 @@
 package dev.fencedqueue.worker;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.events.JobEventData;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
-import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.ScriptErrors;
-import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
-import io.vertx.redis.client.ResponseType;
 
 /**
  * The {@link JobContext} a worker gives to its processor for one attempt. Its writes are sent from the
- * worker's context, in the order they are subscribed (see {@link Worker#lane()}), so that pipelined writes
+ * worker's context, in the order they are subscribed (see {@link AttemptHost#lane()}), so that pipelined writes
  * land in Redis in that order whatever thread subscribes them.
  */
 final class WorkerJobContext implements JobContext {
 
     private static final Set<String> RESERVED = Set.of("started", "reset", "completed", "failed", "aborted");
 
-    private final Worker worker;
+    private final AttemptHost worker;
     private final ActiveJob active;
-    private final QueueKeys keys;
     private final ObjectMapper json;
 
-    WorkerJobContext(Worker worker, ActiveJob active, QueueKeys keys, ObjectMapper json) {
+    WorkerJobContext(AttemptHost worker, ActiveJob active, ObjectMapper json) {
         this.worker = worker;
         this.active = active;
-        this.keys = keys;
         this.json = json;
     }
 
@@ -53,7 +47,7 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public String workerId() {
-        return worker.id();
+        return worker.workerId();
     }
 
     @Override
@@ -118,22 +112,9 @@ final class WorkerJobContext implements JobContext {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled.getNow(null)));
         }
-        ObjectNode event = json.createObjectNode().put("status", type).put("fencingToken", fencingToken())
-                .put("workerId", worker.id());
+        ObjectNode event = JobEventData.of(type, fencingToken(), worker.workerId());
         event.setAll(data);
-        String token = Long.toString(fencingToken());
-        return worker.scripts().run(LuaScript.APPEND_EVENT,
-                List.of(keys.job(jobId()), keys.events(jobId()), keys.events()),
-                List.of(token, type, event.toString(), worker.queueContext().streamLengthArg(),
-                        progress == null ? "0" : "1", progress == null ? "" : progress, jobId(),
-                        worker.queueContext().queueEventsArg(), active.lockToken))
-                .map(reply -> {
-                    if (reply.type() == ResponseType.NUMBER) {
-                        throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId(), reply.toLong(),
-                                fencingToken());
-                    }
-                    return reply.toString();
-                })
+        return worker.events().append(jobId(), fencingToken(), active.lockToken, type, event.toString(), progress)
                 .runSubscriptionOn(worker.lane())
                 .onFailure(WorkerJobContext::meansOwnershipLost)
                 .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));

@@ -1,0 +1,58 @@
+package dev.fencedqueue.events;
+
+import java.util.List;
+
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.ScriptErrors;
+import dev.fencedqueue.redis.LuaScript;
+import io.smallrye.mutiny.Uni;
+import io.vertx.redis.client.ResponseType;
+
+/**
+ * The fenced append to a job's event stream ({@code appendEvent.lua}): an event is added only if the writer's
+ * fencing token is the job's current one, its lock token is the attempt that holds the job, and the job is active,
+ * all checked in the script that adds it (Kleppmann's fencing token, checked where the write lands). Thread-safe;
+ * it holds no state beyond the queue it writes to.
+ */
+public final class FencedAppend {
+
+    private final QueueContext ctx;
+    private final QueueKeys keys;
+
+    /** @param ctx the queue the jobs belong to, must not be {@code null} */
+    public FencedAppend(QueueContext ctx) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+    }
+
+    /**
+     * Appends one event; each subscription sends the script again.
+     *
+     * @param jobId the job, must not be {@code null}
+     * @param fencingToken the writer's fencing token (its epoch)
+     * @param lockToken the writer's lock token (its attempt), must not be {@code null}
+     * @param type the event type, must not be {@code null}
+     * @param data the event's data (JSON text, shaped by {@link JobEventData}), must not be {@code null}
+     * @param progress for a {@code progress} event, the job's last progress to record (JSON text, also sent as a
+     *        {@code progress} queue event); {@code null} for other events
+     * @return the stream entry id; fails with {@link dev.fencedqueue.queue.StaleFencingTokenException} (a newer epoch,
+     *         or another attempt, owns the job), {@link dev.fencedqueue.queue.JobNotActiveException} or
+     *         {@link dev.fencedqueue.queue.JobNotFoundException}, as {@link ScriptErrors} maps the script's codes, and
+     *         with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis cannot be reached
+     */
+    public Uni<String> append(String jobId, long fencingToken, String lockToken, String type, String data,
+            String progress) {
+        return ctx.scripts().run(LuaScript.APPEND_EVENT,
+                List.of(keys.job(jobId), keys.events(jobId), keys.events()),
+                List.of(Long.toString(fencingToken), type, data, ctx.streamLengthArg(), progress == null ? "0" : "1",
+                        progress == null ? "" : progress, jobId, ctx.queueEventsArg(), lockToken))
+                .map(reply -> {
+                    if (reply.type() == ResponseType.NUMBER) {
+                        throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId, reply.toLong(),
+                                fencingToken);
+                    }
+                    return reply.toString();
+                });
+    }
+}

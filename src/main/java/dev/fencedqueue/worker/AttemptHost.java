@@ -1,0 +1,30 @@
+package dev.fencedqueue.worker;
+
+import java.util.concurrent.Executor;
+
+import dev.fencedqueue.events.FencedAppend;
+import dev.fencedqueue.queue.QueueException;
+
+/** What an attempt's {@link JobContext} uses of the worker that runs it, and nothing more. */
+interface AttemptHost {
+
+    /** @return the worker's id */
+    String workerId();
+
+    /** @return the fenced append to the worker's queue's job event streams */
+    FencedAppend events();
+
+    /**
+     * @return the executor through which the writes of the worker's jobs are sent: tasks run on the worker's context,
+     *         one at a time, in the order they were submitted, whatever thread submits them
+     */
+    Executor lane();
+
+    /**
+     * Tells the worker that a fenced write of {@code job} was refused: the worker no longer owns it and cancels it.
+     *
+     * @param job the job, must not be {@code null}
+     * @param reason the refusal, must not be {@code null}
+     */
+    void ownershipLost(ActiveJob job, QueueException reason);
+}
