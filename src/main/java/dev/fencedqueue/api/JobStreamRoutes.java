@@ -11,8 +11,6 @@ import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.redis.RedisUnavailableException;
-import dev.fencedqueue.redis.SharedConnection;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -74,7 +72,7 @@ public class JobStreamRoutes {
         String jobId = context.pathParam("jobId");
         HttpServerResponse response = context.response();
         if (!QueueKeys.isValidJobId(jobId)) {
-            ApiError.of("not_found", new JobNotFoundException(queue.name(), jobId).getMessage()).send(response, 404, json);
+            HttpError.of(new JobNotFoundException(queue.name(), jobId)).send(response, json);
             return;
         }
         String lastEventId = LastEventIds.of(context.request().getHeader("Last-Event-ID"),
@@ -90,19 +88,8 @@ public class JobStreamRoutes {
             if (!response.ended() && !response.closed()) {
                 response.reset();
             }
-        } else if (failure instanceof JobAccessException refused) {
-            if (refused.status() == 401) {
-                response.putHeader("WWW-Authenticate", "Bearer");
-            }
-            ApiError.of(refused.code(), refused.getMessage()).send(response, refused.status(), json);
-        } else if (failure instanceof JobNotFoundException notFound) {
-            ApiError.of("not_found", notFound.getMessage()).send(response, 404, json);
-        } else if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {
-            LOG.debugf("Redis unavailable: %s", failure.getMessage());
-            ApiError.REDIS_UNAVAILABLE.send(response, 503, json);
         } else {
-            LOG.error("unexpected error opening an SSE stream", failure);
-            ApiError.of("internal", "unexpected error").send(response, 500, json);
+            HttpError.of(failure).send(response, json);
         }
     }
 }

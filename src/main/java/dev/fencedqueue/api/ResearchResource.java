@@ -72,6 +72,9 @@ public class ResearchResource {
                 .withRemoveOnComplete(new KeepJobs(config.keepCompletedCount(), config.keepCompletedFor()))
                 .withRemoveOnFail(new KeepJobs(config.keepFailedCount(), config.keepFailedFor()));
         if (idempotencyKey != null) {
+            if (idempotencyKey.isBlank() || idempotencyKey.length() > 255) {
+                throw new InvalidParameterException("Idempotency-Key", "`idempotencyKey` must be 1 to 255 characters");
+            }
             options = options.withIdempotencyKey(idempotencyKey, config.idempotencyTtl());
         }
         JobOptions accepted = options;

@@ -14,7 +14,6 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.ScriptErrors;
 import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -107,7 +106,7 @@ public class BulkControl {
             return Uni.createFrom().failure(e);
         }
         return ctx.scripts().run(LuaScript.SET_THROTTLE, List.of(ctx.keys().job(jobId)), List.of(json))
-                .map(reply -> state(LuaScript.SET_THROTTLE, queue, jobId, reply));
+                .map(reply -> ScriptErrors.stateOrThrow(LuaScript.SET_THROTTLE, queue, jobId, reply));
     }
 
     /**
@@ -122,7 +121,7 @@ public class BulkControl {
         QueueKeys keys = ctx.keys();
         return ctx.scripts().run(LuaScript.RESUME_JOB, List.of(keys.failed(), keys.waitList(), keys.prioritized(),
                 keys.marker(), keys.meta(), keys.job(jobId), keys.events(), keys.abortFlag(jobId)),
-                List.of(jobId, ctx.queueEventsArg())).map(reply -> state(LuaScript.RESUME_JOB, queue, jobId, reply));
+                List.of(jobId, ctx.queueEventsArg())).map(reply -> ScriptErrors.stateOrThrow(LuaScript.RESUME_JOB, queue, jobId, reply));
     }
 
     /**
@@ -150,17 +149,6 @@ public class BulkControl {
         } catch (JsonProcessingException e) {
             return Throttle.NONE;
         }
-    }
-
-    private static JobState state(LuaScript script, String queue, String jobId, Response reply) {
-        int code = reply.get(0).toInteger();
-        if (code == 1) {
-            return JobState.of(reply.get(1).toString());
-        }
-        if (code == ScriptErrors.FINISHED) {
-            throw new JobFinishedException(queue, jobId, JobState.of(reply.get(1).toString()));
-        }
-        throw ScriptErrors.toException(script, queue, jobId, code, -1);
     }
 
     /**

@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.HashTags;
 
 /**

@@ -130,16 +130,8 @@ public class JobQueue {
                         keys.job(jobId), keys.events(jobId), keys.events(),
                         keys.marker(), keys.meta()),
                 List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
-                .map(reply -> {
-                    int code = reply.get(0).toInteger();
-                    String state = reply.get(1).toString();
-                    return switch (code) {
-                        case 1, 2 -> new AbortResult(jobId, JobState.of(state));
-                        case ScriptErrors.NO_JOB -> throw new JobNotFoundException(keys.queue(), jobId);
-                        case ScriptErrors.FINISHED -> throw new JobFinishedException(keys.queue(), jobId, JobState.of(state));
-                        default -> throw ScriptErrors.toException(LuaScript.ABORT_JOB, keys.queue(), jobId, code, -1);
-                    };
-                });
+                .map(reply -> new AbortResult(jobId, ScriptErrors.stateOrThrow(LuaScript.ABORT_JOB, keys.queue(), jobId,
+                        reply)));
     }
 
     /**

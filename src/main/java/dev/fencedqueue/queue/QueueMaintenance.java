@@ -6,7 +6,6 @@ import java.util.List;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Response;
 
 /**
  * Operator actions on one queue: remove a job, retry a failed job, clean old jobs of a state, drain the
@@ -40,7 +39,7 @@ public class QueueMaintenance {
                 List.of(keys.job(jobId), keys.waitList(), keys.active(), keys.delayed(),
                         keys.prioritized(), keys.completed(), keys.failed(), keys.stalled(), keys.events()),
                 List.of(keys.prefix(), jobId, ctx.queueEventsArg()))
-                .map(reply -> stateOrFail(LuaScript.REMOVE_JOB, jobId, reply));
+                .map(reply -> ScriptErrors.stateOrThrow(LuaScript.REMOVE_JOB, keys.queue(), jobId, reply));
     }
 
     /**
@@ -59,7 +58,7 @@ public class QueueMaintenance {
                 List.of(keys.failed(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(jobId),
                         keys.events()),
                 List.of(jobId, ctx.queueEventsArg()))
-                .map(reply -> stateOrFail(LuaScript.RETRY_JOB, jobId, reply)).replaceWithVoid();
+                .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RETRY_JOB, keys.queue(), jobId, reply)).replaceWithVoid();
     }
 
     /**
@@ -143,13 +142,5 @@ public class QueueMaintenance {
                     return reply.get(1).toInteger() == 1 ? Uni.createFrom().item(deleted + count)
                             : obliterateFrom(force, deleted + count);
                 });
-    }
-
-    private JobState stateOrFail(LuaScript script, String jobId, Response reply) {
-        int code = reply.get(0).toInteger();
-        if (code == 1) {
-            return JobState.of(reply.get(1).toString());
-        }
-        throw ScriptErrors.toException(script, keys.queue(), jobId, code, -1);
     }
 }

@@ -7,7 +7,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import io.vertx.mutiny.redis.client.Response;
 import org.jboss.logging.Logger;
 
 /**
@@ -114,10 +113,10 @@ final class TopologyWatch {
 
     private Uni<Void> check() {
         long asked = now();
-        Uni<Response> info = connection.send(Request.cmd(Command.INFO).arg("server"));
-        Uni<Response> role = connection.send(Request.cmd(Command.ROLE));
-        Uni<ServerState> state = Uni.combine().all().unis(info, role).asTuple()
-                .map(replies -> ServerState.of(replies.getItem1(), replies.getItem2()))
+        // One after the other: of two commands sent together to a Redis that is down, the failure of the second would
+        // come after the first had failed the check, and Mutiny would log it as dropped.
+        Uni<ServerState> state = connection.send(Request.cmd(Command.INFO).arg("server"))
+                .chain(info -> connection.send(Request.cmd(Command.ROLE)).map(role -> ServerState.of(info, role)))
                 .invoke(found -> tracker.observe(found, now()));
         if (sentinels == null) {
             return state.chain(this::standalone);
