@@ -19,7 +19,6 @@ import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.Context;
-import io.vertx.core.impl.ContextInternal;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -48,7 +47,7 @@ final class JobEventTailer {
         final String jobId;
         /** The job's event stream key. */
         final String key;
-        final Map<ContextInternal, Group> groups = new HashMap<>();
+        final Map<Context, Group> groups = new HashMap<>();
         int size;
         String cursor;
         Uni<Void> ready;
@@ -61,10 +60,10 @@ final class JobEventTailer {
 
     /** The subscribers of a job on one event loop; {@code members} is replaced, never modified, so tasks may hold it. */
     private static final class Group {
-        final ContextInternal context;
+        final Context context;
         SseSubscriber[] members = NONE;
 
-        Group(ContextInternal context) {
+        Group(Context context) {
             this.context = context;
         }
 

@@ -4,11 +4,11 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 import dev.fencedqueue.queue.Job;
+import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.impl.ContextInternal;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,7 +27,7 @@ final class SseSubscriber {
     private static final Logger LOG = Logger.getLogger(SseSubscriber.class);
 
     private final HttpServerResponse response;
-    private final ContextInternal context;
+    private final Context context;
     private final int bufferLimit;
     private final Runnable onSlow;
     private Runnable onFinish = () -> {
@@ -55,7 +55,7 @@ final class SseSubscriber {
      */
     SseSubscriber(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Runnable onSlow) {
         this.response = response;
-        this.context = ((ContextInternal) context).unwrap();
+        this.context = VertxContext.getRootContext(context);
         this.bufferLimit = bufferLimit;
         this.onSlow = onSlow;
         response.setWriteQueueMaxSize(writeQueueMaxSize);
@@ -63,7 +63,7 @@ final class SseSubscriber {
     }
 
     /** @return the event loop context of the connection, where every method of this subscriber must run */
-    ContextInternal context() {
+    Context context() {
         return context;
     }
 
