@@ -7,35 +7,70 @@ import io.smallrye.mutiny.subscription.Cancellable;
 
 /**
  * One job running on a worker: its lock token, its fencing token, and the one cancellation handle of its
- * pipeline. Confined to the worker's Vert.x context, except {@link #cancelled}, which is thread-safe.
+ * pipeline. Confined to the worker's Vert.x context, except {@link #cancelled()}, which is thread-safe.
  */
 final class ActiveJob {
 
-    final Job job;
-    final String lockToken;
-    final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
+    private final Job job;
+    private final String lockToken;
+    private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */
-    long lockValidUntil;
-    Cancellable pipeline;
+    private long lockValidUntil;
+    private Cancellable pipeline;
     /** Set once the pipeline ended and its completion or failure is being written. */
-    boolean finishing;
+    private boolean finishing;
 
+    /**
+     * @param job the job as its activation returned it
+     * @param lockToken the lock token of this attempt
+     * @param lockValidUntil until when (System.nanoTime) the lock is known to be held: the activation's send time
+     *        plus the lock duration
+     */
     ActiveJob(Job job, String lockToken, long lockValidUntil) {
         this.job = job;
         this.lockToken = lockToken;
         this.lockValidUntil = lockValidUntil;
     }
 
+    /** @return the job as its activation returned it */
+    Job job() {
+        return job;
+    }
+
     String id() {
         return job.id();
+    }
+
+    /** @return the lock token of this attempt (its identity in every fenced write) */
+    String lockToken() {
+        return lockToken;
     }
 
     long fencingToken() {
         return job.fencingToken();
     }
 
+    /** @return completed with the reason once the attempt is cancelled; thread-safe */
+    CompletableFuture<CancelReason> cancelled() {
+        return cancelled;
+    }
+
     boolean isCancelled() {
         return cancelled.isDone();
+    }
+
+    /**
+     * Cancels the attempt: completes {@link #cancelled()} with {@code reason} and cancels the pipeline.
+     *
+     * @param reason why, must not be {@code null}
+     * @return {@code false} when it was cancelled already
+     */
+    boolean cancel(CancelReason reason) {
+        boolean first = cancelled.complete(reason);
+        if (pipeline != null) {
+            pipeline.cancel();
+        }
+        return first;
     }
 
     /**
@@ -44,5 +79,30 @@ final class ActiveJob {
      */
     boolean isAbandoned() {
         return isCancelled() && cancelled.getNow(null) != CancelReason.TIMEOUT;
+    }
+
+    /** @param pipeline the subscription to the attempt's pipeline, cancelled by {@link #cancel} */
+    void runs(Cancellable pipeline) {
+        this.pipeline = pipeline;
+    }
+
+    /** @return whether the attempt ended and its completion or failure is being written */
+    boolean isFinishing() {
+        return finishing;
+    }
+
+    /** Marks the attempt as ended: its completion or failure is being written. */
+    void finishing() {
+        finishing = true;
+    }
+
+    /** @return until when (System.nanoTime) the lock is known to be held */
+    long lockValidUntil() {
+        return lockValidUntil;
+    }
+
+    /** @param until until when (System.nanoTime) a renewal made the lock known to be held */
+    void renewedUntil(long until) {
+        lockValidUntil = until;
     }
 }

@@ -83,7 +83,7 @@ final class ActiveJobs implements JobFetcher.Slots {
         if (!accepting) {
             return 0;
         }
-        long busy = jobs.values().stream().filter(job -> !job.finishing).count();
+        long busy = jobs.values().stream().filter(job -> !job.isFinishing()).count();
         return (int) Math.max(0, concurrency - busy - reserved);
     }
 

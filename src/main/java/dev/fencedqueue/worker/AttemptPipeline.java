@@ -27,13 +27,13 @@ final class AttemptPipeline {
         Supplier<Uni<Object>> attempt = () -> processor.process(context);
         Uni<Object> pipeline = blockingExecutor == null ? Uni.createFrom().deferred(attempt::get)
                 : BlockingInvocation.on(attempt, blockingExecutor);
-        long timeoutMs = running.job.timeout();
+        long timeoutMs = running.job().timeout();
         if (timeoutMs <= 0) {
             return pipeline;
         }
         Duration timeout = Duration.ofMillis(timeoutMs);
         return pipeline.ifNoItem().after(timeout).failWith(() -> {
-            running.cancelled.complete(CancelReason.TIMEOUT);
+            running.cancelled().complete(CancelReason.TIMEOUT);
             return new JobTimeoutException(running.id(), timeout);
         });
     }

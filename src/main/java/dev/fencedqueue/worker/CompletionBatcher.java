@@ -86,7 +86,7 @@ final class CompletionBatcher {
         for (Pending p : batch) {
             fetch += p.fetch;
             args.add(p.job.id());
-            args.add(p.job.lockToken);
+            args.add(p.job.lockToken());
             args.add(Long.toString(p.job.fencingToken()));
             args.add(p.returnValue);
             args.add(p.event);

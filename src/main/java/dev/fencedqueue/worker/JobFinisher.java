@@ -70,7 +70,7 @@ final class JobFinisher {
                     fetch, lockPrefix);
         }
         // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
-        String event = !job.job.eventStream() ? "" : JobEventData.completed(job.fencingToken(), options.workerId(),
+        String event = !job.job().eventStream() ? "" : JobEventData.completed(job.fencingToken(), options.workerId(),
                 returnValue);
         return batcher.complete(job, returnValue, event, fetch);
     }
@@ -88,7 +88,7 @@ final class JobFinisher {
         return finish(LuaScript.MOVE_TO_FAILED,
                 List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(), keys.marker(),
                         keys.meta(), keys.job(id), keys.events(id), keys.events()),
-                List.of(keys.prefix(), id, job.lockToken, Long.toString(job.fencingToken()), reason(failure),
+                List.of(keys.prefix(), id, job.lockToken(), Long.toString(job.fencingToken()), reason(failure),
                         Long.toString(retryDelay), ctx.streamLengthArg(), ctx.queueEventsArg(), options.workerId(),
                         Integer.toString(fetch), lockPrefix, Long.toString(options.lockDuration().toMillis())), lockPrefix);
     }
@@ -104,7 +104,7 @@ final class JobFinisher {
         return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
                         keys.events()),
-                List.of(id, job.lockToken, Long.toString(job.fencingToken()), ctx.queueEventsArg()))
+                List.of(id, job.lockToken(), Long.toString(job.fencingToken()), ctx.queueEventsArg()))
                 .map(reply -> reply.toLong()), options);
     }
 
@@ -129,14 +129,14 @@ final class JobFinisher {
 
     /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */
     private long retryDelay(ActiveJob job, Throwable failure) {
-        int attemptsMade = job.job.attemptsMade() + 1;
-        if (failure instanceof UnrecoverableJobException || attemptsMade >= job.job.attempts()) {
+        int attemptsMade = job.job().attemptsMade() + 1;
+        if (failure instanceof UnrecoverableJobException || attemptsMade >= job.job().attempts()) {
             return -1;
         }
         Backoff backoff = backoff(job);
         if (backoff.type() == Backoff.Type.CUSTOM) {
             try {
-                return processor.backoff(job.job, attemptsMade, failure, backoff.delay())
+                return processor.backoff(job.job(), attemptsMade, failure, backoff.delay())
                         .map(wait -> Math.max(0, wait.toMillis())).orElse(-1L);
             } catch (RuntimeException e) {
                 return -1; // a broken hook must not keep a job retrying
@@ -147,7 +147,7 @@ final class JobFinisher {
 
     private Backoff backoff(ActiveJob job) {
         try {
-            JsonNode node = ctx.json().readTree(job.job.options()).path("backoff");
+            JsonNode node = ctx.json().readTree(job.job().options()).path("backoff");
             if (node.isMissingNode()) {
                 return Backoff.NONE;
             }

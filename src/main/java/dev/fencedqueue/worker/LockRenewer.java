@@ -52,8 +52,8 @@ final class LockRenewer {
             for (ActiveJob job : jobs) {
                 Long code = lost.get(job.id());
                 if (code == null) {
-                    job.lockValidUntil = sentAt + lockNanos;
-                } else if (!job.finishing && !job.isCancelled()) {
+                    job.renewedUntil(sentAt + lockNanos);
+                } else if (!job.isFinishing() && !job.isCancelled()) {
                     LOG.warnf("worker %s: lost job %s (code %d); cancelling its pipeline", workerId, job.id(), code);
                     canceller.cancel(job, CancelReason.OWNERSHIP_LOST);
                 }
@@ -61,7 +61,7 @@ final class LockRenewer {
         }, failure -> {
             long now = System.nanoTime();
             for (ActiveJob job : jobs) {
-                if (now - job.lockValidUntil > 0 && !job.isCancelled()) {
+                if (now - job.lockValidUntil() > 0 && !job.isCancelled()) {
                     LOG.warnf("worker %s: lock of job %s expired without renewal (%s); cancelling it", workerId,
                             job.id(), failure.getMessage());
                     canceller.cancel(job, CancelReason.LOCK_EXPIRED);
@@ -80,7 +80,7 @@ final class LockRenewer {
         args.add(Long.toString(lockDurationMillis));
         for (ActiveJob job : jobs) {
             args.add(job.id());
-            args.add(job.lockToken);
+            args.add(job.lockToken());
             args.add(Long.toString(job.fencingToken()));
         }
         return scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), args).map(reply -> {

@@ -273,19 +273,19 @@ public final class Worker {
         ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
         active.add(running);
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
-        running.pipeline = AttemptPipeline.of(processor, jobContext, running, blockingExecutor).emitOn(onContext)
-                .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure));
+        running.runs(AttemptPipeline.of(processor, jobContext, running, blockingExecutor).emitOn(onContext)
+                .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure)));
     }
 
     private void finish(ActiveJob job, Object result, Throwable failure) {
-        if (job.finishing || job.isAbandoned()) {
+        if (job.isFinishing() || job.isAbandoned()) {
             return;
         }
         if (failure != null && WorkerJobContext.meansOwnershipLost(failure)) {
             cancel(job, CancelReason.OWNERSHIP_LOST);
             return;
         }
-        job.finishing = true;
+        job.finishing();
         int fetch = active.free();
         active.reserve(fetch);
         String lockPrefix = JobFetcher.lockPrefix();
@@ -310,11 +310,8 @@ public final class Worker {
         if (job.isCancelled()) {
             return;
         }
-        job.cancelled.complete(reason);
+        job.cancel(reason);
         counters.cancelled();
-        if (job.pipeline != null) {
-            job.pipeline.cancel();
-        }
         release(job, true);
     }
 
@@ -327,13 +324,10 @@ public final class Worker {
     private Uni<Void> handBackAll() {
         List<Uni<Long>> handBacks = new ArrayList<>();
         for (ActiveJob job : active.snapshot()) {
-            if (!job.finishing && !job.isCancelled()) {
-                job.finishing = true;
-                job.cancelled.complete(CancelReason.SHUTDOWN);
+            if (!job.isFinishing() && !job.isCancelled()) {
+                job.finishing();
+                job.cancel(CancelReason.SHUTDOWN);
                 counters.cancelled();
-                if (job.pipeline != null) {
-                    job.pipeline.cancel();
-                }
                 handBacks.add(finisher.handBack(job).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
                         .onFailure().recoverWithItem(-1L)

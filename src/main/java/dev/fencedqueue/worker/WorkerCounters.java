@@ -29,7 +29,7 @@ final class WorkerCounters {
             completed.incrementAndGet();
         } else {
             failed.incrementAndGet();
-            LOG.infof("worker %s: job %s attempt %d failed (%s): %s", workerId, job.id(), job.job.attemptsStarted(),
+            LOG.infof("worker %s: job %s attempt %d failed (%s): %s", workerId, job.id(), job.job().attemptsStarted(),
                     code == 1 ? "will retry" : "no attempts left", JobFinisher.reason(failure));
         }
     }

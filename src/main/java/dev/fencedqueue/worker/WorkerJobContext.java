@@ -32,7 +32,7 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public Job job() {
-        return active.job;
+        return active.job();
     }
 
     @Override
@@ -53,7 +53,7 @@ final class WorkerJobContext implements JobContext {
     @Override
     public <T> T data(Class<T> type) {
         try {
-            return json.readValue(active.job.data(), type);
+            return json.readValue(active.job().data(), type);
         } catch (IOException e) {
             throw new UnrecoverableJobException("job `" + jobId() + "` has data that is not a " + type.getSimpleName()
                     + ": " + e.getMessage(), e);
@@ -95,26 +95,26 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public String attemptId() {
-        return active.lockToken;
+        return active.lockToken();
     }
 
     @Override
     public Uni<CancelReason> cancelled() {
-        return Uni.createFrom().completionStage(active.cancelled);
+        return Uni.createFrom().completionStage(active.cancelled());
     }
 
     @Override
     public java.util.Optional<CancelReason> cancelReason() {
-        return java.util.Optional.ofNullable(active.cancelled.getNow(null));
+        return java.util.Optional.ofNullable(active.cancelled().getNow(null));
     }
 
     private Uni<String> append(String type, ObjectNode data, String progress) {
         if (active.isCancelled()) {
-            return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled.getNow(null)));
+            return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
         ObjectNode event = JobEventData.of(type, fencingToken(), worker.workerId());
         event.setAll(data);
-        return worker.events().append(jobId(), fencingToken(), active.lockToken, type, event.toString(), progress)
+        return worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event.toString(), progress)
                 .runSubscriptionOn(worker.lane())
                 .onFailure(WorkerJobContext::meansOwnershipLost)
                 .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
