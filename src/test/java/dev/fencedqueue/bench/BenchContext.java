@@ -114,6 +114,27 @@ record BenchContext(Queues queues, WorkerManager workers, SharedConnection redis
                 .getProcessCpuTime() / 1000;
     }
 
+    /**
+     * Waits until this JVM is idle: at most one 10 ms tick of CPU time in a 200 ms window (JIT compilation and
+     * collections after a figure run on threads of their own), or 10 s at most.
+     *
+     * @return how long it waited, ms
+     */
+    static long awaitQuietJvm() {
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofSeconds(10).toNanos();
+        long before = jvmCpuMicros();
+        while (System.nanoTime() < deadline) {
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+            long now = jvmCpuMicros();
+            if (now - before <= 10_000) {
+                break;
+            }
+            before = now;
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
     /** @return bytes allocated so far by all live threads of this JVM (an estimate from the thread MXBean) */
     static long jvmAllocatedBytes() {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();

@@ -24,6 +24,7 @@ final class BenchReport {
 
     private final String startedAt;
     private final Map<String, List<Double>> runs = new LinkedHashMap<>();
+    private final Map<String, Double> colds = new LinkedHashMap<>();
     private final Map<String, String> units = new LinkedHashMap<>();
     private final Map<String, String> extras = new LinkedHashMap<>();
 
@@ -49,6 +50,20 @@ final class BenchReport {
     }
 
     /**
+     * Records the cold measurement of a figure (the first of this JVM, before any warm-up): printed with
+     * {@code "run": "cold"}, kept out of the median, and shown as {@code "cold"} on the median line.
+     *
+     * @param fields extra JSON fields, as {@code "name": value} text without braces (may be empty)
+     */
+    void recordCold(String metric, double value, String unit, String fields) {
+        colds.put(metric, value);
+        units.put(metric, unit);
+        emit("{\"metric\": \"" + metric + "\", \"value\": " + number(value) + ", \"unit\": \"" + unit
+                + "\", \"run\": \"cold\"" + (fields.isEmpty() ? "" : ", " + fields) + ", \"at\": \"" + startedAt
+                + "\"}");
+    }
+
+    /**
      * Prints and appends a line that is not a measurement (no median), such as the environment.
      *
      * @param fields extra JSON fields, as {@code "name": value} text without braces
@@ -56,6 +71,15 @@ final class BenchReport {
     void note(String metric, double value, String unit, String fields) {
         emit("{\"metric\": \"" + metric + "\", \"value\": " + number(value) + ", \"unit\": \"" + unit
                 + "\", \"run\": 0, " + fields + ", \"at\": \"" + startedAt + "\"}");
+    }
+
+    /**
+     * Prints and appends a free-form line (no value, no median), such as a skipped part or command statistics.
+     *
+     * @param fields JSON fields as {@code "name": value} text without braces
+     */
+    void line(String metric, String fields) {
+        emit("{\"metric\": \"" + metric + "\", " + fields + ", \"at\": \"" + startedAt + "\"}");
     }
 
     /**
@@ -68,20 +92,30 @@ final class BenchReport {
         extras.put(metric, fields);
     }
 
-    /** Prints and appends one median line per figure, in the order the figures were first recorded. */
+    /**
+     * Prints and appends one median line per figure, in the order the figures were first recorded; a figure
+     * with a cold measurement carries it as {@code "cold"}.
+     */
     void medians() {
         runs.forEach((metric, values) -> {
             List<String> all = values.stream().map(BenchReport::number).toList();
             String extra = extras.getOrDefault(metric, "");
+            String cold = colds.containsKey(metric) ? ", \"cold\": " + number(colds.get(metric)) : "";
             emit("{\"metric\": \"" + metric + "\", \"value\": " + number(median(values)) + ", \"unit\": \""
-                    + units.get(metric) + "\", \"run\": \"median\", \"runs\": [" + String.join(", ", all) + "]"
+                    + units.get(metric) + "\", \"run\": \"median\", \"runs\": [" + String.join(", ", all) + "]" + cold
                     + (extra.isEmpty() ? "" : ", " + extra) + ", \"at\": \"" + startedAt + "\"}");
         });
     }
 
-    /** @return the median of the recorded runs of a figure */
+    /** @return the median of the recorded runs of a figure, or {@code NaN} when it has none */
     double median(String metric) {
-        return median(runs.get(metric));
+        List<Double> values = runs.get(metric);
+        return values == null || values.isEmpty() ? Double.NaN : median(values);
+    }
+
+    /** @return the cold measurement of a figure, or {@code NaN} when it has none */
+    double cold(String metric) {
+        return colds.getOrDefault(metric, Double.NaN);
     }
 
     static double median(List<Double> values) {
@@ -91,6 +125,9 @@ final class BenchReport {
     }
 
     static String number(double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return "null";
+        }
         if (value == Math.rint(value) && Math.abs(value) < 1e15) {
             return Long.toString((long) value);
         }

@@ -10,6 +10,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Set;
 
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.testing.RedisServerHandle;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -22,13 +23,15 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The benchmark of issue 3 (not a test: excluded from {@code ./mvnw verify}; run it with
- * {@code ./mvnw -Pbench test}, see BENCHMARKS.md). Against a {@code redis-server} 7.0.15 it starts itself
- * (default {@code hz} 10), with the service's real beans, it measures each figure {@code bench.runs} times
- * (3 by default; the runs of all figures are interleaved, so that a noisy moment hits one run of several
- * figures rather than every run of one), together with the Redis ceilings, after one unrecorded warm-up
- * round. Every measurement is one JSON line on stdout and in {@code target/benchmarks.jsonl}, followed by
- * a median line per figure. {@code -Dbench.figures=c1,c50,latency,delayed,progress,ceiling} picks figures.
+ * The queue benchmark (not a test: excluded from {@code ./mvnw verify}; run it with {@code ./mvnw -Pbench test},
+ * see BENCHMARKS.md). Against a {@code redis-server} 7.0.15 it starts itself (default {@code hz} 10), with the
+ * service's real beans, it first measures the no-op throughput figures cold (the first figures of this JVM),
+ * each beside BullMQ 6.7.0 on the same server ({@link ThroughputPairs}, {@link BullMqFigure}; skipped with one
+ * line where Node.js is missing), then runs one unrecorded warm-up round of the other figures, then measures
+ * each figure {@code bench.runs} times (3 by default; the runs of all figures are interleaved, so that a noisy
+ * moment hits one run of several figures rather than every run of one), together with the Redis ceilings.
+ * Every measurement is one JSON line on stdout and in {@code target/benchmarks.jsonl}, followed by a median
+ * line per figure. {@code -Dbench.figures=c1,c50,latency,delayed,progress,ceiling} picks figures.
  */
 @QuarkusTest
 @TestProfile(BenchmarkProfile.class)
@@ -44,28 +47,38 @@ class QueueBenchmark {
     @Inject
     BenchContext bench;
 
+    @RedisTestResource.InjectRedis
+    RedisServerHandle redisServer;
+
     @Test
-    void measuresTheFiguresOfIssue3() throws IOException {
+    void measuresTheQueueFiguresBesideBullMq() throws IOException {
         BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         environment(bench, report);
         describe(report);
-        round(bench, null, 0, 5_000, 2_000, 200, 300, 2_000);
+        boolean throughput = FIGURES.contains("c50") || FIGURES.contains("c1");
+        BullMqFigure bullmq = throughput ? BullMqFigure.install(bench.json(), reason -> report.line("bullmq_skipped",
+                "\"reason\": \"" + reason.replace("\"", "'") + "\"")) : null;
+        ThroughputPairs pairs = new ThroughputPairs(bench, report, bullmq, redisServer.port());
+        pairs.round(0, JOBS, FIGURES.contains("c50"), FIGURES.contains("c1"));
+        round(bench, null, 0, 200, 300, 2_000);
         boolean inOrder = true;
         for (int run = 1; run <= RUNS; run++) {
-            inOrder &= round(bench, report, run, JOBS, JOBS, 1_000, 1_000, 20_000);
+            pairs.round(run, JOBS, FIGURES.contains("c50"), FIGURES.contains("c1"));
+            inOrder &= round(bench, report, run, 1_000, 1_000, 20_000);
         }
+        pairs.describeMedians();
         report.medians();
         assertThat(inOrder).as("progress events of one job land in the order they were published").isTrue();
     }
 
     /**
-     * Measures every selected figure once.
+     * Measures every selected figure but the throughput ones ({@link ThroughputPairs}) once.
      *
      * @param report where to record, or {@code null} for the warm-up round
      * @return whether the progress events landed in order
      */
-    private boolean round(BenchContext bench, BenchReport report, int run, int jobsC1, int jobsC50, int latencySamples,
-            int delayedJobs, int progressEvents) {
+    private boolean round(BenchContext bench, BenchReport report, int run, int latencySamples, int delayedJobs,
+            int progressEvents) {
         Recorder out = report == null ? (metric, value, unit, fields) -> {
         } : (metric, value, unit, fields) -> report.record(metric, value, unit, run, fields);
         boolean inOrder = true;
@@ -74,12 +87,6 @@ class QueueBenchmark {
             out.record("redis_ceiling_ping", RedisCeiling.ping(bench, 100_000), "commands/s", fields);
             out.record("redis_ceiling_xadd", RedisCeiling.xadd(bench, 100_000), "commands/s", fields);
             out.record("redis_ceiling_append_event", RedisCeiling.appendEvent(bench, 50_000), "scripts/s", fields);
-        }
-        if (FIGURES.contains("c1")) {
-            throughput(bench, out, "noop_jobs_c1", jobsC1, 1);
-        }
-        if (FIGURES.contains("c50")) {
-            throughput(bench, out, "noop_jobs_c50", jobsC50, 50);
         }
         if (FIGURES.contains("latency")) {
             long[] gc = BenchContext.gcCountAndMillis();
@@ -113,26 +120,17 @@ class QueueBenchmark {
         return inOrder;
     }
 
-    private static void throughput(BenchContext bench, Recorder out, String metric, int jobs, int concurrency) {
-        long[] gc = BenchContext.gcCountAndMillis();
-        ThroughputFigure.Result result = ThroughputFigure.measure(bench, jobs, concurrency);
-        String fields = "\"jobs\": " + jobs + ", \"concurrency\": " + concurrency + ", \"preAdded\": true, "
-                + "\"eventStream\": false, \"removeOnComplete\": true, " + BenchContext.gcFields(gc);
-        out.record(metric, result.jobsPerSecond(), "jobs/s", fields);
-        out.record(metric + "_add_rate", result.addsPerSecond(), "jobs/s", "\"jobs\": " + jobs + ", \"inFlight\": 500");
-        out.record(metric + "_redis_cpu", result.redisCpuMicrosPerJob(), "us/job", fields);
-        out.record(metric + "_jvm_cpu", result.jvmCpuMicrosPerJob(), "us/job", fields);
-        out.record(metric + "_jvm_alloc", result.jvmBytesPerJob(), "bytes/job", fields);
-    }
-
+    /**
+     * Targets, and BullMQ's figures of the measurements the run does not make for BullMQ (measured apart, on
+     * the same machine class; the throughput figures get BullMQ's of the same run from {@link ThroughputPairs}).
+     */
     private static void describe(BenchReport report) {
-        report.describe("noop_jobs_c1", "\"bullmq\": 2628, \"target\": \">= 2600\"");
-        report.describe("noop_jobs_c50", "\"bullmq\": 8072, \"target\": \">= 12000\"");
-        report.describe("add_to_start_latency_p50", "\"bullmq\": 1.30, \"target\": \"<= 1.0\"");
-        report.describe("add_to_start_latency_p99", "\"bullmq\": 3.58, \"target\": \"<= 3.0\"");
-        report.describe("delayed_lateness_p50", "\"bullmq\": 35.5, \"target\": \"<= 2\"");
-        report.describe("delayed_lateness_p99", "\"bullmq\": 102, \"target\": \"<= 5\"");
-        report.describe("fenced_progress_events", "\"bullmq\": 4357, \"target\": \">= 10000, in order\"");
+        String apart = ", \"bullmqMeasured\": \"apart\"";
+        report.describe("add_to_start_latency_p50", "\"bullmq\": 1.30" + apart + ", \"target\": \"<= 1.0\"");
+        report.describe("add_to_start_latency_p99", "\"bullmq\": 3.58" + apart + ", \"target\": \"<= 3.0\"");
+        report.describe("delayed_lateness_p50", "\"bullmq\": 35.5" + apart + ", \"target\": \"<= 2\"");
+        report.describe("delayed_lateness_p99", "\"bullmq\": 102" + apart + ", \"target\": \"<= 5\"");
+        report.describe("fenced_progress_events", "\"bullmq\": 4357" + apart + ", \"target\": \">= 10000, in order\"");
     }
 
     private static void environment(BenchContext bench, BenchReport report) throws IOException {

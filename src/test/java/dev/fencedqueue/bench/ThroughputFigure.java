@@ -4,14 +4,16 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.worker.Worker;
 
 /**
- * Figures 1 and 2: no-op jobs processed per second by one worker. As in BullMQ's benchmark, the jobs are
- * added first (pipelined) and then processed: the clock runs from {@link Worker#start()} until the worker
- * has written the completion of the last job. Jobs keep no event stream and are removed as they complete.
+ * No-op jobs processed per second by one worker. As in BullMQ's benchmark, the jobs are added first
+ * (pipelined, 500 in flight) and then processed: the clock runs from {@link Worker#start()} until the
+ * worker has written the completion of the last job. Jobs keep no event stream and are removed as they
+ * complete. Redis's CPU time is read ({@code INFO cpu}) just before the worker starts and right after the
+ * last completion; {@code src/test/bullmq-bench/bench.cjs} does the same for BullMQ ({@link BullMqFigure}).
  */
 final class ThroughputFigure {
 
-    /** {@code -Dbench.commandstats=true} prints Redis's {@code INFO commandstats} of each processing phase. */
-    private static final boolean COMMAND_STATS = Boolean.getBoolean("bench.commandstats");
+    /** {@code -Dbench.commandstats=true} reads Redis's {@code INFO commandstats} of each processing phase. */
+    static final boolean COMMAND_STATS = Boolean.getBoolean("bench.commandstats");
 
     /** {@code -Dbench.debug=true} prints the CPU time per job of the busiest threads. */
     private static final boolean DEBUG = Boolean.getBoolean("bench.debug");
@@ -22,9 +24,11 @@ final class ThroughputFigure {
      * @param redisCpuMicrosPerJob Redis CPU time per job while processing, µs
      * @param jvmCpuMicrosPerJob this JVM's CPU time per job while processing, µs
      * @param jvmBytesPerJob bytes this JVM allocated per job while processing
+     * @param commandStats Redis's command statistics of the processing phase, or {@code null} unless
+     *        {@code -Dbench.commandstats=true}
      */
     record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerJob, double jvmCpuMicrosPerJob,
-            double jvmBytesPerJob) {
+            double jvmBytesPerJob, CommandStats commandStats) {
     }
 
     private ThroughputFigure() {
@@ -52,11 +56,9 @@ final class ThroughputFigure {
                     .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
                     .forEach(e -> System.out.printf("THREAD %-40s %8.1f us/job%n", e.getKey(), e.getValue() / 1e3 / jobs));
         }
+        CommandStats commandStats = COMMAND_STATS ? CommandStats.parse(bench.commandStats()) : null;
         bench.stop(worker);
-        if (COMMAND_STATS) {
-            System.out.println(bench.commandStats());
-        }
         return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, (double) redisCpu / jobs,
-                (double) jvmCpu / jobs, (double) allocated / jobs);
+                (double) jvmCpu / jobs, (double) allocated / jobs, commandStats);
     }
 }
