@@ -279,7 +279,7 @@ class ChunkedJobTest {
     private Worker startWorker(PostgresChunkedJob<String> job, String workerId, int concurrency) {
         JobProcessor processor = new ChunkedProcessor<>(new PostgresSink<>(job, cursors, manager.blockingExecutor()),
                 control, queues, metrics, config);
-        return workers.start(processor, options(workerId).withConcurrency(concurrency));
+        return workers.start(processor, options(workerId).concurrency(concurrency).build());
     }
 
     private long chunksDone(String jobId) throws SQLException {

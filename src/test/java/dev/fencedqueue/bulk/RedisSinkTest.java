@@ -290,7 +290,7 @@ class RedisSinkTest {
 
     private Worker startWorker(RedisChunkedJob<String> job, String workerId) {
         return workers.start(new ChunkedProcessor<>(new RedisSink<>(job, cursors, queues.redis()), control, queues,
-                metrics, config), options(workerId));
+                metrics, config), options(workerId).build());
     }
 
     private long chunksDone(String channel, String jobId) {

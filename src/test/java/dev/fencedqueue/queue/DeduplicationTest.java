@@ -63,7 +63,7 @@ class DeduplicationTest extends QueueTestSupport {
 
     @Test
     void deduplicationWithTtlLastsItsTtlEvenAfterTheJobCompleted() {
-        workers.start(completing(), TestWorkers.options("w-ttl"));
+        workers.start(completing(), TestWorkers.options("w-ttl").build());
         JobOptions options = JobOptions.defaults()
                 .withDeduplication(new Deduplication("throttled", Duration.ofSeconds(30)));
         AddResult first = add(options);
@@ -75,7 +75,7 @@ class DeduplicationTest extends QueueTestSupport {
     @Test
     void deduplicationWithoutTtlLastsUntilTheJobCompletes() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-complete"));
+        workers.start(processor, TestWorkers.options("w-complete").build());
         JobOptions options = untilEnded("until-completed");
         AddResult first = add(options);
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
@@ -91,7 +91,7 @@ class DeduplicationTest extends QueueTestSupport {
     @Test
     void deduplicationWithoutTtlHoldsWhileAFailedAttemptWaitsForItsRetryAndEndsWhenTheJobFails() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-fail"));
+        workers.start(processor, TestWorkers.options("w-fail").build());
         JobOptions options = untilEnded("until-failed").withAttempts(2)
                 .withBackoff(Backoff.fixed(Duration.ofMillis(300)));
         AddResult first = add(options);
@@ -141,7 +141,7 @@ class DeduplicationTest extends QueueTestSupport {
 
     @Test
     void idempotencyKeyKeepsReturningTheJobAfterRetentionRemovedIt() {
-        workers.start(completing(), TestWorkers.options("w-idempotent"));
+        workers.start(completing(), TestWorkers.options("w-idempotent").build());
         JobOptions options = JobOptions.defaults().withIdempotencyKey("order-9", Duration.ofHours(1))
                 .withRemoveOnComplete(KeepJobs.NONE);
         AddResult first = add(options);

@@ -74,7 +74,7 @@ class MaintenanceTest extends QueueTestSupport {
         for (int i = 0; i < 3; i++) {
             completed.add(add(JobOptions.defaults()));
         }
-        workers.start(processor, TestWorkers.options("w-pages"));
+        workers.start(processor, TestWorkers.options("w-pages").build());
         await().atMost(TIMEOUT).until(() -> page(JobState.COMPLETED, 0, 10).size() == 3);
         assertThat(page(JobState.COMPLETED, 0, 10)).as("newest first").containsExactly(completed.get(2), completed.get(1),
                 completed.get(0));
@@ -123,7 +123,7 @@ class MaintenanceTest extends QueueTestSupport {
             return attempt <= 2 ? Uni.createFrom().failure(new IllegalStateException("attempt " + attempt + " failed"))
                     : Uni.createFrom().item("third time lucky");
         });
-        workers.start(processor, TestWorkers.options("w-retry"));
+        workers.start(processor, TestWorkers.options("w-retry").build());
         String jobId = add(JobOptions.defaults().withAttempts(2));
         Job failed = awaitJob(jobId, job -> job.state() == JobState.FAILED);
         assertThat(failed.attemptsMade()).isEqualTo(2);
@@ -154,7 +154,7 @@ class MaintenanceTest extends QueueTestSupport {
 
     @Test
     void cleanRemovesJobsOfAStateOlderThanTheGraceUpToTheLimit() {
-        workers.start(completing(), TestWorkers.options("w-clean"));
+        workers.start(completing(), TestWorkers.options("w-clean").build());
         List<String> old = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             old.add(add(JobOptions.defaults()));
@@ -266,7 +266,7 @@ class MaintenanceTest extends QueueTestSupport {
      */
     private Jobs jobsInEveryState() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = workers.start(processor, TestWorkers.options("w-states").withConcurrency(3));
+        Worker worker = workers.start(processor, TestWorkers.options("w-states").concurrency(3).build());
         String completed = add(JobOptions.defaults());
         String failed = add(JobOptions.defaults());
         String active = add(JobOptions.defaults());

@@ -86,7 +86,7 @@ class PriorityTest extends QueueTestSupport {
     /** Starts one worker with one slot and no-op attempts, and returns the ids in the order it started them. */
     private List<String> runAll(int count) {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        workers.start(processor, TestWorkers.options("w-order"));
+        workers.start(processor, TestWorkers.options("w-order").build());
         await().atMost(TIMEOUT).until(() -> processor.started() == count);
         await().atMost(TIMEOUT).until(() -> queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED) == count);
         return processor.startedJobIds();

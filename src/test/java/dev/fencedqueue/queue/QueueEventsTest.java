@@ -47,7 +47,7 @@ class QueueEventsTest extends QueueTestSupport {
         AssertSubscriber<QueueEvent> events = follow("0");
         ProbeProcessor processor = ProbeProcessor.of(queue.name(),
                 context -> context.progress(50, "half way").replaceWith("result"));
-        workers.start(processor, TestWorkers.options("w-events"));
+        workers.start(processor, TestWorkers.options("w-events").build());
 
         String jobId = add(JobOptions.defaults());
 
@@ -68,7 +68,7 @@ class QueueEventsTest extends QueueTestSupport {
                 && "flaky".equals(context.job().name())
                         ? Uni.createFrom().failure(new IllegalStateException("first attempt fails"))
                         : Uni.createFrom().item("completes"));
-        workers.start(processor, TestWorkers.options("w-retry"));
+        workers.start(processor, TestWorkers.options("w-retry").build());
 
         String retried = queue.add("flaky", Map.of(), JobOptions.defaults().withAttempts(2)
                 .withBackoff(Backoff.fixed(Duration.ofMillis(100)))).await().atMost(TIMEOUT).jobId();
@@ -96,7 +96,7 @@ class QueueEventsTest extends QueueTestSupport {
     void failedStalledRemovedPausedAndResumedAreEvents() {
         AssertSubscriber<QueueEvent> events = follow("0");
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker frozen = workers.start(processor, TestWorkers.options("w-stall"));
+        Worker frozen = workers.start(processor, TestWorkers.options("w-stall").build());
         String stalled = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         frozen.freeze(true);

@@ -54,7 +54,7 @@ class BackoffTest extends QueueTestSupport {
     @Test
     void fixedBackoffWaitsTheSameDelayAfterEveryFailedAttempt() {
         ProbeProcessor processor = failing();
-        workers.start(processor, TestWorkers.options("w-fixed"));
+        workers.start(processor, TestWorkers.options("w-fixed").build());
         String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.fixed(Duration.ofMillis(250))));
 
         awaitJob(jobId, job -> job.state() == JobState.FAILED);
@@ -68,7 +68,7 @@ class BackoffTest extends QueueTestSupport {
     @Test
     void exponentialBackoffDoublesTheDelayAfterEveryFailedAttempt() {
         ProbeProcessor processor = failing();
-        workers.start(processor, TestWorkers.options("w-exp"));
+        workers.start(processor, TestWorkers.options("w-exp").build());
         String jobId = add(JobOptions.defaults().withAttempts(4).withBackoff(Backoff.exponential(Duration.ofMillis(100))));
 
         awaitJob(jobId, job -> job.state() == JobState.FAILED);
@@ -83,7 +83,7 @@ class BackoffTest extends QueueTestSupport {
 
     @Test
     void jitterShortensEachWaitByARandomPartOfTheDelayNeverLengthensIt() {
-        workers.start(failing(), TestWorkers.options("w-jitter").withConcurrency(4));
+        workers.start(failing(), TestWorkers.options("w-jitter").concurrency(4).build());
         Backoff backoff = Backoff.fixed(Duration.ofSeconds(10)).withJitter(0.5);
         List<String> jobIds = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -108,7 +108,7 @@ class BackoffTest extends QueueTestSupport {
             calls.add(job.id() + "/" + attemptsMade + "/" + failure.getMessage() + "/" + delay.toMillis());
             return Optional.of(Duration.ofMillis(150L * attemptsMade));
         });
-        workers.start(processor, TestWorkers.options("w-custom"));
+        workers.start(processor, TestWorkers.options("w-custom").build());
         String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.custom(Duration.ofSeconds(9))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
@@ -126,7 +126,7 @@ class BackoffTest extends QueueTestSupport {
     void customBackoffReturningEmptyFailsTheJobForGood() {
         ProbeProcessor probe = failing();
         workers.start(withBackoff(probe, (job, attemptsMade, failure, delay) -> Optional.empty()),
-                TestWorkers.options("w-give-up"));
+                TestWorkers.options("w-give-up").build());
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.custom(Duration.ofMillis(100))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
@@ -142,7 +142,7 @@ class BackoffTest extends QueueTestSupport {
         ProbeProcessor probe = failing();
         workers.start(withBackoff(probe, (job, attemptsMade, failure, delay) -> {
             throw new IllegalStateException("broken hook");
-        }), TestWorkers.options("w-broken"));
+        }), TestWorkers.options("w-broken").build());
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.custom(Duration.ofMillis(100))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
@@ -157,7 +157,7 @@ class BackoffTest extends QueueTestSupport {
         workers.start(withBackoff(failing(), (job, attemptsMade, failure, delay) -> {
             calls.add(attemptsMade);
             return Optional.empty();
-        }), TestWorkers.options("w-not-custom"));
+        }), TestWorkers.options("w-not-custom").build());
         String jobId = add(JobOptions.defaults().withAttempts(2).withBackoff(Backoff.fixed(Duration.ofMillis(50))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);

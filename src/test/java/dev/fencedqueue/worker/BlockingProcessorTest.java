@@ -92,9 +92,9 @@ class BlockingProcessorTest extends QueueTestSupport {
     @Test
     void blockingProcessorKeepsItsLockAndTokenWhileAnotherJobOnTheInstanceFinishes() {
         Blocker blocker = new Blocker(queue.name());
-        workers.start(blocker, options("w-blocking"));
+        workers.start(blocker, options("w-blocking").build());
         JobQueue other = redis.freshQueue();
-        workers.start(ticker(other.name()), options("w-async"));
+        workers.start(ticker(other.name()), options("w-async").build());
 
         String blocked = queue.add("block", Map.of(), JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         await("the blocking processor started").atMost(TIMEOUT).until(() -> blocker.started.getCount() == 0);
@@ -123,7 +123,7 @@ class BlockingProcessorTest extends QueueTestSupport {
     @Test
     void abortingABlockedProcessorInterruptsItsThread() {
         Blocker blocker = new Blocker(queue.name());
-        Worker worker = workers.start(blocker, options("w-interrupted"));
+        Worker worker = workers.start(blocker, options("w-interrupted").build());
         String jobId = queue.add("block", Map.of(), JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         await().atMost(TIMEOUT).until(() -> blocker.started.getCount() == 0);
 

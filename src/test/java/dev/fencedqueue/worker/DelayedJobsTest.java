@@ -54,7 +54,7 @@ class DelayedJobsTest extends QueueTestSupport {
     @Test
     void idleWorkerStartsDelayedJobAtItsDueTimeWithoutWaitingForTheBlockingTimeout() {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        WorkerOptions options = TestWorkers.options("w-delayed");
+        WorkerOptions options = TestWorkers.options("w-delayed").build();
         workers.start(processor, options);
         awaitBlockedOnMarker(options);
 
@@ -74,7 +74,7 @@ class DelayedJobsTest extends QueueTestSupport {
     @Test
     void delayedJobsStartInDueOrder() {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        WorkerOptions options = TestWorkers.options("w-order");
+        WorkerOptions options = TestWorkers.options("w-order").build();
         workers.start(processor, options);
         awaitBlockedOnMarker(options);
 
@@ -94,7 +94,7 @@ class DelayedJobsTest extends QueueTestSupport {
     void earlierDelayedJobAddedWhileTheWorkerWaitsForALaterOneStartsOnTimeAndSoDoesTheLaterOne() {
         // Held attempts and free slots left: nothing but the due times can wake the worker.
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        WorkerOptions options = TestWorkers.options("w-earlier").withConcurrency(3);
+        WorkerOptions options = TestWorkers.options("w-earlier").concurrency(3).build();
         workers.start(processor, options);
         awaitBlockedOnMarker(options);
 
@@ -113,7 +113,7 @@ class DelayedJobsTest extends QueueTestSupport {
     @Test
     void busyWorkerStartsDueJobAsSoonAsASlotFrees() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-busy"));
+        workers.start(processor, TestWorkers.options("w-busy").build());
         String running = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         String delayed = add(JobOptions.defaults().withDelay(Duration.ofMillis(200)));

@@ -22,6 +22,7 @@ import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -202,8 +203,8 @@ class FencedWriteTest extends QueueTestSupport {
     }
 
     private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = workers.create(processor, new WorkerOptions(workerId, 1, Duration.ofSeconds(1),
-                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        Worker worker = workers.create(processor, TestWorkers.options(workerId)
+                .drainDelay(Duration.ofSeconds(2)).build());
         worker.start();
         return worker;
     }

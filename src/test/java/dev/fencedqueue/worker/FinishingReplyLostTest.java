@@ -50,7 +50,7 @@ class FinishingReplyLostTest extends QueueTestSupport {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
         redis.proxy().loseReplyTo(scripts.sha(LuaScript.MOVE_TO_COMPLETED));
 
-        workers.start(processor, TestWorkers.options("worker-W"));
+        workers.start(processor, TestWorkers.options("worker-W").build());
 
         await().atMost(TIMEOUT).ignoreExceptions().until(() -> ids.stream()
                 .allMatch(id -> super.redis.job(queue, id).state() == JobState.COMPLETED));

@@ -90,12 +90,12 @@ class GracefulShutdownTest extends QueueTestSupport {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
         // Lock 1 s: the draining worker must keep renewing it.
-        Worker workerA = workers.start(processorA, TestWorkers.options("worker-A").withConcurrency(2)
-                .withShutdown(ShutdownMode.DRAIN, Duration.ofMillis(1500)));
+        Worker workerA = workers.start(processorA, TestWorkers.options("worker-A").concurrency(2)
+                .shutdown(ShutdownMode.DRAIN, Duration.ofMillis(1500)).build());
         String finishing = add();
         String slow = add();
         await().atMost(TIMEOUT).until(() -> processorA.started() == 2);
-        WorkerOptions optionsB = TestWorkers.options("worker-B").withConcurrency(2);
+        WorkerOptions optionsB = TestWorkers.options("worker-B").concurrency(2).build();
         workers.start(processorB, optionsB);
         awaitBlockedOnMarker(optionsB);
 
@@ -126,8 +126,8 @@ class GracefulShutdownTest extends QueueTestSupport {
 
     /** Lock 10 s renewed every 3 s, stalled check every 10 s: a stalled-job takeover would take 10 s or more. */
     private static WorkerOptions longLock(String workerId) {
-        return new WorkerOptions(workerId, 1, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(10), 1,
-                Duration.ofSeconds(30));
+        return WorkerOptions.builder(workerId).concurrency(1).lock(Duration.ofSeconds(10), Duration.ofSeconds(3))
+                .stalledCheck(Duration.ofSeconds(10), 1).drainDelay(Duration.ofSeconds(30)).build();
     }
 
     private static ProbeProcessor.Attempt attemptOf(ProbeProcessor processor, String jobId) {

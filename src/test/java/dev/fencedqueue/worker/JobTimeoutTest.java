@@ -45,7 +45,7 @@ class JobTimeoutTest extends QueueTestSupport {
     @Test
     void attemptRunningLongerThanItsTimeoutIsCancelledAndRetriedThenFails() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-timeout"));
+        workers.start(processor, TestWorkers.options("w-timeout").build());
         String jobId = add(JobOptions.defaults().withAttempts(2).withTimeout(Duration.ofMillis(400)));
 
         ProbeProcessor.Attempt first = awaitAttempt(processor, 0);
@@ -72,7 +72,7 @@ class JobTimeoutTest extends QueueTestSupport {
     @Test
     void attemptFinishingWithinItsTimeoutCompletes() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-in-time"));
+        workers.start(processor, TestWorkers.options("w-in-time").build());
         String jobId = add(JobOptions.defaults().withTimeout(Duration.ofSeconds(3)));
         ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
         await().during(Duration.ofMillis(300)).atMost(TIMEOUT).until(() -> !attempt.isCancelled());
@@ -87,7 +87,7 @@ class JobTimeoutTest extends QueueTestSupport {
 
     @Test
     void timeoutClosesTheResearchLlmStreamAndFailsTheJob() {
-        workers.start(ProcessorOnQueue.of(research, queue.name()), TestWorkers.options("w-research"));
+        workers.start(ProcessorOnQueue.of(research, queue.name()), TestWorkers.options("w-research").build());
         String jobId = "timeout-" + UUID.randomUUID();
         add(JobOptions.defaults().withJobId(jobId).withTimeout(Duration.ofMillis(700)), Map.of("query", "slow topic"));
 

@@ -40,8 +40,8 @@ class LimitsTest extends QueueTestSupport {
             add();
         }
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(2).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(2).build());
 
         await().atMost(TIMEOUT).until(() -> completed() == 10);
 
@@ -69,8 +69,8 @@ class LimitsTest extends QueueTestSupport {
     void removingTheRateLimitLiftsIt() {
         queue.setRateLimit(1, Duration.ofSeconds(30)).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(2).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(2).build());
         add();
         add();
         add();
@@ -88,8 +88,8 @@ class LimitsTest extends QueueTestSupport {
         queue.setGlobalConcurrency(3).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.of(queue.name(),
                 context -> Uni.createFrom().item((Object) "done").onItem().delayIt().by(Duration.ofMillis(50)));
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(5));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(5));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(5).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(5).build());
         AtomicLong mostActive = new AtomicLong();
 
         for (int i = 0; i < 30; i++) {
@@ -109,8 +109,8 @@ class LimitsTest extends QueueTestSupport {
     void removingTheGlobalConcurrencyLiftsIt() {
         queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(2).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(2).build());
         add();
         add();
         add();
@@ -128,10 +128,10 @@ class LimitsTest extends QueueTestSupport {
     void slotFreedUnderTheGlobalCapByAPausedWorkerWakesAnotherWorker() {
         queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker first = workers.start(processor, TestWorkers.options("w-1"));
+        Worker first = workers.start(processor, TestWorkers.options("w-1").build());
         add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        WorkerOptions second = TestWorkers.options("w-2");
+        WorkerOptions second = TestWorkers.options("w-2").build();
         workers.start(processor, second);
         add();
         String secondConnection = MarkerWaiter.connectionName(queue.name(), second);

@@ -38,8 +38,8 @@ class PauseTest extends QueueTestSupport {
     @Test
     void pausedQueueActivatesNoJobWhileRunningJobsGoOnAndComplete() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(2).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(2).build());
         String running = add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
 
@@ -76,7 +76,7 @@ class PauseTest extends QueueTestSupport {
         queue.pause().await().atMost(TIMEOUT);
         String jobId = add();
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        WorkerOptions options = TestWorkers.options("w-blocked");
+        WorkerOptions options = TestWorkers.options("w-blocked").build();
         workers.start(processor, options);
         String name = MarkerWaiter.connectionName(queue.name(), options);
         await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
@@ -94,10 +94,10 @@ class PauseTest extends QueueTestSupport {
     void locallyPausedWorkerTakesNoJobWhileOtherWorkersDoAndResumesOnDemand() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = workers.start(processorA, TestWorkers.options("w-A").withConcurrency(2));
+        Worker workerA = workers.start(processorA, TestWorkers.options("w-A").concurrency(2).build());
         String first = add();
         await().atMost(TIMEOUT).until(() -> processorA.started() == 1);
-        workers.start(processorB, TestWorkers.options("w-B"));
+        workers.start(processorB, TestWorkers.options("w-B").build());
 
         workerA.pause(false).await().atMost(TIMEOUT);
         String second = add();
@@ -119,7 +119,7 @@ class PauseTest extends QueueTestSupport {
     @Test
     void localPauseThatWaitsForActiveJobsCompletesOnlyOnceTheyEnded() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = workers.start(processor, TestWorkers.options("w-wait").withConcurrency(2));
+        Worker worker = workers.start(processor, TestWorkers.options("w-wait").concurrency(2).build());
         add();
         add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 2);

@@ -89,8 +89,9 @@ class PipelinedWritesTest extends QueueTestSupport {
 
     private Worker start(ProbeProcessor processor, int concurrency) {
         // Renewal every 5 s: within the test no lock renewal looks at the tokens.
-        Worker worker = workers.create(processor, new WorkerOptions("w-pipelined-" + concurrency, concurrency,
-                Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Duration.ofSeconds(2)));
+        Worker worker = workers.create(processor, WorkerOptions.builder("w-pipelined-" + concurrency)
+                .concurrency(concurrency).lock(Duration.ofSeconds(10), Duration.ofSeconds(5))
+                .stalledCheck(Duration.ofSeconds(5), 1).drainDelay(Duration.ofSeconds(2)).build());
         worker.start();
         return worker;
     }

@@ -18,6 +18,7 @@ import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -115,8 +116,8 @@ class RetryTest extends QueueTestSupport {
                 throw new UnrecoverableJobException("bad input, retrying will not help");
             }
         };
-        Worker worker = workers.create(throwing, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
-                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        Worker worker = workers.create(throwing, TestWorkers.options("w-retry")
+                .drainDelay(Duration.ofSeconds(2)).build());
         worker.start();
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.fixed(Duration.ofMillis(100))));
 
@@ -130,8 +131,8 @@ class RetryTest extends QueueTestSupport {
     }
 
     private void start(ProbeProcessor processor) {
-        Worker worker = workers.create(processor, new WorkerOptions("w-retry", 1, Duration.ofSeconds(1),
-                Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        Worker worker = workers.create(processor, TestWorkers.options("w-retry")
+                .drainDelay(Duration.ofSeconds(2)).build());
         worker.start();
     }
 

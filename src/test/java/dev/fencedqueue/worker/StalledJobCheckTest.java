@@ -20,6 +20,7 @@ import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -131,8 +132,8 @@ class StalledJobCheckTest extends QueueTestSupport {
 
         // Two more checkers (as two more workers would) on a queue without workers.
         JobQueue other = redis.freshQueue();
-        WorkerOptions everySecond = new WorkerOptions("checker", 1, Duration.ofSeconds(1), Duration.ofMillis(300),
-                Duration.ofSeconds(1), 1, Duration.ofSeconds(2));
+        WorkerOptions everySecond = TestWorkers.options("checker")
+                .stalledCheck(Duration.ofSeconds(1), 1).drainDelay(Duration.ofSeconds(2)).build();
         StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), everySecond);
         StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), everySecond);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
@@ -159,8 +160,8 @@ class StalledJobCheckTest extends QueueTestSupport {
     void aJobWhoseLockExpiredIsTakenAtTheFirstCheckAfterIt() {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
-        StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), new WorkerOptions("checker", 1,
-                Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), TestWorkers.options("checker")
+                .drainDelay(Duration.ofSeconds(2)).build());
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
@@ -194,8 +195,8 @@ class StalledJobCheckTest extends QueueTestSupport {
 
     /** Lock 1 s renewed every 300 ms, stalled check every 500 ms. */
     private static WorkerOptions options(String workerId, int maxStalledCount) {
-        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500),
-                maxStalledCount, Duration.ofSeconds(2));
+        return TestWorkers.options(workerId).stalledCheck(Duration.ofMillis(500), maxStalledCount)
+                .drainDelay(Duration.ofSeconds(2)).build();
     }
 
     private String add(JobOptions options) {

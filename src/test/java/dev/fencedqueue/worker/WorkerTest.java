@@ -17,6 +17,7 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -34,7 +35,7 @@ class WorkerTest extends QueueTestSupport {
     @Test
     void runsAtMostConcurrencyJobsAtOnce() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        start(processor, options("w-slots", Duration.ofSeconds(2)).withConcurrency(3));
+        start(processor, TestWorkers.options("w-slots").concurrency(3).drainDelay(Duration.ofSeconds(2)).build());
         List<String> jobIds = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             jobIds.add(add(JobOptions.defaults()));
@@ -80,8 +81,9 @@ class WorkerTest extends QueueTestSupport {
     void abortCancelsTheRunningAttemptThroughTheRevokeNotice() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         // Renewal every 5 s: within the test only the revoke notice can stop the attempt.
-        Worker worker = start(processor, new WorkerOptions("w-abort", 1, Duration.ofSeconds(10), Duration.ofSeconds(5),
-                Duration.ofSeconds(5), 1, Duration.ofSeconds(2)));
+        Worker worker = start(processor, WorkerOptions.builder("w-abort").concurrency(1)
+                .lock(Duration.ofSeconds(10), Duration.ofSeconds(5)).stalledCheck(Duration.ofSeconds(5), 1)
+                .drainDelay(Duration.ofSeconds(2)).build());
         String jobId = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         ProbeProcessor.Attempt attempt = processor.attempt(0);
@@ -188,8 +190,7 @@ class WorkerTest extends QueueTestSupport {
 
     /** The test defaults (lock 1 s, renewal 300 ms, stalled check 500 ms) with a given drain delay. */
     private static WorkerOptions options(String workerId, Duration drainDelay) {
-        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1,
-                drainDelay);
+        return TestWorkers.options(workerId).drainDelay(drainDelay).build();
     }
 
     private String add(JobOptions options) {

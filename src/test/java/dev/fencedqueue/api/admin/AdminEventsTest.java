@@ -63,6 +63,6 @@ class AdminEventsTest extends QueueTestSupport {
     }
 
     private void startWorker(ProbeProcessor processor) {
-        workers.start(processor, TestWorkers.options("w-feed"));
+        workers.start(processor, TestWorkers.options("w-feed").build());
     }
 }

@@ -161,7 +161,7 @@ class AdminJobsTest extends QueueTestSupport {
 
     private ProbeProcessor startWorker() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-admin-jobs").withDrainDelay(Duration.ofSeconds(2)));
+        workers.start(processor, TestWorkers.options("w-admin-jobs").drainDelay(Duration.ofSeconds(2)).build());
         return processor;
     }
 }

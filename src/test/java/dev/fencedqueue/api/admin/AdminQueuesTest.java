@@ -222,7 +222,7 @@ class AdminQueuesTest extends QueueTestSupport {
     }
 
     private void startWorker(ProbeProcessor processor) {
-        workers.start(processor, TestWorkers.options("w-admin").withDrainDelay(Duration.ofSeconds(2)));
+        workers.start(processor, TestWorkers.options("w-admin").drainDelay(Duration.ofSeconds(2)).build());
     }
 
     private List<String> keysOfQueue() {
