@@ -1,6 +1,8 @@
 package dev.fencedqueue.bulk;
 
 import static dev.fencedqueue.testing.TestWorkers.options;
+import static dev.fencedqueue.testing.Timeouts.FAN_OUT_END;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -9,7 +11,6 @@ import static org.hamcrest.Matchers.in;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -57,7 +58,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ChunkedJobTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final String JOBS = "/admin/queues/notifications/jobs/";
 
     @Inject
@@ -129,7 +129,7 @@ class ChunkedJobTest {
                 .then().statusCode(200);
         FanOuts.admin().post(JOBS + jobId + "/resume").then().statusCode(200)
                 .body("state", in(List.of("waiting", "active")));
-        await("the resumed job finishes").atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
+        await("the resumed job finishes").atMost(FAN_OUT_END).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
         Job job = redis.job(queue, jobId);
         assertThat(job.fencingToken()).as("the resume ran as a new epoch").isGreaterThan(firstEpoch);
@@ -155,7 +155,7 @@ class ChunkedJobTest {
         FanOuts.admin().get(JOBS + jobId).then().statusCode(200).body("throttle.pauseBetweenChunksMs", equalTo(0))
                 .body("singleFlightKey", equalTo(channel)).body("jobId", equalTo(jobId));
 
-        await("the rest runs unthrottled").atMost(TIMEOUT)
+        await("the rest runs unthrottled").atMost(FAN_OUT_END)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
         assertThat(rows.notExactlyOnce("notification", channel, jobId)).isZero();
     }
@@ -185,7 +185,7 @@ class ChunkedJobTest {
         await("the zombie's chunk is refused").atMost(TIMEOUT).until(() -> rejected() > rejectedBefore);
         assertThat(rows.rows("notification", jobId)).as("nothing of the zombie's chunk").isEqualTo(200);
         gated.releaseSuccessor.countDown();
-        await("epoch 2 finishes the job").atMost(TIMEOUT)
+        await("epoch 2 finishes the job").atMost(FAN_OUT_END)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
         zombie.freeze(false);
         await().atMost(TIMEOUT).until(() -> zombie.activeJobIds().isEmpty());
@@ -262,7 +262,7 @@ class ChunkedJobTest {
         await().atMost(TIMEOUT).until(() -> chunksDone(first) >= 1);
         String second = FanOuts.start(channel, 100, null, Map.of());
 
-        await().atMost(TIMEOUT).until(() -> redis.job(queue, second).state() == JobState.COMPLETED);
+        await().atMost(FAN_OUT_END).until(() -> redis.job(queue, second).state() == JobState.COMPLETED);
         assertThat(redis.job(queue, first).state()).isEqualTo(JobState.COMPLETED);
         assertThat(rows.firstWrite(second)).as("the second wrote only after the first's last write")
                 .isGreaterThanOrEqualTo(rows.lastWrite(first));

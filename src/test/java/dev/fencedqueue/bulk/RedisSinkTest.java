@@ -1,6 +1,8 @@
 package dev.fencedqueue.bulk;
 
 import static dev.fencedqueue.testing.TestWorkers.options;
+import static dev.fencedqueue.testing.Timeouts.FAN_OUT_END;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,7 +11,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.in;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,6 @@ import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.HashTags;
 import dev.fencedqueue.redis.SharedConnection;
@@ -60,7 +60,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RedisSinkTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final String JOBS = "/admin/queues/notifications/jobs/";
 
     @Inject
@@ -119,7 +118,7 @@ class RedisSinkTest {
         startWorker(fanOut, "w-api");
 
         String jobId = FanOuts.start(channel, 250, null, Map.of());
-        await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
+        await().atMost(FAN_OUT_END).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
         given().get("/notifications/jobs/" + jobId).then().statusCode(200).body("state", equalTo("completed"))
                 .body("cursor", equalTo("u-1000")).body("itemsDone", equalTo(1001)).body("chunksDone", equalTo(5))
@@ -157,7 +156,7 @@ class RedisSinkTest {
         FanOuts.admin().contentType(ContentType.JSON).body(Map.of("pauseBetweenChunksMs", 0)).put(JOBS + jobId + "/throttle")
                 .then().statusCode(200);
         FanOuts.admin().post(JOBS + jobId + "/resume").then().statusCode(200).body("state", in(List.of("waiting", "active")));
-        await("the resumed job finishes").atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
+        await("the resumed job finishes").atMost(FAN_OUT_END).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
 
         long resumed = redis.job(queue, jobId).fencingToken();
         assertThat(resumed).as("the resume ran as a new epoch").isGreaterThan(firstEpoch);
@@ -194,7 +193,7 @@ class RedisSinkTest {
         assertThat(rows.notifications(channel, jobId)).as("nothing of the zombie's chunk").isEqualTo(200);
         assertThat(rows.outbox(channel, jobId)).isEqualTo(200);
         gated.releaseSuccessor.complete(null);
-        await("epoch 2 finishes the job").atMost(TIMEOUT)
+        await("epoch 2 finishes the job").atMost(FAN_OUT_END)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
         zombie.freeze(false);
         await().atMost(TIMEOUT).until(() -> zombie.activeJobIds().isEmpty());

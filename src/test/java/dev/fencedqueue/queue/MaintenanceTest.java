@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.testing.BulkAdd;
@@ -29,8 +29,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class MaintenanceTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Test
     void countsJobsInEveryState() {
@@ -294,13 +292,5 @@ class MaintenanceTest extends QueueTestSupport {
 
     private List<String> page(JobState state, int start, int count) {
         return queue.getJobs(state, start, count).await().atMost(TIMEOUT).stream().map(Job::id).toList();
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -23,8 +24,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class PriorityTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Test
     void lowerPriorityNumberRunsFirst() {
@@ -94,9 +93,5 @@ class PriorityTest extends QueueTestSupport {
 
     private String add(int priority) {
         return add(JobOptions.defaults().withPriority(priority));
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 }

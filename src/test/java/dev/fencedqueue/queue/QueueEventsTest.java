@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Test;
 @TestProfile(SmallQueueStreamsProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class QueueEventsTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final List<AssertSubscriber<QueueEvent>> subscribers = new ArrayList<>();
 
@@ -177,8 +176,5 @@ class QueueEventsTest extends QueueTestSupport {
                 events -> events.stream().anyMatch(event -> event.event().equals(last)));
     }
 
-    private String add(JobOptions options) {
-        return queue.add("job", Map.of(), options).await().atMost(TIMEOUT).jobId();
-    }
 
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.BulkAdd;
@@ -36,8 +36,6 @@ import org.junit.jupiter.api.Test;
 @TestProfile(SmallQueueStreamsProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RetentionTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Test
     void removeOnCompleteTrueRemovesTheJobWithAllItsKeysAsItCompletesAndOnlyThatJob() {
@@ -234,13 +232,5 @@ class RetentionTest extends QueueTestSupport {
     private List<String> ids(String key) {
         return Replies.elements(redis.send(Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1).arg("REV")))
                 .stream().map(Object::toString).toList();
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

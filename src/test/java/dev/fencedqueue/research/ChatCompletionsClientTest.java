@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -43,8 +44,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ChatCompletionsClientTest {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Inject
     Vertx vertx;

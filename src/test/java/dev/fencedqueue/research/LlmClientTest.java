@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -40,7 +41,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class LlmClientTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final Duration IDLE_TIMEOUT = Duration.ofMillis(400);
 
     @Inject

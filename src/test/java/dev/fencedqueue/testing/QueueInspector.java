@@ -1,6 +1,7 @@
 package dev.fencedqueue.testing;
 
-import java.time.Duration;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -27,8 +28,6 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class QueueInspector {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final Queues queues;
     private final JobEventStore store;

@@ -1,7 +1,6 @@
 package dev.fencedqueue.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Job;
@@ -40,7 +38,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class BackoffTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     /** How late a retry may start after its due time on a shared, loaded machine. */
     private static final long MAX_LATENESS_MS = 100;
     /**
@@ -242,13 +239,5 @@ class BackoffTest extends QueueTestSupport {
             }
         }
         throw new AssertionError("no failed event for attempt " + attemptsMade + " of job " + jobId);
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.TestWorkers.options;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -36,7 +37,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class BlockingProcessorTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(15);
     /** Twice the test lock duration of {@link dev.fencedqueue.testing.TestWorkers#options(String)}. */
     private static final Duration BLOCK = Duration.ofSeconds(2);
 

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,7 +12,6 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -29,9 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class DelayedJobsTest extends QueueTestSupport {
+class DelayedJobsTest extends WorkerTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     /** Generous for a shared 2-core machine, yet far below Redis's 100 ms blocking-timeout granularity. */
     private static final long MAX_LATENESS_MS = 50;
 
@@ -137,14 +136,5 @@ class DelayedJobsTest extends QueueTestSupport {
     private Long markerScore(String member) {
         var score = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().marker()).arg(member));
         return score == null ? null : (long) Double.parseDouble(score.toString());
-    }
-
-    private void awaitBlockedOnMarker(WorkerOptions options) {
-        String name = MarkerWaiter.connectionName(queue.name(), options);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 }

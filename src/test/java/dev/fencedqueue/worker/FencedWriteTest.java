@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Backoff;
@@ -39,8 +39,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class FencedWriteTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Inject
     Queues queues;
@@ -207,18 +205,5 @@ class FencedWriteTest extends QueueTestSupport {
                 .drainDelay(Duration.ofSeconds(2)).build());
         worker.start();
         return worker;
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
-        await().atMost(TIMEOUT).until(() -> processor.started() > index);
-        return processor.attempt(index);
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

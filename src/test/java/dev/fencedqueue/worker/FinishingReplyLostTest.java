@@ -1,9 +1,9 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -35,8 +35,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class FinishingReplyLostTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     @InjectRedis
     RedisFaults redis;

@@ -1,8 +1,8 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class FinishingRetryTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String LOCK_MS = "10000";
 
     @Inject

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
@@ -17,7 +17,6 @@ import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.TestWorkers;
@@ -38,9 +37,8 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class GracefulShutdownTest extends QueueTestSupport {
+class GracefulShutdownTest extends WorkerTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final Duration RESUMED_WITHIN = Duration.ofSeconds(1);
 
     @Inject
@@ -134,25 +132,8 @@ class GracefulShutdownTest extends QueueTestSupport {
         return processor.attempts().stream().filter(a -> a.context().jobId().equals(jobId)).findFirst().orElseThrow();
     }
 
-    private void awaitBlockedOnMarker(WorkerOptions options) {
-        String name = MarkerWaiter.connectionName(queue.name(), options);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
-    }
-
-    private String add() {
-        return queue.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
-    }
-
-    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
-        return awaitAttempt(processor, index, TIMEOUT);
-    }
-
     private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index, Duration within) {
         await().atMost(within).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() > index);
         return processor.attempt(index);
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

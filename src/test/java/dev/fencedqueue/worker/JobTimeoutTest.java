@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +8,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
@@ -36,8 +36,6 @@ import org.junit.jupiter.api.Test;
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class JobTimeoutTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Inject
     ResearchProcessor research;
@@ -89,7 +87,7 @@ class JobTimeoutTest extends QueueTestSupport {
     void timeoutClosesTheResearchLlmStreamAndFailsTheJob() {
         workers.start(ProcessorOnQueue.of(research, queue.name()), TestWorkers.options("w-research").build());
         String jobId = "timeout-" + UUID.randomUUID();
-        add(JobOptions.defaults().withJobId(jobId).withTimeout(Duration.ofMillis(700)), Map.of("query", "slow topic"));
+        add(Map.of("query", "slow topic"), JobOptions.defaults().withJobId(jobId).withTimeout(Duration.ofMillis(700)));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
 
@@ -100,22 +98,5 @@ class JobTimeoutTest extends QueueTestSupport {
         assertThat(SimulatorStreams.of(jobId).completed()).isZero();
         assertThat(redis.eventTypes(queue, jobId)).startsWith("started", "progress").endsWith("failed")
                 .doesNotContain("completed");
-    }
-
-    private String add(JobOptions options) {
-        return add(options, null);
-    }
-
-    private String add(JobOptions options, Object data) {
-        return queue.add("job", data, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
-        await().atMost(TIMEOUT).until(() -> processor.started() > index);
-        return processor.attempt(index);
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,10 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -28,9 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class LimitsTest extends QueueTestSupport {
+class LimitsTest extends WorkerTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final Duration QUIET = Duration.ofMillis(400);
 
     @Test
@@ -134,8 +132,7 @@ class LimitsTest extends QueueTestSupport {
         WorkerOptions second = TestWorkers.options("w-2").build();
         workers.start(processor, second);
         add();
-        String secondConnection = MarkerWaiter.connectionName(queue.name(), second);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(secondConnection, "bzpopmin"));
+        awaitBlockedOnMarker(second);
         await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
 
         first.pause(false).await().atMost(TIMEOUT);
@@ -153,9 +150,5 @@ class LimitsTest extends QueueTestSupport {
 
     private long completed() {
         return queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED);
-    }
-
-    private void add() {
-        queue.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT);
     }
 }

@@ -1,20 +1,18 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
 
-import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueEvent;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -29,9 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class PauseTest extends QueueTestSupport {
+class PauseTest extends WorkerTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final Duration QUIET = Duration.ofMillis(400);
     private static final Duration PROMPTLY = Duration.ofMillis(500);
 
@@ -78,8 +75,7 @@ class PauseTest extends QueueTestSupport {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         WorkerOptions options = TestWorkers.options("w-blocked").build();
         workers.start(processor, options);
-        String name = MarkerWaiter.connectionName(queue.name(), options);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
+        awaitBlockedOnMarker(options);
         assertThat(processor.started()).isZero();
 
         long resumedAt = System.nanoTime();
@@ -143,17 +139,5 @@ class PauseTest extends QueueTestSupport {
 
     private List<String> queueEvents() {
         return redis.queueEvents(queue).stream().map(QueueEvent::event).toList();
-    }
-
-    private String add() {
-        return add(JobOptions.defaults());
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

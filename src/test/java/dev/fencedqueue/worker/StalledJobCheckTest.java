@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
@@ -34,7 +34,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class StalledJobCheckTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String STALLED_REASON = "job stalled more than allowable limit";
 
     @Inject
@@ -44,7 +43,7 @@ class StalledJobCheckTest extends QueueTestSupport {
     void reclaimsJobWhenLockExpiresAndTheStaleWorkerStops() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, options("worker-A", 1));
+        Worker workerA = workers.start(processorA, options("worker-A", 1));
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
         CompletableFuture<CancelReason> zombieCancelled = zombie.context().cancelled().subscribeAsCompletionStage();
@@ -55,7 +54,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         assertThat(handedBack.fencingToken()).isEqualTo(zombie.fencingToken());
         assertThat(redis.activeIds(queue)).isEmpty();
 
-        start(processorB, options("worker-B", 1));
+        workers.start(processorB, options("worker-B", 1));
         ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
         assertThat(current.fencingToken()).as("a new epoch").isGreaterThan(zombie.fencingToken());
         Job taken = redis.job(queue, jobId);
@@ -74,12 +73,12 @@ class StalledJobCheckTest extends QueueTestSupport {
     void failsJobThatStalledMoreThanMaxStalledCount() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, options("worker-A", 1));
+        Worker workerA = workers.start(processorA, options("worker-A", 1));
         String jobId = add(JobOptions.defaults().withAttempts(5));
         ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
 
         workerA.freeze(true);
-        Worker workerB = start(processorB, options("worker-B", 1));
+        Worker workerB = workers.start(processorB, options("worker-B", 1));
         ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
         assertThat(onB.fencingToken()).isGreaterThan(onA.fencingToken());
         assertThat(redis.job(queue, jobId).stalledCounter()).as("one stall is allowed").isEqualTo(1);
@@ -104,10 +103,10 @@ class StalledJobCheckTest extends QueueTestSupport {
     void neverReclaimsJobWhoseLockKeepsBeingRenewed() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        start(processorA, options("worker-A", 0));
+        workers.start(processorA, options("worker-A", 0));
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt attempt = awaitAttempt(processorA, 0);
-        start(processorB, options("worker-B", 0));
+        workers.start(processorB, options("worker-B", 0));
 
         // Three lock durations, six stalled checks: the renewing worker keeps the job.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> {
@@ -124,8 +123,8 @@ class StalledJobCheckTest extends QueueTestSupport {
 
     @Test
     void workersRunTheCheckAtMostOncePerStalledInterval() {
-        start(ProbeProcessor.held(queue.name()), options("worker-A", 1));
-        start(ProbeProcessor.held(queue.name()), options("worker-B", 1));
+        workers.start(ProbeProcessor.held(queue.name()), options("worker-A", 1));
+        workers.start(ProbeProcessor.held(queue.name()), options("worker-B", 1));
         String checkKey = queue.keys().stalledCheck();
         long ttl = await().atMost(TIMEOUT).until(() -> pttl(checkKey), millis -> millis > 0);
         assertThat(ttl).as("the check key lives one stalled interval").isLessThanOrEqualTo(500L);
@@ -187,28 +186,9 @@ class StalledJobCheckTest extends QueueTestSupport {
         return redis.send(Request.cmd(Command.PTTL).arg(key)).toLong();
     }
 
-    private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = workers.create(processor, options);
-        worker.start();
-        return worker;
-    }
-
     /** Lock 1 s renewed every 300 ms, stalled check every 500 ms. */
     private static WorkerOptions options(String workerId, int maxStalledCount) {
         return TestWorkers.options(workerId).stalledCheck(Duration.ofMillis(500), maxStalledCount)
                 .drainDelay(Duration.ofSeconds(2)).build();
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
-        await().atMost(TIMEOUT).until(() -> processor.started() > index);
-        return processor.attempt(index);
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,12 +1,12 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,7 +15,6 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -28,14 +27,12 @@ import org.junit.jupiter.api.Test;
 /** The worker runtime: slots, wake-up on the marker, and cancellation of a job's pipeline. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class WorkerTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+class WorkerTest extends WorkerTestSupport {
 
     @Test
     void runsAtMostConcurrencyJobsAtOnce() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        start(processor, TestWorkers.options("w-slots").concurrency(3).drainDelay(Duration.ofSeconds(2)).build());
+        workers.start(processor, TestWorkers.options("w-slots").concurrency(3).drainDelay(Duration.ofSeconds(2)).build());
         List<String> jobIds = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             jobIds.add(add(JobOptions.defaults()));
@@ -66,8 +63,8 @@ class WorkerTest extends QueueTestSupport {
     void idleWorkerIsWokenByTheMarkerNotByPolling() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         WorkerOptions idle = options("w-idle", Duration.ofSeconds(30));
-        start(processor, idle);
-        await().atMost(TIMEOUT).until(() -> blockedOnMarker(idle));
+        workers.start(processor, idle);
+        awaitBlockedOnMarker(idle);
 
         long addedAt = System.nanoTime();
         String jobId = add(JobOptions.defaults());
@@ -81,7 +78,7 @@ class WorkerTest extends QueueTestSupport {
     void abortCancelsTheRunningAttemptThroughTheRevokeNotice() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         // Renewal every 5 s: within the test only the revoke notice can stop the attempt.
-        Worker worker = start(processor, WorkerOptions.builder("w-abort").concurrency(1)
+        Worker worker = workers.start(processor, WorkerOptions.builder("w-abort").concurrency(1)
                 .lock(Duration.ofSeconds(10), Duration.ofSeconds(5)).stalledCheck(Duration.ofSeconds(5), 1)
                 .drainDelay(Duration.ofSeconds(2)).build());
         String jobId = add(JobOptions.defaults());
@@ -107,7 +104,7 @@ class WorkerTest extends QueueTestSupport {
     @Test
     void revokeNoticeStopsTheRunningAttemptOfThatEpochOnly() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = start(processor, options("w-revoke", Duration.ofSeconds(2)));
+        Worker worker = workers.start(processor, options("w-revoke", Duration.ofSeconds(2)));
         String jobId = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         ProbeProcessor.Attempt attempt = processor.attempt(0);
@@ -130,7 +127,7 @@ class WorkerTest extends QueueTestSupport {
     @Test
     void lostFencingTokenCancelsTheAttemptAtTheNextRenewal() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = start(processor, options("w-token", Duration.ofSeconds(2)));
+        Worker worker = workers.start(processor, options("w-token", Duration.ofSeconds(2)));
         String jobId = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         ProbeProcessor.Attempt attempt = processor.attempt(0);
@@ -182,19 +179,9 @@ class WorkerTest extends QueueTestSupport {
         await().atMost(TIMEOUT).until(() -> publishRevoke("no-job:0") == 0);
     }
 
-    private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = workers.create(processor, options);
-        worker.start();
-        return worker;
-    }
-
     /** The test defaults (lock 1 s, renewal 300 ms, stalled check 500 ms) with a given drain delay. */
     private static WorkerOptions options(String workerId, Duration drainDelay) {
         return TestWorkers.options(workerId).drainDelay(drainDelay).build();
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 
     /** Publishes harmless notices (token 0) until the instance's revoke subscription of the queue receives them. */
@@ -204,25 +191,5 @@ class WorkerTest extends QueueTestSupport {
 
     private long publishRevoke(String message) {
         return redis.send(Request.cmd(Command.PUBLISH).arg(queue.keys().revokedChannel()).arg(message)).toLong();
-    }
-
-    /** @return whether the worker's own connection (named after it) is blocked in {@code BZPOPMIN} */
-    private boolean blockedOnMarker(WorkerOptions options) {
-        String name = MarkerWaiter.connectionName(queue.name(), options);
-        return clients().stream().anyMatch(c -> name.equals(field(c, "name"))
-                && "bzpopmin".equals(field(c, "cmd")) && field(c, "flags").contains("b"));
-    }
-
-    private List<String> clients() {
-        return Arrays.asList(redis.send(Request.cmd(Command.CLIENT).arg("LIST")).toString().split("\n"));
-    }
-
-    private static String field(String client, String name) {
-        for (String pair : client.trim().split(" ")) {
-            if (pair.startsWith(name + "=")) {
-                return pair.substring(name.length() + 1);
-            }
-        }
-        return "";
     }
 }

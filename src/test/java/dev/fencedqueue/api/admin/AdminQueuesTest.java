@@ -1,6 +1,7 @@
 package dev.fencedqueue.api.admin;
 
 import static dev.fencedqueue.api.admin.AdminApi.admin;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminQueuesTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private String path;
 
@@ -215,10 +214,6 @@ class AdminQueuesTest extends QueueTestSupport {
 
     private io.restassured.response.Response putLimits(String body) {
         return admin().contentType(ContentType.JSON).body(body).put(path + "/limits");
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", Map.of("n", 1), options).await().atMost(TIMEOUT).jobId();
     }
 
     private void startWorker(ProbeProcessor processor) {
