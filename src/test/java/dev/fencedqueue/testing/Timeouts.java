@@ -17,6 +17,14 @@ public final class Timeouts {
     public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     /**
+     * How late after its time something the product times (a delayed job's due time, a backoff, the end of a
+     * rate-limit window) may start and still count as on time in a test: room for a stall of a second or two, and
+     * far less than the {@link TestWorkers#DRAIN_DELAY} a worker that missed its timer would wait. How late it is
+     * on a quiet machine is measured by {@code QueueBenchmark} (delayed-job lateness).
+     */
+    public static final Duration MAX_LATENESS = Duration.ofSeconds(5);
+
+    /**
      * The longest a test waits for a whole fan-out to end: thousands of rows written chunk by chunk (into
      * PostgreSQL or Redis), each chunk a transaction of its own.
      */
