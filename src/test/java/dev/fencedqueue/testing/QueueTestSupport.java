@@ -3,6 +3,7 @@ package dev.fencedqueue.testing;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.function.Predicate;
 
 import dev.fencedqueue.queue.Job;
@@ -64,6 +65,29 @@ public abstract class QueueTestSupport {
     /** @return the job of the test's queue, once it meets {@code condition} (within {@link Timeouts#TIMEOUT}) */
     protected Job awaitJob(String jobId, Predicate<Job> condition) {
         return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+    }
+
+    /**
+     * Waits until the worker running the job has renewed its lock {@code times} times more. A quiet period measured by
+     * the worker's own progress rather than the wall clock: a process that stalls as a whole renews nothing, so a stall
+     * cannot pass for the wait, and whatever the worker was going to do meanwhile (start another job, cancel this one)
+     * it had the time to do.
+     *
+     * @param jobId a job of the test's queue, running (its lock renewed every few hundred ms with the test options)
+     * @param times how many renewals to wait for, at least 1
+     */
+    protected void awaitLockRenewed(String jobId, int times) {
+        long[] expiresAt = {redis.lockExpiresAt(queue, jobId)};
+        int[] renewals = {0};
+        await("%d renewals of the lock of job %s".formatted(times, jobId)).atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(20)).until(() -> {
+                    long now = redis.lockExpiresAt(queue, jobId);
+                    if (now > expiresAt[0]) {
+                        renewals[0]++;
+                        expiresAt[0] = now;
+                    }
+                    return renewals[0] >= times;
+                });
     }
 
     /** @return the attempt with index {@code index} (0 = first) of the processor, once it started */
