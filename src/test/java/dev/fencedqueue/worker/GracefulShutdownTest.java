@@ -30,16 +30,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Stopping a worker in one JVM: with {@code HAND_BACK} its running jobs are cancelled and go back to the
- * queue at once, without counting an attempt, so that an idle worker resumes them in well under a second
- * instead of after lock duration plus stalled interval (10 s + 10 s here); with {@code DRAIN} they may
- * finish first, for up to the drain timeout. The profile's simulator streams for 6 s.
+ * queue at once, without counting an attempt, so that an idle worker resumes them while the stopped worker's
+ * lock would still hold them (a stalled-job takeover waits for the lock to expire, up to 10 s here, and then for
+ * a stalled check); with {@code DRAIN} they may finish first, for up to the drain timeout, and the rest is handed
+ * back after it, not before. The profile's simulator streams for 6 s.
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class GracefulShutdownTest extends WorkerTestSupport {
 
-    private static final Duration RESUMED_WITHIN = Duration.ofSeconds(1);
+    /** Longer than the steps a test takes while a worker drains, however the machine stalls. */
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(4);
 
     @Inject
     ResearchProcessor research;
@@ -59,22 +61,21 @@ class GracefulShutdownTest extends WorkerTestSupport {
         workers.start(processorB, optionsB);
         awaitBlockedOnMarker(optionsB);
 
-        long stoppedAt = System.nanoTime();
+        long lockOfAExpiresAt = redis.lockExpiresAt(queue, jobId);
         manager.stop(workerA).await().atMost(TIMEOUT);
-        Duration stopping = Duration.ofNanos(System.nanoTime() - stoppedAt);
 
         assertThat(reason).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.SHUTDOWN);
         assertThat(onA.isCancelled()).isTrue();
-        ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0, RESUMED_WITHIN.plus(stopping));
-        assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(RESUMED_WITHIN.plus(stopping));
+        ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
+        assertThat(onB.context().job().processedOn()).as("B started the job while A's lock would still have held it")
+                .isLessThan(lockOfAExpiresAt);
         assertThat(onB.context().jobId()).isEqualTo(jobId);
         assertThat(onB.fencingToken()).as("a new epoch").isGreaterThan(onA.fencingToken());
         Job resumed = onB.context().job();
         assertThat(resumed.attemptsMade()).as("the hand-back counted no attempt").isZero();
         assertThat(resumed.attemptsStarted()).isEqualTo(1);
         assertThat(resumed.workerId()).isEqualTo("worker-B");
-        // The first HTTP call of the test JVM can take seconds on a busy machine.
-        await().atMost(Duration.ofSeconds(10)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        await().atMost(TIMEOUT).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
         assertThat(SimulatorStreams.of(jobId).opened()).isEqualTo(2);
 
         List<JobEvent> events = redis.events(queue, jobId);
@@ -89,7 +90,7 @@ class GracefulShutdownTest extends WorkerTestSupport {
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
         // Lock 1 s: the draining worker must keep renewing it.
         Worker workerA = workers.start(processorA, TestWorkers.options("worker-A").concurrency(2)
-                .shutdown(ShutdownMode.DRAIN, Duration.ofMillis(1500)).build());
+                .shutdown(ShutdownMode.DRAIN, DRAIN_TIMEOUT).build());
         String finishing = add();
         String slow = add();
         await().atMost(TIMEOUT).until(() -> processorA.started() == 2);
@@ -110,9 +111,9 @@ class GracefulShutdownTest extends WorkerTestSupport {
         long slowOnA = attemptOf(processorA, slow).fencingToken();
         assertThat(redis.job(queue, slow).fencingToken()).as("still running on A, its lock renewed").isEqualTo(slowOnA);
 
-        ProbeProcessor.Attempt slowOnB = awaitAttempt(processorB, 1, Duration.ofMillis(1500).plus(RESUMED_WITHIN));
-        Duration handedBackAfter = Duration.ofNanos(System.nanoTime() - stoppedAt);
-        assertThat(handedBackAfter).isBetween(Duration.ofMillis(1400), Duration.ofMillis(1500).plus(RESUMED_WITHIN));
+        ProbeProcessor.Attempt slowOnB = awaitAttempt(processorB, 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).as("handed back after the drain timeout")
+                .isGreaterThanOrEqualTo(DRAIN_TIMEOUT);
         assertThat(slowOnB.context().jobId()).isEqualTo(slow);
         assertThat(slowOnB.fencingToken()).as("a new epoch").isGreaterThan(slowOnA);
         assertThat(slowOnB.context().job().attemptsMade()).isZero();
@@ -130,10 +131,5 @@ class GracefulShutdownTest extends WorkerTestSupport {
 
     private static ProbeProcessor.Attempt attemptOf(ProbeProcessor processor, String jobId) {
         return processor.attempts().stream().filter(a -> a.context().jobId().equals(jobId)).findFirst().orElseThrow();
-    }
-
-    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index, Duration within) {
-        await().atMost(within).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() > index);
-        return processor.attempt(index);
     }
 }

@@ -103,17 +103,27 @@ class StalledJobCheckTest extends QueueTestSupport {
     void neverReclaimsJobWhoseLockKeepsBeingRenewed() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        workers.start(processorA, options("worker-A", 0));
+        // A lock of 3 s renewed every 500 ms: a stall of a second or two lets no lock expire, the renewals keep it.
+        workers.start(processorA, TestWorkers.options("worker-A").lock(Duration.ofSeconds(3), Duration.ofMillis(500))
+                .stalledCheck(Duration.ofMillis(500), 0).build());
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt attempt = awaitAttempt(processorA, 0);
         workers.start(processorB, options("worker-B", 0));
 
-        // Three lock durations, six stalled checks: the renewing worker keeps the job.
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> {
+        // On the Redis clock, until the job's first lock would have expired and two stalled checks (every 500 ms)
+        // followed: at every look, the renewing worker keeps the job.
+        long firstLockExpired = attempt.context().job().processedOn() + 3_000;
+        await().atMost(TIMEOUT).until(() -> {
             Job job = redis.job(queue, jobId);
-            return job.state() == JobState.ACTIVE && job.fencingToken() == attempt.fencingToken()
-                    && job.stalledCounter() == 0 && processorB.started() == 0 && !attempt.isCancelled();
+            assertThat(job.state()).isEqualTo(JobState.ACTIVE);
+            assertThat(job.fencingToken()).isEqualTo(attempt.fencingToken());
+            assertThat(job.stalledCounter()).isZero();
+            assertThat(processorB.started()).isZero();
+            assertThat(attempt.isCancelled()).isFalse();
+            return redis.redisTimeMillis() > firstLockExpired + 1_000;
         });
+        assertThat(redis.lockExpiresAt(queue, jobId)).as("the lock was renewed past its first expiry")
+                .isGreaterThan(firstLockExpired);
 
         attempt.complete("long job done");
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
@@ -129,28 +139,30 @@ class StalledJobCheckTest extends QueueTestSupport {
         long ttl = await().atMost(TIMEOUT).until(() -> pttl(checkKey), millis -> millis > 0);
         assertThat(ttl).as("the check key lives one stalled interval").isLessThanOrEqualTo(500L);
 
-        // Two more checkers (as two more workers would) on a queue without workers.
+        // Two more checkers (as two more workers would) on a queue without workers, every 3 s: the steps between
+        // two checks fit in one interval however the machine stalls.
         JobQueue other = redis.freshQueue();
-        WorkerOptions everySecond = TestWorkers.options("checker")
-                .stalledCheck(Duration.ofSeconds(1), 1).drainDelay(Duration.ofSeconds(2)).build();
-        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), everySecond);
-        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), everySecond);
+        WorkerOptions every3s = TestWorkers.options("checker")
+                .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
+        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s);
+        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
         long firstCheck = System.nanoTime();
         assertThat(check(checkerA)).as("the job's lock still lives at the first check").isEmpty();
-        // The interval (1 s) less a margin of 100 ms: the worker that ran the check finds the key gone at its next
+        // The interval (3 s) less a margin of 100 ms: the worker that ran the check finds the key gone at its next
         // tick even when that tick comes a little early (with the whole interval, a lone instance skipped about every
         // other check, and a dead worker's jobs waited one more interval).
         assertThat(pttl(other.keys().stalledCheck())).as("the check key lives the interval less its margin")
-                .isBetween(1L, 900L);
+                .isBetween(1L, 2_900L);
         await().atMost(TIMEOUT).until(() -> redis.send(Request.cmd(Command.EXISTS).arg(other.keys().lock(jobId))).toInteger() == 0);
         assertThat(check(checkerB)).as("the job is stalled, but the check already ran in this interval").isEmpty();
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.ACTIVE);
 
         Map<String, String> moved = await().atMost(TIMEOUT).until(() -> check(checkerB), m -> !m.isEmpty());
-        assertThat(Duration.ofNanos(System.nanoTime() - firstCheck)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+        assertThat(Duration.ofNanos(System.nanoTime() - firstCheck)).as("not before the check key expired")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(2_900));
         assertThat(moved).containsExactly(Map.entry(jobId, "waiting"));
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.WAITING);
     }
