@@ -206,7 +206,7 @@ class ChatCompletionsClientTest {
 
         chunks.cancel();
 
-        assertThat(exchange("/endless").closed()).succeedsWithin(Duration.ofSeconds(2));
+        assertThat(exchange("/endless").closed()).succeedsWithin(TIMEOUT);
     }
 
     @Test
@@ -235,7 +235,7 @@ class ChatCompletionsClientTest {
 
         chunks.cancel();
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> counts(jobId).closedEarly() == 1);
+        await().atMost(TIMEOUT).until(() -> counts(jobId).closedEarly() == 1);
         assertThat(counts(jobId).completed()).isZero();
     }
 
