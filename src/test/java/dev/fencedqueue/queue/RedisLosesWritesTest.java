@@ -1,4 +1,4 @@
-package dev.fencedqueue.fencing;
+package dev.fencedqueue.queue;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.GatedProcessor;
 import dev.fencedqueue.testing.RedisFaultsResource;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.fencing;
+package dev.fencedqueue.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.fencing;
+package dev.fencedqueue.events;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
