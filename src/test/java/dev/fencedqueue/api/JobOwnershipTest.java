@@ -27,7 +27,7 @@ import io.smallrye.jwt.build.Jwt;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 5: with {@code fq.research.require-owner}, a research job belongs to the bearer token that started
+ * With {@code fq.research.require-owner}, a research job belongs to the bearer token that started
  * it. Its owner reads and aborts it; another caller gets 403 and an anonymous one 401 (with a {@code Bearer}
  * challenge), on every endpoint of the job, its SSE stream included; a token signed by another key is refused.
  */

@@ -1,6 +1,7 @@
 package dev.fencedqueue.api;
 
 import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -155,7 +156,7 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(text("outcome-text")).isEqualTo("aborted by user");
         assertThat(shownEvents()).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event")))
                 .extracting(e -> e.get("event")).containsExactly("aborted");
-        await().atMost(Duration.ofSeconds(5)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        await().atMost(TIMEOUT).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
         assertThat(browser().findElement(By.id("abort")).isDisplayed()).isFalse();
     }
 

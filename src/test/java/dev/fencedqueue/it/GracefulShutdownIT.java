@@ -1,6 +1,7 @@
 package dev.fencedqueue.it;
 
 import static dev.fencedqueue.testing.ResearchTestSupport.fencingToken;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -163,7 +164,7 @@ class GracefulShutdownIT {
      */
     private static long awaitProgressOf(ServiceProcess process, String jobId, String workerId) {
         long token = await(workerId + " runs the job's first attempt and relays progress")
-                .atMost(Duration.ofSeconds(10))
+                .atMost(TIMEOUT)
                 .until(() -> status(process, jobId), status -> "active".equals(status.getString("state"))
                         && status.getInt("attemptsStarted") == 1 && workerId.equals(status.getString("workerId"))
                         && status.get("progress") != null)

@@ -26,7 +26,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 2, on the wire: the service reaches Redis through a proxy that forwards a completion script and then
+ * A finishing call whose reply is lost on the wire: the service reaches Redis through a proxy that forwards a completion script and then
  * cuts the connection before its reply comes back. Redis ran the script (the job completed and the worker's next job
  * was activated in the same call); the worker only sees a broken connection and retries the call. The retry must
  * return the first outcome and hand the next job over again, so that every job runs once and none sits locked until

@@ -22,7 +22,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 2: a finishing call whose reply was lost is retried by the worker with the same arguments; the repeat
+ * A finishing call whose reply was lost is retried by the worker with the same arguments; the repeat
  * returns the first call's outcome and hands the same activated jobs again, and nothing happens twice (no "not
  * active", no job activated twice, no second terminal event, no job locked by nobody).
  */
