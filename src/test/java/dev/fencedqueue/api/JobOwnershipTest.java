@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
@@ -87,7 +88,7 @@ class JobOwnershipTest {
     private int streamStatus(String jobId, String token) {
         try (SseClient stream = SseClient.open(base + "research/stream/" + jobId,
                 token == null ? Map.of() : Map.of("Authorization", "Bearer " + token))) {
-            return stream.status().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+            return stream.status().orTimeout(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS).join();
         }
     }
 

@@ -73,13 +73,14 @@ class ChatCompletionsClientTest {
     @BeforeEach
     void startServer() throws Exception {
         server = vertx.createHttpServer().requestHandler(this::serve);
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @AfterEach
     void stopServer() throws Exception {
         connectors.forEach(LlmConnector::close);
-        server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.close().toCompletionStage().toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Test
@@ -96,7 +97,7 @@ class ChatCompletionsClientTest {
         assertThat(exchange.path()).isEqualTo("/ok/v1/chat/completions");
         assertThat(exchange.headers()).containsEntry("authorization", "Bearer sk-test-secret")
                 .containsEntry("x-request-id", "job-1").containsEntry("accept", "text/event-stream");
-        JsonNode body = json.readTree(exchange.body().get(5, TimeUnit.SECONDS));
+        JsonNode body = json.readTree(exchange.body().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
         assertThat(body.path("model").asText()).isEqualTo("test-model");
         assertThat(body.path("stream").asBoolean()).isTrue();
         assertThat(body.path("stream_options").path("include_usage").asBoolean()).isTrue();

@@ -71,13 +71,14 @@ class LlmClientTest {
     @BeforeEach
     void startServer() throws Exception {
         server = vertx.createHttpServer().requestHandler(this::serve);
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @AfterEach
     void stopServer() throws Exception {
         connectors.forEach(LlmConnector::close);
-        server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.close().toCompletionStage().toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Test
