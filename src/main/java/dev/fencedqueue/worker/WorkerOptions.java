@@ -1,12 +1,13 @@
 package dev.fencedqueue.worker;
 
-import dev.fencedqueue.config.ShutdownMode;
 import java.time.Duration;
 
+import dev.fencedqueue.config.ShutdownMode;
 import dev.fencedqueue.config.WorkerConfig;
 
 /**
- * Settings of one worker (see {@link WorkerConfig} for their meaning and defaults).
+ * Settings of one worker (see {@link WorkerConfig} for their meaning and defaults). Build them with
+ * {@link #builder(String)}, or take them from the configuration with {@link #from(WorkerConfig, String)}.
  *
  * @param workerId id shown in job status and events
  * @param concurrency jobs run at the same time, at least 1
@@ -22,6 +23,11 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
         Duration stalledInterval, int maxStalledCount, Duration drainDelay, ShutdownMode shutdownMode,
         Duration drainTimeout) {
 
+    /**
+     * @throws IllegalArgumentException when {@code workerId} is blank, {@code concurrency} below 1, the renewal
+     *         not shorter than the lock, {@code maxStalledCount} negative, {@code shutdownMode} {@code null}, or
+     *         {@code drainTimeout} {@code null} or negative (the durations must not be {@code null})
+     */
     public WorkerOptions {
         if (workerId == null || workerId.isBlank()) {
             throw new IllegalArgumentException("`workerId` must not be blank");
@@ -40,41 +46,104 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
         }
     }
 
-    /** Options that hand running jobs back on shutdown (drain timeout 25 s, unused). */
-    public WorkerOptions(String workerId, int concurrency, Duration lockDuration, Duration lockRenewInterval,
-            Duration stalledInterval, int maxStalledCount, Duration drainDelay) {
-        this(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval, maxStalledCount, drainDelay,
-                ShutdownMode.HAND_BACK, Duration.ofSeconds(25));
+    /**
+     * @param workerId the worker id, must not be blank (checked by {@link Builder#build()})
+     * @return a builder with the defaults of {@link WorkerConfig}: concurrency 4, lock 30 s renewed every 10 s,
+     *         stalled check every 15 s, one stall allowed, drain delay 5 s, hand-back on shutdown, drain timeout 25 s
+     */
+    public static Builder builder(String workerId) {
+        return new Builder(workerId);
     }
 
     /**
-     * @param config the worker configuration
-     * @param workerId the worker id to use
+     * @param config the worker configuration, must not be {@code null}
+     * @param workerId the worker id to use, must not be blank
      * @return options taken from the configuration
      */
     public static WorkerOptions from(WorkerConfig config, String workerId) {
-        return new WorkerOptions(workerId, config.concurrency(), config.lockDuration(), config.lockRenewInterval(),
-                config.stalledInterval(), config.maxStalledCount(), config.drainDelay(), config.shutdownMode(),
-                config.drainTimeout());
+        return builder(workerId).concurrency(config.concurrency())
+                .lock(config.lockDuration(), config.lockRenewInterval())
+                .stalledCheck(config.stalledInterval(), config.maxStalledCount())
+                .drainDelay(config.drainDelay())
+                .shutdown(config.shutdownMode(), config.drainTimeout())
+                .build();
     }
 
-    public WorkerOptions withWorkerId(String id) {
-        return new WorkerOptions(id, concurrency, lockDuration, lockRenewInterval, stalledInterval, maxStalledCount,
-                drainDelay, shutdownMode, drainTimeout);
-    }
+    /**
+     * Builds {@link WorkerOptions}, starting from the defaults of {@link WorkerConfig}. Not thread-safe; the
+     * values are checked by {@link #build()}.
+     */
+    public static final class Builder {
 
-    public WorkerOptions withConcurrency(int value) {
-        return new WorkerOptions(workerId, value, lockDuration, lockRenewInterval, stalledInterval, maxStalledCount,
-                drainDelay, shutdownMode, drainTimeout);
-    }
+        private String workerId;
+        private int concurrency = 4;
+        private Duration lockDuration = Duration.ofSeconds(30);
+        private Duration lockRenewInterval = Duration.ofSeconds(10);
+        private Duration stalledInterval = Duration.ofSeconds(15);
+        private int maxStalledCount = 1;
+        private Duration drainDelay = Duration.ofSeconds(5);
+        private ShutdownMode shutdownMode = ShutdownMode.HAND_BACK;
+        private Duration drainTimeout = Duration.ofSeconds(25);
 
-    public WorkerOptions withDrainDelay(Duration value) {
-        return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
-                maxStalledCount, value, shutdownMode, drainTimeout);
-    }
+        private Builder(String workerId) {
+            this.workerId = workerId;
+        }
 
-    public WorkerOptions withShutdown(ShutdownMode mode, Duration timeout) {
-        return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
-                maxStalledCount, drainDelay, mode, timeout);
+        /** @param value the worker id shown in job status and events */
+        public Builder workerId(String value) {
+            this.workerId = value;
+            return this;
+        }
+
+        /** @param value jobs run at the same time, at least 1 */
+        public Builder concurrency(int value) {
+            this.concurrency = value;
+            return this;
+        }
+
+        /**
+         * @param duration the lock's time to live
+         * @param renewInterval how often the worker renews its jobs' locks, shorter than {@code duration}
+         */
+        public Builder lock(Duration duration, Duration renewInterval) {
+            this.lockDuration = duration;
+            this.lockRenewInterval = renewInterval;
+            return this;
+        }
+
+        /**
+         * @param interval the period of the stalled-job check
+         * @param maxStalled how many stalls a job survives before it fails, at least 0
+         */
+        public Builder stalledCheck(Duration interval, int maxStalled) {
+            this.stalledInterval = interval;
+            this.maxStalledCount = maxStalled;
+            return this;
+        }
+
+        /** @param value the longest the worker blocks on the queue's marker before it looks at the queue again */
+        public Builder drainDelay(Duration value) {
+            this.drainDelay = value;
+            return this;
+        }
+
+        /**
+         * @param mode what stopping the worker does with its running jobs
+         * @param timeout with {@link ShutdownMode#DRAIN}, the longest it waits for them, not negative
+         */
+        public Builder shutdown(ShutdownMode mode, Duration timeout) {
+            this.shutdownMode = mode;
+            this.drainTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @return the options
+         * @throws IllegalArgumentException as {@link WorkerOptions#WorkerOptions} does
+         */
+        public WorkerOptions build() {
+            return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
+                    maxStalledCount, drainDelay, shutdownMode, drainTimeout);
+        }
     }
 }

@@ -1,9 +1,10 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -34,7 +35,6 @@ import org.openqa.selenium.chrome.ChromeDriver;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AnswerPageTest extends ResearchTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
     @RegisterExtension
     static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
@@ -47,7 +47,7 @@ class AnswerPageTest extends ResearchTestSupport {
         String jobId = startJob("streamed answers");
         browser().get(base + "?jobId=" + jobId);
 
-        await("part of the answer shows while the job runs").atMost(TIMEOUT)
+        await("part of the answer shows while the job runs").atMost(BROWSER_STEP)
                 .until(() -> answerSource().length() > 20 && "active".equals(text("state")));
         assertThat(text("tokens")).matches("\\d+ tokens");
         awaitOutcome("completed");
@@ -66,14 +66,14 @@ class AnswerPageTest extends ResearchTestSupport {
         Worker workerB = worker(research, "worker-B");
         String jobId = startJob("taken over mid-answer");
         browser().get(base + "?jobId=" + jobId);
-        await().atMost(TIMEOUT).until(() -> answerSource().length() > 20);
+        await().atMost(BROWSER_STEP).until(() -> answerSource().length() > 20);
         long runOfA = status(jobId).getLong("fencingToken");
 
         workerA.freeze(true);
         workerB.start();
         long runOfB = await("B takes the job over").atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > runOfA);
-        await("the page shows B's run").atMost(TIMEOUT).until(() -> text("run").contains("fencing token " + runOfB));
+        await("the page shows B's run").atMost(BROWSER_STEP).until(() -> text("run").contains("fencing token " + runOfB));
         awaitOutcome("completed");
         workerA.freeze(false);
         await("the zombie let go of the job").atMost(TIMEOUT).until(() -> workerA.activeJobIds().isEmpty());
@@ -91,7 +91,7 @@ class AnswerPageTest extends ResearchTestSupport {
         String jobId = startJob("cut mid-answer");
         try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
             browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
-            await().atMost(TIMEOUT).until(() -> answerSource().length() > 20);
+            await().atMost(BROWSER_STEP).until(() -> answerSource().length() > 20);
             int acceptedBeforeCut = proxy.accepted();
 
             proxy.cutAll();
@@ -122,7 +122,7 @@ class AnswerPageTest extends ResearchTestSupport {
     }
 
     private void awaitOutcome(String event) {
-        await().atMost(TIMEOUT).until(() -> event.equals(
+        await().atMost(BROWSER_STEP).until(() -> event.equals(
                 script("return document.getElementById('outcome').dataset.event ?? null")));
         assertThat(text("state")).isEqualTo(event);
     }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
@@ -27,7 +28,7 @@ import io.smallrye.jwt.build.Jwt;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 5: with {@code fq.research.require-owner}, a research job belongs to the bearer token that started
+ * With {@code fq.research.require-owner}, a research job belongs to the bearer token that started
  * it. Its owner reads and aborts it; another caller gets 403 and an anonymous one 401 (with a {@code Bearer}
  * challenge), on every endpoint of the job, its SSE stream included; a token signed by another key is refused.
  */
@@ -87,7 +88,7 @@ class JobOwnershipTest {
     private int streamStatus(String jobId, String token) {
         try (SseClient stream = SseClient.open(base + "research/stream/" + jobId,
                 token == null ? Map.of() : Map.of("Authorization", "Bearer " + token))) {
-            return stream.status().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+            return stream.status().orTimeout(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS).join();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -56,7 +57,7 @@ class ManySubscribersTest extends ResearchTestSupport {
             assertThat(clients).allSatisfy(c -> assertThat(c.status().join()).isEqualTo(200));
 
             startResearchWorker("popular-worker");
-            await().atMost(Duration.ofSeconds(5)).until(() -> clients.get(0).events().size() >= 3);
+            await().atMost(TIMEOUT).until(() -> clients.get(0).events().size() >= 3);
             assertThat(redisClients()).as("Redis connections while %d subscribers follow the job", SUBSCRIBERS)
                     .isLessThan(12);
 
@@ -85,7 +86,7 @@ class ManySubscribersTest extends ResearchTestSupport {
             for (int i = 0; i < 60; i++) {
                 clients.add(SseClient.open(base + "research/stream/" + jobId));
                 int opened = clients.size();
-                await().atMost(Duration.ofSeconds(10)).until(() -> clients.get(opened - 1).status().isDone());
+                await().atMost(TIMEOUT).until(() -> clients.get(opened - 1).status().isDone());
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> clients.stream().allMatch(c -> c.ended().isDone()));
             List<String> expected = given().get("/research/history/" + jobId).jsonPath().getList("id");
@@ -99,7 +100,7 @@ class ManySubscribersTest extends ResearchTestSupport {
     }
 
     private long redisClients() {
-        String list = redis.send(Request.cmd(Command.CLIENT).arg("LIST")).await().atMost(Duration.ofSeconds(5)).toString();
+        String list = redis.send(Request.cmd(Command.CLIENT).arg("LIST")).await().atMost(TIMEOUT).toString();
         return list.lines().filter(line -> !line.isBlank()).count();
     }
 }

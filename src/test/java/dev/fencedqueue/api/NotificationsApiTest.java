@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.FAN_OUT_END;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -9,7 +10,6 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.startsWith;
 
 import java.net.URL;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +35,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class NotificationsApiTest {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     @TestHTTPResource("/")
     URL base;
@@ -66,7 +64,7 @@ class NotificationsApiTest {
 
         long token;
         try (SseClient sse = SseClient.open(base + "notifications/jobs/" + jobId + "/stream")) {
-            await().atMost(TIMEOUT).until(() -> sse.ended().isDone());
+            await().atMost(FAN_OUT_END).until(() -> sse.ended().isDone());
             List<SseClient.Message> events = sse.events();
             assertThat(events.get(0).event()).isEqualTo("started");
             token = events.get(0).fencingToken();

@@ -1,12 +1,12 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 
-import java.time.Duration;
 import java.util.Map;
 
 import dev.fencedqueue.testing.RedisTestResource;
@@ -33,9 +33,9 @@ class OperationsEndpointsTest {
     void metricsCountCompletedJobsPerQueue() {
         String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "count me")).post("/research/start")
                 .then().statusCode(202).extract().path("jobId");
-        await().atMost(Duration.ofSeconds(10)).until(() ->
+        await().atMost(TIMEOUT).until(() ->
                 "completed".equals(given().get("/research/status/" + jobId).path("state")));
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> given().get("/q/metrics").then().statusCode(200)
+        await().atMost(TIMEOUT).untilAsserted(() -> given().get("/q/metrics").then().statusCode(200)
                 .body(matchesPattern("(?s).*fq_worker_jobs_completed_total\\{queue=\"deep-research\",worker=\"[^\"]+\"} [1-9].*"))
                 .body(containsString("fq_worker_writes_rejected_total")));
     }

@@ -1,10 +1,10 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
-import java.time.Duration;
 import java.util.Map;
 
 import dev.fencedqueue.testing.RedisServerHandle;
@@ -57,7 +57,7 @@ class RedisOutageTest {
 
         redis.restart();
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(TIMEOUT).untilAsserted(() ->
                 given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP")));
         given().contentType(ContentType.JSON).body(Map.of("query", "after")).post("/research/start")
                 .then().statusCode(202);

@@ -1,5 +1,7 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,7 +38,6 @@ import org.openqa.selenium.chrome.ChromeDriver;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ResearchPageTest extends ResearchTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
     @RegisterExtension
     static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
@@ -72,7 +73,7 @@ class ResearchPageTest extends ResearchTestSupport {
         Worker workerB = worker(research, "worker-B");
         String jobId = startJob("takeover in the browser");
         browser().get(base + "?jobId=" + jobId);
-        await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
+        await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
         long runOfA = status(jobId).getLong("fencingToken");
         assertThat(shownEvents()).extracting(e -> e.get("fencingToken")).containsOnly(runOfA);
 
@@ -103,7 +104,7 @@ class ResearchPageTest extends ResearchTestSupport {
         String jobId = startJob("cut me off");
         try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
             browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
-            await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 3);
+            await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 3);
             int acceptedBeforeCut = proxy.accepted();
 
             proxy.cutAll();
@@ -127,11 +128,11 @@ class ResearchPageTest extends ResearchTestSupport {
         String jobId = startJob("refused for a while");
         try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
             browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
-            await().atMost(TIMEOUT).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
+            await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
 
             proxy.refuse(true);
             proxy.cutAll();
-            await().atMost(TIMEOUT).until(() -> text("notice").contains("HTTP 503"));
+            await().atMost(BROWSER_STEP).until(() -> text("notice").contains("HTTP 503"));
             proxy.refuse(false);
 
             awaitOutcome("completed");
@@ -146,7 +147,7 @@ class ResearchPageTest extends ResearchTestSupport {
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("stop me");
         browser().findElement(By.id("start")).click();
-        await().atMost(TIMEOUT).until(() -> shownEvents().stream().anyMatch(e -> "progress".equals(e.get("event"))));
+        await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().anyMatch(e -> "progress".equals(e.get("event"))));
 
         browser().findElement(By.id("abort")).click();
 
@@ -155,7 +156,7 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(text("outcome-text")).isEqualTo("aborted by user");
         assertThat(shownEvents()).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event")))
                 .extracting(e -> e.get("event")).containsExactly("aborted");
-        await().atMost(Duration.ofSeconds(5)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+        await().atMost(TIMEOUT).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
         assertThat(browser().findElement(By.id("abort")).isDisplayed()).isFalse();
     }
 
@@ -166,7 +167,7 @@ class ResearchPageTest extends ResearchTestSupport {
         browser().findElement(By.id("query")).sendKeys("   ");
         browser().findElement(By.id("start")).click();
 
-        await().atMost(TIMEOUT).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
+        await().atMost(BROWSER_STEP).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
         assertThat(text("start-error")).contains("blank");
         assertThat(browser().findElement(By.id("job")).isDisplayed()).isFalse();
         assertThat(browser().getCurrentUrl()).doesNotContain("jobId");
@@ -183,7 +184,7 @@ class ResearchPageTest extends ResearchTestSupport {
     void linkToAnUnknownJobSaysSo() {
         browser().get(base + "?jobId=no-such-job");
 
-        await().atMost(TIMEOUT).until(() -> "unknown".equals(text("state")));
+        await().atMost(BROWSER_STEP).until(() -> "unknown".equals(text("state")));
         assertThat(text("notice")).contains("no-such-job");
         assertThat(text("connection")).isEqualTo("closed");
     }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,7 +35,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9: a subscriber that stops reading never holds the others back and never makes the service buffer without
+ * A subscriber that stops reading never holds the others back and never makes the service buffer without
  * bound: once its connection holds {@code fq.events.subscriber-write-queue} bytes unsent and
  * {@code fq.events.subscriber-buffer} events wait behind them, it is disconnected, and it resumes with
  * {@code Last-Event-ID}, missing nothing and getting nothing twice.
@@ -77,7 +78,7 @@ class SlowSubscriberTest extends ResearchTestSupport {
             slow.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
             slow.getOutputStream().write(("GET /research/stream/" + jobId + " HTTP/1.1\r\nHost: " + base.getHost()
                     + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            await().atMost(Duration.ofSeconds(10)).until(() -> tailers.subscribers() - before == 2);
+            await().atMost(TIMEOUT).until(() -> tailers.subscribers() - before == 2);
 
             worker(new Flood(json, EVENTS, PADDING, 1), "flood").start();
 
@@ -87,7 +88,7 @@ class SlowSubscriberTest extends ResearchTestSupport {
             List<String> all = given().get("/research/history/" + jobId).jsonPath().getList("id");
             assertThat(all).hasSize(EVENTS + 2); // started, the progress events, completed
             assertThat(fast.events()).extracting(SseClient.Message::id).containsExactlyElementsOf(all);
-            await().atMost(Duration.ofSeconds(10)).until(() -> tailers.subscribers() == before);
+            await().atMost(TIMEOUT).until(() -> tailers.subscribers() == before);
 
             List<String> received = idsUntilClosed(slow.getInputStream());
             assertThat(received).as("what the slow reader got before its disconnect").isNotEmpty()

@@ -49,9 +49,9 @@ record BenchContext(Queues queues, WorkerManager workers, SharedConnection redis
      * 10 s, stalled check every 15 s, marker block 5 s).
      */
     Worker startWorker(JobProcessor processor, int concurrency) {
-        Worker worker = workers.create(processor, new WorkerOptions("bench-" + UUID.randomUUID().toString().substring(0, 6),
-                concurrency, Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(15), 1,
-                Duration.ofSeconds(5)));
+        Worker worker = workers.create(processor, WorkerOptions.builder("bench-" + UUID.randomUUID().toString().substring(0, 6))
+                .concurrency(concurrency).lock(Duration.ofSeconds(30), Duration.ofSeconds(10))
+                .stalledCheck(Duration.ofSeconds(15), 1).drainDelay(Duration.ofSeconds(5)).build());
         worker.start();
         return worker;
     }

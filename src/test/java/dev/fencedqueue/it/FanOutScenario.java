@@ -13,7 +13,7 @@ import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8's promise with real processes on one Redis (and one PostgreSQL for that sink): a fan-out to 100,000
+ * A bulk fan-out's promise with real processes on one Redis (and one PostgreSQL for that sink): a fan-out to 100,000
  * subscribers is aborted by an operator, resumed, loses the instance running it to {@code kill -9}, and has the
  * next one frozen with SIGSTOP until a third takes it over, then woken; afterwards every subscriber has exactly one
  * notification and one push-outbox entry, and the cursor is at the end. A subclass per sink.

@@ -1,5 +1,6 @@
 package dev.fencedqueue.it;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -9,7 +10,6 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasItems;
 
 import java.net.URL;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -55,7 +55,6 @@ class PackagedOperatorIT {
         }
     }
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(15);
     private static final String QUEUE = "/admin/queues/deep-research";
     private static final String JOBS = QUEUE + "/jobs";
     private static final List<String> TERMINAL = List.of("completed", "failed", "aborted");

@@ -1,6 +1,7 @@
 package dev.fencedqueue.it;
 
 import static dev.fencedqueue.testing.ResearchTestSupport.fencingTokens;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Seed 000's race with real processes (section 8.3, method 1): two packaged instances share one Redis;
+ * The zombie race with real processes: two packaged instances share one Redis;
  * instance A runs a research job and is frozen with SIGSTOP mid-stream until instance B takes the job over,
  * then woken with SIGCONT. A's late writes must all be rejected, A must close its LLM stream, readers must
  * see one epoch at a time, and the job must end once, completed by B.
@@ -36,7 +37,7 @@ class ZombieProcessIT {
         ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.steps", "150"));
         String jobId = a.request().contentType(ContentType.JSON).body(Map.of("query", "zombie race across processes"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
-        long epochOfA = await("A runs the job in its first epoch").atMost(Duration.ofSeconds(10))
+        long epochOfA = await("A runs the job in its first epoch").atMost(TIMEOUT)
                 .until(() -> status(a, jobId), status -> "active".equals(status.getString("state"))
                         && status.getInt("attemptsStarted") == 1 && "proc-A".equals(status.getString("workerId")))
                 .getLong("fencingToken");
@@ -46,7 +47,7 @@ class ZombieProcessIT {
         ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.steps", "20"));
         long epochOfB;
         try (SseClient sse = SseClient.open(b.url("/research/stream/" + jobId))) {
-            await("a progress event of A's epoch on B's stream").atMost(Duration.ofSeconds(10)).until(() -> sse.events()
+            await("a progress event of A's epoch on B's stream").atMost(TIMEOUT).until(() -> sse.events()
                     .stream().anyMatch(e -> "progress".equals(e.event()) && e.fencingToken() == epochOfA));
             assertThat(status(b, jobId).getString("state")).as("A still runs the job when it is frozen").isEqualTo("active");
 
@@ -58,7 +59,7 @@ class ZombieProcessIT {
             a.thaw();
 
             // A learns it lost the job (rejected write, lock renewal or revoke notice) and closes its LLM stream.
-            await("A closes its simulator stream early").atMost(Duration.ofSeconds(10))
+            await("A closes its simulator stream early").atMost(TIMEOUT)
                     .until(() -> simulatorCounts(a, jobId).getInt("closedEarly") == 1);
             await("B's stream ends").atMost(Duration.ofSeconds(30)).until(() -> sse.ended().isDone());
             assertThat(sse.ended()).isCompleted();

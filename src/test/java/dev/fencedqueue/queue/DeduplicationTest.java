@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class DeduplicationTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
     @Inject
     Queues queues;
 
@@ -44,8 +43,8 @@ class DeduplicationTest extends QueueTestSupport {
     void deduplicationWithTtlIgnoresAddsDuringTheTtlAndAcceptsThemAfter() {
         JobOptions options = JobOptions.defaults().withDeduplication(new Deduplication("report-7", Duration.ofMillis(500)));
 
-        AddResult first = add(options);
-        AddResult during = add(options.withAttempts(3));
+        AddResult first = submit(options);
+        AddResult during = submit(options.withAttempts(3));
 
         assertThat(first.created()).isTrue();
         assertThat(during).isEqualTo(new AddResult(first.jobId(), false, true));
@@ -54,7 +53,7 @@ class DeduplicationTest extends QueueTestSupport {
         assertThat(pttl(dedupKey("report-7"))).isBetween(1L, 500L);
 
         await().atMost(TIMEOUT).until(() -> !redis.exists(dedupKey("report-7")));
-        AddResult after = add(options);
+        AddResult after = submit(options);
 
         assertThat(after.created()).isTrue();
         assertThat(after.deduplicated()).isFalse();
@@ -63,23 +62,23 @@ class DeduplicationTest extends QueueTestSupport {
 
     @Test
     void deduplicationWithTtlLastsItsTtlEvenAfterTheJobCompleted() {
-        workers.start(completing(), TestWorkers.options("w-ttl"));
+        workers.start(completing(), TestWorkers.options("w-ttl").build());
         JobOptions options = JobOptions.defaults()
                 .withDeduplication(new Deduplication("throttled", Duration.ofSeconds(30)));
-        AddResult first = add(options);
+        AddResult first = submit(options);
         await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.COMPLETED);
 
-        assertThat(add(options)).isEqualTo(new AddResult(first.jobId(), false, true));
+        assertThat(submit(options)).isEqualTo(new AddResult(first.jobId(), false, true));
     }
 
     @Test
     void deduplicationWithoutTtlLastsUntilTheJobCompletes() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-complete"));
+        workers.start(processor, TestWorkers.options("w-complete").build());
         JobOptions options = untilEnded("until-completed");
-        AddResult first = add(options);
+        AddResult first = submit(options);
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        assertThat(add(options)).as("while active").isEqualTo(new AddResult(first.jobId(), false, true));
+        assertThat(submit(options)).as("while active").isEqualTo(new AddResult(first.jobId(), false, true));
         assertThat(pttl(dedupKey("until-completed"))).as("no TTL").isEqualTo(-1L);
 
         processor.attempt(0).complete("done");
@@ -91,14 +90,14 @@ class DeduplicationTest extends QueueTestSupport {
     @Test
     void deduplicationWithoutTtlHoldsWhileAFailedAttemptWaitsForItsRetryAndEndsWhenTheJobFails() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-fail"));
+        workers.start(processor, TestWorkers.options("w-fail").build());
         JobOptions options = untilEnded("until-failed").withAttempts(2)
                 .withBackoff(Backoff.fixed(Duration.ofMillis(300)));
-        AddResult first = add(options);
+        AddResult first = submit(options);
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         processor.attempt(0).fail(new IllegalStateException("first"));
         await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()).state() == JobState.DELAYED);
-        assertThat(add(options)).as("while delayed for its retry").isEqualTo(new AddResult(first.jobId(), false, true));
+        assertThat(submit(options)).as("while delayed for its retry").isEqualTo(new AddResult(first.jobId(), false, true));
 
         await().atMost(TIMEOUT).until(() -> processor.started() == 2);
         processor.attempt(1).fail(new IllegalStateException("second"));
@@ -110,8 +109,8 @@ class DeduplicationTest extends QueueTestSupport {
     @Test
     void deduplicationWithoutTtlEndsWhenTheJobIsAborted() {
         JobOptions options = untilEnded("until-aborted");
-        AddResult first = add(options);
-        assertThat(add(options).deduplicated()).isTrue();
+        AddResult first = submit(options);
+        assertThat(submit(options).deduplicated()).isTrue();
 
         queue.abort(first.jobId(), "not needed").await().atMost(TIMEOUT);
 
@@ -121,8 +120,8 @@ class DeduplicationTest extends QueueTestSupport {
     @Test
     void deduplicationWithoutTtlEndsWhenTheJobIsRemoved() {
         JobOptions options = untilEnded("until-removed");
-        AddResult first = add(options);
-        assertThat(add(options).deduplicated()).isTrue();
+        AddResult first = submit(options);
+        assertThat(submit(options).deduplicated()).isTrue();
 
         queue.maintenance().remove(first.jobId()).await().atMost(TIMEOUT);
 
@@ -131,8 +130,8 @@ class DeduplicationTest extends QueueTestSupport {
 
     @Test
     void differentDeduplicationIdsDoNotInterfere() {
-        AddResult a = add(untilEnded("a"));
-        AddResult b = add(untilEnded("b"));
+        AddResult a = submit(untilEnded("a"));
+        AddResult b = submit(untilEnded("b"));
 
         assertThat(a.created()).isTrue();
         assertThat(b.created()).isTrue();
@@ -141,13 +140,13 @@ class DeduplicationTest extends QueueTestSupport {
 
     @Test
     void idempotencyKeyKeepsReturningTheJobAfterRetentionRemovedIt() {
-        workers.start(completing(), TestWorkers.options("w-idempotent"));
+        workers.start(completing(), TestWorkers.options("w-idempotent").build());
         JobOptions options = JobOptions.defaults().withIdempotencyKey("order-9", Duration.ofHours(1))
                 .withRemoveOnComplete(KeepJobs.NONE);
-        AddResult first = add(options);
+        AddResult first = submit(options);
         await().atMost(TIMEOUT).until(() -> redis.job(queue, first.jobId()) == null);
 
-        AddResult again = add(options);
+        AddResult again = submit(options);
 
         assertThat(again).isEqualTo(new AddResult(first.jobId(), false, false));
         assertThat(waitingCount()).isZero();
@@ -174,10 +173,10 @@ class DeduplicationTest extends QueueTestSupport {
     }
 
     private void assertAcceptedAgain(JobOptions options, String endedJobId) {
-        AddResult again = add(options);
+        AddResult again = submit(options);
         assertThat(again.created()).as("a new job once the deduplicated one ended").isTrue();
         assertThat(again.jobId()).isNotEqualTo(endedJobId);
-        assertThat(add(options)).isEqualTo(new AddResult(again.jobId(), false, true));
+        assertThat(submit(options)).isEqualTo(new AddResult(again.jobId(), false, true));
     }
 
     private static JobOptions untilEnded(String dedupId) {
@@ -200,7 +199,8 @@ class DeduplicationTest extends QueueTestSupport {
         return queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.WAITING);
     }
 
-    private AddResult add(JobOptions options) {
+    /** @return the whole outcome of an add: the job id, and whether it was deduplicated */
+    private AddResult submit(JobOptions options) {
         return queue.add("job", null, options).await().atMost(TIMEOUT);
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.testing.BulkAdd;
@@ -29,8 +29,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class MaintenanceTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Test
     void countsJobsInEveryState() {
@@ -74,7 +72,7 @@ class MaintenanceTest extends QueueTestSupport {
         for (int i = 0; i < 3; i++) {
             completed.add(add(JobOptions.defaults()));
         }
-        workers.start(processor, TestWorkers.options("w-pages"));
+        workers.start(processor, TestWorkers.options("w-pages").build());
         await().atMost(TIMEOUT).until(() -> page(JobState.COMPLETED, 0, 10).size() == 3);
         assertThat(page(JobState.COMPLETED, 0, 10)).as("newest first").containsExactly(completed.get(2), completed.get(1),
                 completed.get(0));
@@ -123,7 +121,7 @@ class MaintenanceTest extends QueueTestSupport {
             return attempt <= 2 ? Uni.createFrom().failure(new IllegalStateException("attempt " + attempt + " failed"))
                     : Uni.createFrom().item("third time lucky");
         });
-        workers.start(processor, TestWorkers.options("w-retry"));
+        workers.start(processor, TestWorkers.options("w-retry").build());
         String jobId = add(JobOptions.defaults().withAttempts(2));
         Job failed = awaitJob(jobId, job -> job.state() == JobState.FAILED);
         assertThat(failed.attemptsMade()).isEqualTo(2);
@@ -154,7 +152,7 @@ class MaintenanceTest extends QueueTestSupport {
 
     @Test
     void cleanRemovesJobsOfAStateOlderThanTheGraceUpToTheLimit() {
-        workers.start(completing(), TestWorkers.options("w-clean"));
+        workers.start(completing(), TestWorkers.options("w-clean").build());
         List<String> old = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             old.add(add(JobOptions.defaults()));
@@ -266,7 +264,7 @@ class MaintenanceTest extends QueueTestSupport {
      */
     private Jobs jobsInEveryState() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = workers.start(processor, TestWorkers.options("w-states").withConcurrency(3));
+        Worker worker = workers.start(processor, TestWorkers.options("w-states").concurrency(3).build());
         String completed = add(JobOptions.defaults());
         String failed = add(JobOptions.defaults());
         String active = add(JobOptions.defaults());
@@ -294,13 +292,5 @@ class MaintenanceTest extends QueueTestSupport {
 
     private List<String> page(JobState state, int start, int count) {
         return queue.getJobs(state, start, count).await().atMost(TIMEOUT).stream().map(Job::id).toList();
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

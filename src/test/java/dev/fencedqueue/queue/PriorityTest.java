@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -23,8 +24,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class PriorityTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Test
     void lowerPriorityNumberRunsFirst() {
@@ -86,7 +85,7 @@ class PriorityTest extends QueueTestSupport {
     /** Starts one worker with one slot and no-op attempts, and returns the ids in the order it started them. */
     private List<String> runAll(int count) {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        workers.start(processor, TestWorkers.options("w-order"));
+        workers.start(processor, TestWorkers.options("w-order").build());
         await().atMost(TIMEOUT).until(() -> processor.started() == count);
         await().atMost(TIMEOUT).until(() -> queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED) == count);
         return processor.startedJobIds();
@@ -94,9 +93,5 @@ class PriorityTest extends QueueTestSupport {
 
     private String add(int priority) {
         return add(JobOptions.defaults().withPriority(priority));
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.BulkAdd;
@@ -37,14 +37,12 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RetentionTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
     @Test
     void removeOnCompleteTrueRemovesTheJobWithAllItsKeysAsItCompletesAndOnlyThatJob() {
         ProbeProcessor processor = completing();
         String kept = add(JobOptions.defaults());
         String removed = add(JobOptions.defaults().withRemoveOnComplete(KeepJobs.NONE));
-        workers.start(processor, TestWorkers.options("w-none"));
+        workers.start(processor, TestWorkers.options("w-none").build());
 
         await().atMost(TIMEOUT).until(() -> redis.job(queue, removed) == null);
         assertThat(processor.startedJobIds()).containsExactly(kept, removed);
@@ -62,7 +60,7 @@ class RetentionTest extends QueueTestSupport {
         for (int i = 0; i < 5; i++) {
             jobIds.add(add(JobOptions.defaults().withRemoveOnComplete(KeepJobs.count(2))));
         }
-        workers.start(completing(), TestWorkers.options("w-count"));
+        workers.start(completing(), TestWorkers.options("w-count").build());
 
         await().atMost(TIMEOUT).until(() -> redis.job(queue, jobIds.get(4)).state() == JobState.COMPLETED);
 
@@ -76,7 +74,7 @@ class RetentionTest extends QueueTestSupport {
 
     @Test
     void removeOnCompleteAgeRemovesJobsThatFinishedLongerAgoWhenTheNextOneFinishes() {
-        workers.start(completing(), TestWorkers.options("w-age"));
+        workers.start(completing(), TestWorkers.options("w-age").build());
         JobOptions keep300ms = JobOptions.defaults().withRemoveOnComplete(KeepJobs.age(Duration.ofMillis(300)));
         String old = add(keep300ms);
         Job finished = awaitJob(old, job -> job.state() == JobState.COMPLETED);
@@ -94,7 +92,7 @@ class RetentionTest extends QueueTestSupport {
 
     @Test
     void countAndAgeTogetherRemoveByWhicheverLimitIsReached() {
-        workers.start(completing(), TestWorkers.options("w-both"));
+        workers.start(completing(), TestWorkers.options("w-both").build());
         JobOptions keep = JobOptions.defaults().withRemoveOnComplete(new KeepJobs(3, Duration.ofMillis(400)));
         List<String> first = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -116,7 +114,7 @@ class RetentionTest extends QueueTestSupport {
     void removeOnFailAppliesToJobsThatFailedForGood() {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(),
                 context -> Uni.createFrom().failure(new IllegalStateException("no")));
-        workers.start(processor, TestWorkers.options("w-fail"));
+        workers.start(processor, TestWorkers.options("w-fail").build());
         String kept = add(JobOptions.defaults().withRemoveOnFail(KeepJobs.count(1)));
         String removed = add(JobOptions.defaults().withAttempts(2).withRemoveOnFail(KeepJobs.NONE));
 
@@ -145,7 +143,7 @@ class RetentionTest extends QueueTestSupport {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> "fail".equals(context.job().name())
                 ? Uni.createFrom().failure(new IllegalStateException("no"))
                 : Uni.createFrom().item("done"));
-        workers.start(processor, TestWorkers.options("w-sets"));
+        workers.start(processor, TestWorkers.options("w-sets").build());
         JobOptions options = JobOptions.defaults().withRemoveOnComplete(KeepJobs.NONE).withRemoveOnFail(KeepJobs.ALL);
         String failed = queue.add("fail", null, options).await().atMost(TIMEOUT).jobId();
         String completed = queue.add("complete", null, options).await().atMost(TIMEOUT).jobId();
@@ -158,7 +156,7 @@ class RetentionTest extends QueueTestSupport {
     @Test
     void keyCountAndMemoryStayFlatOverTenThousandJobsWithRetention() {
         ProbeProcessor processor = completing();
-        workers.start(processor, TestWorkers.options("w-flat").withConcurrency(50));
+        workers.start(processor, TestWorkers.options("w-flat").concurrency(50).build());
         JobOptions options = JobOptions.defaults().withEventStream(false).withRemoveOnComplete(KeepJobs.count(100));
 
         addAndComplete(2_000, options);
@@ -234,13 +232,5 @@ class RetentionTest extends QueueTestSupport {
     private List<String> ids(String key) {
         return Replies.elements(redis.send(Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1).arg("REV")))
                 .stream().map(Object::toString).toList();
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -44,8 +45,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ChatCompletionsClientTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-
     @Inject
     Vertx vertx;
 
@@ -74,13 +73,14 @@ class ChatCompletionsClientTest {
     @BeforeEach
     void startServer() throws Exception {
         server = vertx.createHttpServer().requestHandler(this::serve);
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @AfterEach
     void stopServer() throws Exception {
         connectors.forEach(LlmConnector::close);
-        server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.close().toCompletionStage().toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Test
@@ -97,7 +97,7 @@ class ChatCompletionsClientTest {
         assertThat(exchange.path()).isEqualTo("/ok/v1/chat/completions");
         assertThat(exchange.headers()).containsEntry("authorization", "Bearer sk-test-secret")
                 .containsEntry("x-request-id", "job-1").containsEntry("accept", "text/event-stream");
-        JsonNode body = json.readTree(exchange.body().get(5, TimeUnit.SECONDS));
+        JsonNode body = json.readTree(exchange.body().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
         assertThat(body.path("model").asText()).isEqualTo("test-model");
         assertThat(body.path("stream").asBoolean()).isTrue();
         assertThat(body.path("stream_options").path("include_usage").asBoolean()).isTrue();
@@ -207,7 +207,7 @@ class ChatCompletionsClientTest {
 
         chunks.cancel();
 
-        assertThat(exchange("/endless").closed()).succeedsWithin(Duration.ofSeconds(2));
+        assertThat(exchange("/endless").closed()).succeedsWithin(TIMEOUT);
     }
 
     @Test
@@ -236,7 +236,7 @@ class ChatCompletionsClientTest {
 
         chunks.cancel();
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> counts(jobId).closedEarly() == 1);
+        await().atMost(TIMEOUT).until(() -> counts(jobId).closedEarly() == 1);
         assertThat(counts(jobId).completed()).isZero();
     }
 

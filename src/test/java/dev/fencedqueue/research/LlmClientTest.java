@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -34,13 +35,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The streaming LLM client against a real HTTP server started here (one path per behaviour) and against
- * the built-in simulator. Clients for the test server are built directly with a short idle timeout.
+ * the built-in simulator. Clients for the test server are built directly, with an idle timeout no stall of the
+ * machine reaches, but for the test of the idle timeout itself.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class LlmClientTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** The idle timeout of the test of silence: short, as the test waits for it. */
     private static final Duration IDLE_TIMEOUT = Duration.ofMillis(400);
 
     @Inject
@@ -69,13 +71,14 @@ class LlmClientTest {
     @BeforeEach
     void startServer() throws Exception {
         server = vertx.createHttpServer().requestHandler(this::serve);
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @AfterEach
     void stopServer() throws Exception {
         connectors.forEach(LlmConnector::close);
-        server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        server.close().toCompletionStage().toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Test
@@ -140,7 +143,8 @@ class LlmClientTest {
     @Test
     void silenceLongerThanTheIdleTimeoutFailsTheStream() {
         long subscribedAt = System.nanoTime();
-        AssertSubscriber<LlmMessage> messages = subscribe(client("/silent").research("q", "job-5"));
+        LlmClient client = clientFor(url("/silent"), IDLE_TIMEOUT);
+        AssertSubscriber<LlmMessage> messages = subscribe(client.research("q", "job-5"));
 
         messages.awaitFailure(TIMEOUT);
 
@@ -159,7 +163,7 @@ class LlmClientTest {
 
         messages.cancel();
 
-        assertThat(exchange.closed()).succeedsWithin(Duration.ofSeconds(2));
+        assertThat(exchange.closed()).succeedsWithin(TIMEOUT);
     }
 
     @Test
@@ -168,8 +172,8 @@ class LlmClientTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
-        AssertSubscriber<LlmMessage> messages = subscribe(clientFor("http://127.0.0.1:" + closedPort + "/research")
-                .research("q", "job-7"));
+        LlmClient refused = clientFor("http://127.0.0.1:" + closedPort + "/research", TIMEOUT);
+        AssertSubscriber<LlmMessage> messages = subscribe(refused.research("q", "job-7"));
 
         messages.awaitFailure(TIMEOUT);
 
@@ -201,7 +205,7 @@ class LlmClientTest {
 
         messages.cancel();
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> counts(jobId).closedEarly() == 1);
+        await().atMost(TIMEOUT).until(() -> counts(jobId).closedEarly() == 1);
         assertThat(counts(jobId).completed()).isZero();
     }
 
@@ -238,11 +242,15 @@ class LlmClientTest {
     }
 
     private LlmClient client(String path) {
-        return clientFor("http://127.0.0.1:" + server.actualPort() + path);
+        return clientFor(url(path), TIMEOUT);
     }
 
-    private LlmClient clientFor(String url) {
-        LlmConfig config = new TestLlmConfig(llmConfig).url(url).idleTimeout(IDLE_TIMEOUT);
+    private String url(String path) {
+        return "http://127.0.0.1:" + server.actualPort() + path;
+    }
+
+    private LlmClient clientFor(String url, Duration idleTimeout) {
+        LlmConfig config = new TestLlmConfig(llmConfig).url(url).idleTimeout(idleTimeout);
         LlmConnector connector = new LlmConnector(vertx, config);
         connectors.add(connector);
         return new LlmClient(connector, config, json);

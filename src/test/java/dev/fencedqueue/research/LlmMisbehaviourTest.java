@@ -21,7 +21,7 @@ import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 3: an LLM server that misbehaves (the connection reset mid-stream, a malformed line, a stall longer
+ * An LLM server that misbehaves (the connection reset mid-stream, a malformed line, a stall longer
  * than {@code fq.llm.idle-timeout}, a {@code 500} and a {@code 429} before the first byte) never leaves a research job
  * stuck in {@code active}: each attempt fails, the queue retries it, and the job ends {@code failed} with the reason,
  * its stream with one terminal event.

@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -81,7 +82,7 @@ class ResearchFlowTest {
                 .then().statusCode(204).body(equalTo(""));
 
         try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId, events.get(4).id())) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> resumed.ended().isDone());
+            await().atMost(TIMEOUT).until(() -> resumed.ended().isDone());
             assertThat(resumed.status()).isCompletedWithValue(200);
             assertThat(resumed.events()).extracting(SseClient.Message::id)
                     .containsExactlyElementsOf(events.subList(5, events.size()).stream().map(SseClient.Message::id).toList());

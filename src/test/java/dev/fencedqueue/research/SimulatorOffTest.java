@@ -19,7 +19,7 @@ import io.restassured.http.ContentType;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10: with {@code fq.simulator.enabled=false} (the packaged application's default) the simulator's endpoints
+ * With {@code fq.simulator.enabled=false} (the packaged application's default) the simulator's endpoints
  * answer 404 and a research job with no {@code fq.llm.url} fails, saying that there is no LLM server.
  */
 @QuarkusTest

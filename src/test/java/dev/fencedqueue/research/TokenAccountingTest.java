@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,7 +40,7 @@ class TokenAccountingTest extends ResearchTestSupport {
         Worker workerB = worker(research, "worker-B");
         workerA.start();
         String jobId = startJob("token accounting");
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(jobId).getInt("progress.completionTokens") >= 20);
+        await().atMost(TIMEOUT).until(() -> status(jobId).getInt("progress.completionTokens") >= 20);
 
         long runOfA = status(jobId).getLong("fencingToken");
         workerA.freeze(true); // as if paused by GC: no renewal, so B takes the job over
@@ -47,9 +48,9 @@ class TokenAccountingTest extends ResearchTestSupport {
         await().atMost(Duration.ofSeconds(15)).until(() -> status(jobId).getLong("fencingToken") > runOfA);
         workerA.freeze(false);
 
-        await("the zombie's stream is closed").atMost(Duration.ofSeconds(10))
+        await("the zombie's stream is closed").atMost(TIMEOUT)
                 .until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
-        await("its tokens are counted").atMost(Duration.ofSeconds(10))
+        await("its tokens are counted").atMost(TIMEOUT)
                 .until(() -> status(jobId).getMap("tokens") != null && status(jobId).getMap("tokens.zombie") != null);
         await("B finishes").atMost(Duration.ofSeconds(30)).until(() -> "completed".equals(status(jobId).getString("state")));
 

@@ -1,6 +1,7 @@
 package dev.fencedqueue.testing;
 
-import java.time.Duration;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,6 @@ import io.smallrye.mutiny.Uni;
 public final class BulkAdd {
 
     private static final int BATCH = 500;
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private BulkAdd() {
     }

@@ -1,7 +1,8 @@
 package dev.fencedqueue.testing;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +23,6 @@ import io.vertx.core.net.NetSocket;
  * back-pressure).
  */
 public final class CuttableProxy implements AutoCloseable {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final NetServer server;
     private final NetClient client;

@@ -1,5 +1,7 @@
 package dev.fencedqueue.testing;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -28,7 +30,7 @@ public class MisbehavingLlmResource implements QuarkusTestResourceLifecycleManag
         HttpServer server = vertx.createHttpServer().requestHandler(request -> request.body()
                 .onSuccess(body -> misbehave(request, body.toString())));
         int port = server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
-                .orTimeout(10, TimeUnit.SECONDS).join().actualPort();
+                .orTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).join().actualPort();
         return Map.of("fq.llm.protocol", "openai", "fq.llm.url", "http://127.0.0.1:" + port, "fq.llm.model", "m");
     }
 
@@ -52,7 +54,8 @@ public class MisbehavingLlmResource implements QuarkusTestResourceLifecycleManag
     @Override
     public void stop() {
         if (vertx != null) {
-            vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+            vertx.close().toCompletionStage().toCompletableFuture().orTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .join();
         }
     }
 }

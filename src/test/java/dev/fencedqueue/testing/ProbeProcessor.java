@@ -1,6 +1,5 @@
 package dev.fencedqueue.testing;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,8 +23,6 @@ public final class ProbeProcessor implements JobProcessor {
         private final JobContext context;
         private final CompletableFuture<Object> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
-        private final long startedAt = System.nanoTime();
-        private volatile long cancelledAt;
 
         Attempt(JobContext context) {
             this.context = context;
@@ -54,11 +51,6 @@ public final class ProbeProcessor implements JobProcessor {
         /** @return whether the worker cancelled this attempt's {@code Uni} */
         public boolean isCancelled() {
             return cancelled.isDone();
-        }
-
-        /** @return how long after the processor got it the worker cancelled this attempt, or {@code null} */
-        public Duration cancelledAfter() {
-            return isCancelled() ? Duration.ofNanos(cancelledAt - startedAt) : null;
         }
 
         Uni<Object> held() {
@@ -104,10 +96,7 @@ public final class ProbeProcessor implements JobProcessor {
         attempts.add(attempt);
         maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
         return Uni.createFrom().deferred(() -> body.apply(attempt))
-                .onCancellation().invoke(() -> {
-                    attempt.cancelledAt = System.nanoTime();
-                    attempt.cancelled.complete(null);
-                })
+                .onCancellation().invoke(() -> attempt.cancelled.complete(null))
                 .onTermination().invoke(running::decrementAndGet);
     }
 

@@ -1,6 +1,7 @@
 package dev.fencedqueue.testing;
 
-import java.time.Duration;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -27,8 +28,6 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class QueueInspector {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final Queues queues;
     private final JobEventStore store;
@@ -80,6 +79,25 @@ public class QueueInspector {
     public List<String> activeIds(JobQueue queue) {
         Response reply = send(Request.cmd(Command.LRANGE).arg(queue.keys().active()).arg(0).arg(-1));
         return Replies.elements(reply).stream().map(Response::toString).toList();
+    }
+
+    /**
+     * @return those of the queue's wait list, prioritized set, delayed set and active list that hold the job: where a
+     *         worker takes it from or runs it; empty for a job that no worker will start again
+     */
+    public List<String> queuedIn(JobQueue queue, String jobId) {
+        List<String> holding = new ArrayList<>();
+        for (String list : List.of(queue.keys().waitList(), queue.keys().active())) {
+            if (send(Request.cmd(Command.LPOS).arg(list).arg(jobId)) != null) {
+                holding.add(list);
+            }
+        }
+        for (String set : List.of(queue.keys().prioritized(), queue.keys().delayed())) {
+            if (send(Request.cmd(Command.ZSCORE).arg(set).arg(jobId)) != null) {
+                holding.add(set);
+            }
+        }
+        return holding;
     }
 
     /** @return the score of a job in the queue's delayed set (its due time, ms), or {@code null} */
@@ -143,6 +161,34 @@ public class QueueInspector {
             String jobId = fields.remove("jobId");
             return new QueueEvent(entry.get(0).toString(), event, jobId == null ? "" : jobId, fields);
         }).toList();
+    }
+
+    /**
+     * @return when attempt {@code attemptsMade} of the job failed (Redis clock, ms): the time in the id of its
+     *         {@code failed} queue event, stamped when the script appended it, after it read the clock
+     * @throws AssertionError when the queue's event stream has no such event
+     */
+    public long failedAt(JobQueue queue, String jobId, int attemptsMade) {
+        String attempt = Integer.toString(attemptsMade);
+        return queueEvents(queue).stream().filter(event -> event.event().equals("failed")
+                && event.jobId().equals(jobId) && attempt.equals(event.fields().get("attemptsMade")))
+                .map(event -> Long.parseLong(event.id().substring(0, event.id().indexOf('-')))).findFirst()
+                .orElseThrow(() -> new AssertionError("no failed event of attempt " + attemptsMade + " of " + jobId));
+    }
+
+    /** @return the {@code delay} (ms) of each {@code delayed} queue event of the job: the backoffs scripts scheduled */
+    public List<Long> scheduledDelays(JobQueue queue, String jobId) {
+        return queueEvents(queue).stream().filter(event -> event.event().equals("delayed")
+                && event.jobId().equals(jobId)).map(event -> Long.parseLong(event.fields().get("delay"))).toList();
+    }
+
+    /**
+     * @return when the job's lock expires (Redis clock, ms: its hash's {@code lockedUntil}); -2 when it has no lock (it
+     *         never ran)
+     */
+    public long lockExpiresAt(JobQueue queue, String jobId) {
+        Response until = send(Request.cmd(Command.HGET).arg(queue.keys().job(jobId)).arg("lockedUntil"));
+        return until == null ? -2 : until.toLong();
     }
 
     /** @return the length of the queue's event stream ({@code XLEN}) */

@@ -25,16 +25,22 @@ public final class TestWorkers {
     }
 
     /**
+     * How long an idle test worker blocks on the marker before it looks at the queue again: longer than any wait
+     * of a test ({@link Timeouts#TIMEOUT}), so that within a test only the marker and the worker's own timers wake
+     * an idle worker, never the blocking pop's timeout.
+     */
+    public static final Duration DRAIN_DELAY = Duration.ofSeconds(30);
+
+    /**
      * Test options: concurrency 1, lock 1 s renewed every 300 ms, stalled check every 500 ms, one stall
-     * allowed, and a drain delay of 30 s, so that within a test only the marker and the worker's own timers
-     * wake an idle worker, never the blocking pop's timeout.
+     * allowed, and a drain delay of {@link #DRAIN_DELAY}.
      *
      * @param workerId the worker id
-     * @return the options
+     * @return a builder of those options, to change some of them or {@link WorkerOptions.Builder#build()} them
      */
-    public static WorkerOptions options(String workerId) {
-        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1,
-                Duration.ofSeconds(30));
+    public static WorkerOptions.Builder options(String workerId) {
+        return WorkerOptions.builder(workerId).concurrency(1).lock(Duration.ofSeconds(1), Duration.ofMillis(300))
+                .stalledCheck(Duration.ofMillis(500), 1).drainDelay(DRAIN_DELAY);
     }
 
     /** @return a worker, created and started */

@@ -1,65 +1,50 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.MAX_LATENESS;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.testing.Timeouts;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Request;
-import io.vertx.mutiny.redis.client.Response;
 import org.junit.jupiter.api.Test;
 
 /**
  * The wait between a failed attempt and the next one: {@code fixed}, {@code exponential}, with
- * {@code jitter}, and {@code custom} (the processor's hook). Waits are measured on the Redis clock, from
- * the failure (the id of its {@code failed} queue event) to the due time or the next attempt's start.
+ * {@code jitter}, and {@code custom} (the processor's hook). The delays the scripts scheduled are read from the
+ * {@code delayed} queue events; the waits themselves on the Redis clock: a retry starts no earlier than its
+ * backoff after the attempt before it started (that attempt fails at once), and without waiting for anything
+ * else (within {@link Timeouts#MAX_LATENESS}, far less than the workers' drain delay of 30 s).
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class BackoffTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    /** How late a retry may start after its due time on a shared, loaded machine. */
-    private static final long MAX_LATENESS_MS = 100;
-    /**
-     * How much later than the failure the id of its {@code failed} event may say it was: Redis 7.0 stamps an
-     * {@code XADD *} id with the clock when the {@code XADD} runs, a little after the {@code TIME} the script
-     * computed the due time from (a millisecond, more when Redis is descheduled mid-script). The exact delay the
-     * script scheduled is checked separately, from the {@code delayed} events.
-     */
-    private static final long EVENT_ID_SLACK_MS = 10;
-
     @Test
     void fixedBackoffWaitsTheSameDelayAfterEveryFailedAttempt() {
         ProbeProcessor processor = failing();
-        workers.start(processor, TestWorkers.options("w-fixed"));
+        workers.start(processor, TestWorkers.options("w-fixed").build());
         String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.fixed(Duration.ofMillis(250))));
 
         awaitJob(jobId, job -> job.state() == JobState.FAILED);
 
-        assertThat(scheduledDelays(jobId)).containsExactly(250L, 250L);
+        assertThat(redis.scheduledDelays(queue, jobId)).containsExactly(250L, 250L);
         assertThat(waits(processor, jobId)).hasSize(2)
                 .allSatisfy(wait -> assertWaited(wait, 250));
         assertThat(redis.job(queue, jobId).attemptsMade()).isEqualTo(3);
@@ -68,12 +53,12 @@ class BackoffTest extends QueueTestSupport {
     @Test
     void exponentialBackoffDoublesTheDelayAfterEveryFailedAttempt() {
         ProbeProcessor processor = failing();
-        workers.start(processor, TestWorkers.options("w-exp"));
+        workers.start(processor, TestWorkers.options("w-exp").build());
         String jobId = add(JobOptions.defaults().withAttempts(4).withBackoff(Backoff.exponential(Duration.ofMillis(100))));
 
         awaitJob(jobId, job -> job.state() == JobState.FAILED);
 
-        assertThat(scheduledDelays(jobId)).containsExactly(100L, 200L, 400L);
+        assertThat(redis.scheduledDelays(queue, jobId)).containsExactly(100L, 200L, 400L);
         List<Long> waits = waits(processor, jobId);
         assertThat(waits).hasSize(3);
         assertWaited(waits.get(0), 100);
@@ -83,20 +68,24 @@ class BackoffTest extends QueueTestSupport {
 
     @Test
     void jitterShortensEachWaitByARandomPartOfTheDelayNeverLengthensIt() {
-        workers.start(failing(), TestWorkers.options("w-jitter").withConcurrency(4));
+        workers.start(failing(), TestWorkers.options("w-jitter").concurrency(4).build());
         Backoff backoff = Backoff.fixed(Duration.ofSeconds(10)).withJitter(0.5);
         List<String> jobIds = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             jobIds.add(add(JobOptions.defaults().withAttempts(2).withBackoff(backoff)));
         }
 
+        // Each due time on the Redis clock: at least half the delay after the attempt started (it failed after that),
+        // at most the delay after its failed event (stamped after the script read the clock).
         List<Long> waits = new ArrayList<>();
         for (String jobId : jobIds) {
-            awaitJob(jobId, job -> job.state() == JobState.DELAYED);
-            waits.add(redis.delayedDue(queue, jobId) - failedAt(jobId, 1));
+            Job delayed = awaitJob(jobId, job -> job.state() == JobState.DELAYED);
+            long due = redis.delayedDue(queue, jobId);
+            assertThat(due - delayed.processedOn()).as("due after the start").isGreaterThanOrEqualTo(5_000L);
+            assertThat(due - redis.failedAt(queue, jobId, 1)).as("due after the failure").isLessThanOrEqualTo(10_000L);
+            waits.add(due - redis.failedAt(queue, jobId, 1));
         }
 
-        assertThat(waits).allSatisfy(wait -> assertThat(wait).isBetween(5_000L - EVENT_ID_SLACK_MS, 10_000L));
         assertThat(new HashSet<>(waits)).as("random waits: %s", waits).hasSizeGreaterThan(1);
     }
 
@@ -108,13 +97,13 @@ class BackoffTest extends QueueTestSupport {
             calls.add(job.id() + "/" + attemptsMade + "/" + failure.getMessage() + "/" + delay.toMillis());
             return Optional.of(Duration.ofMillis(150L * attemptsMade));
         });
-        workers.start(processor, TestWorkers.options("w-custom"));
+        workers.start(processor, TestWorkers.options("w-custom").build());
         String jobId = add(JobOptions.defaults().withAttempts(3).withBackoff(Backoff.custom(Duration.ofSeconds(9))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
 
         assertThat(calls).containsExactly(jobId + "/1/attempt 1 failed/9000", jobId + "/2/attempt 2 failed/9000");
-        assertThat(scheduledDelays(jobId)).containsExactly(150L, 300L);
+        assertThat(redis.scheduledDelays(queue, jobId)).containsExactly(150L, 300L);
         List<Long> waits = waits(probe, jobId);
         assertWaited(waits.get(0), 150);
         assertWaited(waits.get(1), 300);
@@ -126,7 +115,7 @@ class BackoffTest extends QueueTestSupport {
     void customBackoffReturningEmptyFailsTheJobForGood() {
         ProbeProcessor probe = failing();
         workers.start(withBackoff(probe, (job, attemptsMade, failure, delay) -> Optional.empty()),
-                TestWorkers.options("w-give-up"));
+                TestWorkers.options("w-give-up").build());
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.custom(Duration.ofMillis(100))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
@@ -142,7 +131,7 @@ class BackoffTest extends QueueTestSupport {
         ProbeProcessor probe = failing();
         workers.start(withBackoff(probe, (job, attemptsMade, failure, delay) -> {
             throw new IllegalStateException("broken hook");
-        }), TestWorkers.options("w-broken"));
+        }), TestWorkers.options("w-broken").build());
         String jobId = add(JobOptions.defaults().withAttempts(5).withBackoff(Backoff.custom(Duration.ofMillis(100))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
@@ -157,7 +146,7 @@ class BackoffTest extends QueueTestSupport {
         workers.start(withBackoff(failing(), (job, attemptsMade, failure, delay) -> {
             calls.add(attemptsMade);
             return Optional.empty();
-        }), TestWorkers.options("w-not-custom"));
+        }), TestWorkers.options("w-not-custom").build());
         String jobId = add(JobOptions.defaults().withAttempts(2).withBackoff(Backoff.fixed(Duration.ofMillis(50))));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
@@ -197,58 +186,26 @@ class BackoffTest extends QueueTestSupport {
                 .failure(new IllegalStateException("attempt " + context.job().attemptsStarted() + " failed")));
     }
 
-    /** Asserts that a retry started its backoff {@code delayMs} after the failure, and not much later. */
+    /**
+     * Asserts that a retry started no earlier than its backoff after the attempt before it (which failed at once), and
+     * on time: within {@link Timeouts#MAX_LATENESS}.
+     */
     private static void assertWaited(long waitMs, long delayMs) {
-        assertThat(waitMs).isBetween(delayMs - EVENT_ID_SLACK_MS, delayMs + MAX_LATENESS_MS);
+        assertThat(waitMs).as("ms between the starts of two attempts, backoff %d ms", delayMs)
+                .isBetween(delayMs, delayMs + MAX_LATENESS.toMillis());
     }
 
-    /** @return the {@code delay} (ms) of each {@code delayed} queue event of the job: the backoffs the scripts scheduled */
-    private List<Long> scheduledDelays(String jobId) {
-        Response entries = redis.send(Request.cmd(Command.XRANGE).arg(queue.keys().events()).arg("-").arg("+"));
-        List<Long> delays = new ArrayList<>();
-        for (Response entry : Replies.elements(entries)) {
-            Map<String, String> fields = Replies.toStringMap(entry.get(1));
-            if ("delayed".equals(fields.get("event")) && jobId.equals(fields.get("jobId"))) {
-                delays.add(Long.parseLong(fields.get("delay")));
-            }
-        }
-        return delays;
-    }
-
-    /** @return for each retry of the job, ms from the failure of the attempt before to the start of the retry */
-    private List<Long> waits(ProbeProcessor processor, String jobId) {
+    /**
+     * @return for each retry of the job, ms from the start of the attempt before to the start of the retry, on the
+     *         Redis clock: the attempt's own run (it fails at once), then its backoff
+     */
+    private static List<Long> waits(ProbeProcessor processor, String jobId) {
         List<Long> starts = processor.attempts().stream().map(attempt -> attempt.context().job())
                 .filter(job -> job.id().equals(jobId)).map(Job::processedOn).toList();
         List<Long> waits = new ArrayList<>();
         for (int retry = 1; retry < starts.size(); retry++) {
-            waits.add(starts.get(retry) - failedAt(jobId, retry));
+            waits.add(starts.get(retry) - starts.get(retry - 1));
         }
         return waits;
-    }
-
-    /**
-     * @return when attempt {@code attemptsMade} of the job failed (Redis clock, ms): the time in the id of its
-     *         {@code failed} queue event
-     */
-    private long failedAt(String jobId, int attemptsMade) {
-        Response entries = redis.send(Request.cmd(Command.XRANGE).arg(queue.keys().events()).arg("-").arg("+"));
-        Set<String> wanted = Set.of("event=failed", "jobId=" + jobId, "attemptsMade=" + attemptsMade);
-        for (Response entry : Replies.elements(entries)) {
-            Set<String> fields = new HashSet<>();
-            Replies.toStringMap(entry.get(1)).forEach((field, value) -> fields.add(field + "=" + value));
-            if (fields.containsAll(wanted)) {
-                String id = entry.get(0).toString();
-                return Long.parseLong(id.substring(0, id.indexOf('-')));
-            }
-        }
-        throw new AssertionError("no failed event for attempt " + attemptsMade + " of job " + jobId);
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.TestWorkers.options;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -36,7 +37,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class BlockingProcessorTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(15);
     /** Twice the test lock duration of {@link dev.fencedqueue.testing.TestWorkers#options(String)}. */
     private static final Duration BLOCK = Duration.ofSeconds(2);
 
@@ -92,9 +92,9 @@ class BlockingProcessorTest extends QueueTestSupport {
     @Test
     void blockingProcessorKeepsItsLockAndTokenWhileAnotherJobOnTheInstanceFinishes() {
         Blocker blocker = new Blocker(queue.name());
-        workers.start(blocker, options("w-blocking"));
+        workers.start(blocker, options("w-blocking").build());
         JobQueue other = redis.freshQueue();
-        workers.start(ticker(other.name()), options("w-async"));
+        workers.start(ticker(other.name()), options("w-async").build());
 
         String blocked = queue.add("block", Map.of(), JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         await("the blocking processor started").atMost(TIMEOUT).until(() -> blocker.started.getCount() == 0);
@@ -123,7 +123,7 @@ class BlockingProcessorTest extends QueueTestSupport {
     @Test
     void abortingABlockedProcessorInterruptsItsThread() {
         Blocker blocker = new Blocker(queue.name());
-        Worker worker = workers.start(blocker, options("w-interrupted"));
+        Worker worker = workers.start(blocker, options("w-interrupted").build());
         String jobId = queue.add("block", Map.of(), JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         await().atMost(TIMEOUT).until(() -> blocker.started.getCount() == 0);
 

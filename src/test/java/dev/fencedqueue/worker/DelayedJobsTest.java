@@ -1,19 +1,23 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.testing.Timeouts.MAX_LATENESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.testing.Timeouts;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -24,16 +28,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Delayed jobs: due times on the Redis clock, and idle workers that start them at their due time, woken by
- * their own timer (the workers here block on the marker for up to 30 s, so a job that waited for the
- * blocking pop's timeout would start far too late).
+ * their own timer: never before it, and within {@link Timeouts#MAX_LATENESS} after it (the workers here block on
+ * the marker for up to 30 s, so a job that waited for the blocking pop's timeout would start far too late).
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class DelayedJobsTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    /** Generous for a shared 2-core machine, yet far below Redis's 100 ms blocking-timeout granularity. */
-    private static final long MAX_LATENESS_MS = 50;
+class DelayedJobsTest extends WorkerTestSupport {
 
     @Test
     void delayedJobIsDueAfterItsDelayOnTheRedisClock() {
@@ -54,7 +54,7 @@ class DelayedJobsTest extends QueueTestSupport {
     @Test
     void idleWorkerStartsDelayedJobAtItsDueTimeWithoutWaitingForTheBlockingTimeout() {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        WorkerOptions options = TestWorkers.options("w-delayed");
+        WorkerOptions options = TestWorkers.options("w-delayed").build();
         workers.start(processor, options);
         awaitBlockedOnMarker(options);
 
@@ -74,7 +74,7 @@ class DelayedJobsTest extends QueueTestSupport {
     @Test
     void delayedJobsStartInDueOrder() {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        WorkerOptions options = TestWorkers.options("w-order");
+        WorkerOptions options = TestWorkers.options("w-order").build();
         workers.start(processor, options);
         awaitBlockedOnMarker(options);
 
@@ -84,8 +84,12 @@ class DelayedJobsTest extends QueueTestSupport {
         String second = add(JobOptions.defaults().withDelay(Duration.ofMillis(600)));
 
         await().atMost(TIMEOUT).until(() -> processor.started() == 4);
-        assertThat(processor.startedJobIds()).containsExactly(first, second, third, fourth);
-        for (String jobId : List.of(first, second, third, fourth)) {
+        // In the order of their due times (Redis clock), which is the order of their delays unless the test stalled
+        // between two adds for longer than the delays differ.
+        List<String> byDueTime = Stream.of(third, first, fourth, second)
+                .sorted(Comparator.comparingLong(jobId -> dueTime(processor, jobId))).toList();
+        assertThat(processor.startedJobIds()).containsExactlyElementsOf(byDueTime);
+        for (String jobId : byDueTime) {
             assertStartedOnTime(processor, jobId);
         }
     }
@@ -94,11 +98,12 @@ class DelayedJobsTest extends QueueTestSupport {
     void earlierDelayedJobAddedWhileTheWorkerWaitsForALaterOneStartsOnTimeAndSoDoesTheLaterOne() {
         // Held attempts and free slots left: nothing but the due times can wake the worker.
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        WorkerOptions options = TestWorkers.options("w-earlier").withConcurrency(3);
+        WorkerOptions options = TestWorkers.options("w-earlier").concurrency(3).build();
         workers.start(processor, options);
         awaitBlockedOnMarker(options);
 
-        String later = add(JobOptions.defaults().withDelay(Duration.ofMillis(1500)));
+        // Due 3 s apart: the earlier one is still due first when the test stalls for a second or two between the adds.
+        String later = add(JobOptions.defaults().withDelay(Duration.ofMillis(3300)));
         awaitBlockedOnMarker(options);
         String earlier = add(JobOptions.defaults().withDelay(Duration.ofMillis(300)));
 
@@ -113,7 +118,7 @@ class DelayedJobsTest extends QueueTestSupport {
     @Test
     void busyWorkerStartsDueJobAsSoonAsASlotFrees() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-busy"));
+        workers.start(processor, TestWorkers.options("w-busy").build());
         String running = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         String delayed = add(JobOptions.defaults().withDelay(Duration.ofMillis(200)));
@@ -126,25 +131,26 @@ class DelayedJobsTest extends QueueTestSupport {
         assertThat(redis.job(queue, running).state()).isEqualTo(JobState.COMPLETED);
     }
 
-    private void assertStartedOnTime(ProbeProcessor processor, String jobId) {
-        Job started = processor.attempts().stream().map(attempt -> attempt.context().job())
+    /** Asserts that the job started at its due time or after, within {@link Timeouts#MAX_LATENESS} (Redis clock). */
+    private static void assertStartedOnTime(ProbeProcessor processor, String jobId) {
+        long due = dueTime(processor, jobId);
+        assertThat(started(processor, jobId).processedOn()).as("start of job %s on the Redis clock, due at %d", jobId, due)
+                .isBetween(due, due + MAX_LATENESS.toMillis());
+    }
+
+    /** @return the due time of a started delayed job: the time it was added plus its delay (Redis clock, ms) */
+    private static long dueTime(ProbeProcessor processor, String jobId) {
+        Job started = started(processor, jobId);
+        return started.timestamp() + started.delay();
+    }
+
+    private static Job started(ProbeProcessor processor, String jobId) {
+        return processor.attempts().stream().map(attempt -> attempt.context().job())
                 .filter(job -> job.id().equals(jobId)).findFirst().orElseThrow();
-        long due = started.timestamp() + started.delay();
-        assertThat(started.processedOn()).as("start of job %s on the Redis clock, due at %d", jobId, due)
-                .isBetween(due, due + MAX_LATENESS_MS);
     }
 
     private Long markerScore(String member) {
         var score = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().marker()).arg(member));
         return score == null ? null : (long) Double.parseDouble(score.toString());
-    }
-
-    private void awaitBlockedOnMarker(WorkerOptions options) {
-        String name = MarkerWaiter.connectionName(queue.name(), options);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 }

@@ -1,9 +1,9 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -26,7 +26,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 2, on the wire: the service reaches Redis through a proxy that forwards a completion script and then
+ * A finishing call whose reply is lost on the wire: the service reaches Redis through a proxy that forwards a completion script and then
  * cuts the connection before its reply comes back. Redis ran the script (the job completed and the worker's next job
  * was activated in the same call); the worker only sees a broken connection and retries the call. The retry must
  * return the first outcome and hand the next job over again, so that every job runs once and none sits locked until
@@ -35,8 +35,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class FinishingReplyLostTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     @InjectRedis
     RedisFaults redis;
@@ -50,7 +48,7 @@ class FinishingReplyLostTest extends QueueTestSupport {
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
         redis.proxy().loseReplyTo(scripts.sha(LuaScript.MOVE_TO_COMPLETED));
 
-        workers.start(processor, TestWorkers.options("worker-W"));
+        workers.start(processor, TestWorkers.options("worker-W").build());
 
         await().atMost(TIMEOUT).ignoreExceptions().until(() -> ids.stream()
                 .allMatch(id -> super.redis.job(queue, id).state() == JobState.COMPLETED));

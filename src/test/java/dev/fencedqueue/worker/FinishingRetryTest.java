@@ -1,8 +1,8 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -22,7 +22,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 2: a finishing call whose reply was lost is retried by the worker with the same arguments; the repeat
+ * A finishing call whose reply was lost is retried by the worker with the same arguments; the repeat
  * returns the first call's outcome and hands the same activated jobs again, and nothing happens twice (no "not
  * active", no job activated twice, no second terminal event, no job locked by nobody).
  */
@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class FinishingRetryTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String LOCK_MS = "10000";
 
     @Inject

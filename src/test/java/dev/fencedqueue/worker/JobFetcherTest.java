@@ -50,7 +50,7 @@ class JobFetcherTest extends QueueTestSupport {
         QueueContext ctx = queues.context(queue.name());
         Context context = ctx.redis().context();
         Executor onContext = command -> context.runOnContext(ignored -> command.run());
-        WorkerOptions options = TestWorkers.options("w-fetch").withConcurrency(2);
+        WorkerOptions options = TestWorkers.options("w-fetch").concurrency(2).build();
         String name = MarkerWaiter.connectionName(queue.name(), options);
         MarkerWaiter waiter = new MarkerWaiter(ctx.redis().client(), ctx.keys().marker(), name, options.drainDelay(),
                 ctx.redis().timeout());

@@ -1,5 +1,7 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.testing.Timeouts.MAX_LATENESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,10 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -24,14 +24,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The queue's fleet-wide limits, enforced in Redis at activation: a rate limit (job starts per window) and a
- * global concurrency cap (jobs active at once), each across two workers sharing one probe processor.
+ * global concurrency cap (jobs active at once), each across two workers sharing one probe processor. That a limit
+ * holds a job back is checked once the workers looked at the queue and wait again; starts are timed on the Redis
+ * clock.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class LimitsTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration QUIET = Duration.ofMillis(400);
+class LimitsTest extends WorkerTestSupport {
 
     @Test
     void rateLimitStartsAtMostMaxJobsPerWindowAcrossWorkers() {
@@ -40,8 +39,8 @@ class LimitsTest extends QueueTestSupport {
             add();
         }
         ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(2).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(2).build());
 
         await().atMost(TIMEOUT).until(() -> completed() == 10);
 
@@ -54,14 +53,16 @@ class LimitsTest extends QueueTestSupport {
             }
             windows.get(windows.size() - 1).add(start);
         }
-        assertThat(windows).as("starts %s", starts).hasSize(4)
-                .allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(3));
-        assertThat(windows.subList(0, 3)).as("a full window is used up")
-                .allSatisfy(window -> assertThat(window).hasSize(3));
+        assertThat(windows).as("starts %s", starts).allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(3))
+                .hasSizeGreaterThanOrEqualTo(4);
+        // A window fills up unless the machine stalls between two activations of it; not all of them do.
+        assertThat(windows).as("the limit is used up, starts %s", starts)
+                .anySatisfy(window -> assertThat(window).hasSize(3));
         for (int i = 1; i < windows.size(); i++) {
             long opened = windows.get(i).get(0);
             long previousClosed = windows.get(i - 1).get(0) + 500;
-            assertThat(opened - previousClosed).as("workers resume when the window ends").isBetween(0L, 100L);
+            assertThat(opened - previousClosed).as("workers resume when the window ends, woken by its end")
+                    .isBetween(0L, MAX_LATENESS.toMillis());
         }
     }
 
@@ -69,13 +70,16 @@ class LimitsTest extends QueueTestSupport {
     void removingTheRateLimitLiftsIt() {
         queue.setRateLimit(1, Duration.ofSeconds(30)).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        WorkerOptions w1 = TestWorkers.options("w-1").concurrency(2).build();
+        WorkerOptions w2 = TestWorkers.options("w-2").concurrency(2).build();
+        workers.start(processor, w1);
+        workers.start(processor, w2);
         add();
         add();
         add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+        awaitWorkersLookedAtQueue(w1, w2);
+        assertThat(processor.started()).as("one start per 30 s").isEqualTo(1);
 
         queue.setRateLimit(null, null).await().atMost(TIMEOUT);
         add();
@@ -88,8 +92,8 @@ class LimitsTest extends QueueTestSupport {
         queue.setGlobalConcurrency(3).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.of(queue.name(),
                 context -> Uni.createFrom().item((Object) "done").onItem().delayIt().by(Duration.ofMillis(50)));
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(5));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(5));
+        workers.start(processor, TestWorkers.options("w-1").concurrency(5).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(5).build());
         AtomicLong mostActive = new AtomicLong();
 
         for (int i = 0; i < 30; i++) {
@@ -109,13 +113,17 @@ class LimitsTest extends QueueTestSupport {
     void removingTheGlobalConcurrencyLiftsIt() {
         queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        WorkerOptions w1 = TestWorkers.options("w-1").concurrency(2).build();
+        WorkerOptions w2 = TestWorkers.options("w-2").concurrency(2).build();
+        workers.start(processor, w1);
+        workers.start(processor, w2);
         add();
         add();
         add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1 && activeCount() == 1);
+        awaitWorkersLookedAtQueue(w1, w2);
+        assertThat(processor.started()).as("one job active at a time").isEqualTo(1);
+        assertThat(activeCount()).isEqualTo(1);
 
         queue.setGlobalConcurrency(null).await().atMost(TIMEOUT);
         add();
@@ -128,22 +136,21 @@ class LimitsTest extends QueueTestSupport {
     void slotFreedUnderTheGlobalCapByAPausedWorkerWakesAnotherWorker() {
         queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker first = workers.start(processor, TestWorkers.options("w-1"));
+        Worker first = workers.start(processor, TestWorkers.options("w-1").build());
         add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        WorkerOptions second = TestWorkers.options("w-2");
+        WorkerOptions second = TestWorkers.options("w-2").build();
         workers.start(processor, second);
         add();
-        String secondConnection = MarkerWaiter.connectionName(queue.name(), second);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(secondConnection, "bzpopmin"));
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+        awaitWorkersLookedAtQueue(second);
+        assertThat(processor.started()).as("w-2 held back by the cap").isEqualTo(1);
 
         first.pause(false).await().atMost(TIMEOUT);
         processor.attempt(0).complete("done");
 
         // The paused worker's completion activates nothing for itself but leaves the marker for w-2, whose
-        // blocking pop would otherwise time out only after its drain delay (30 s).
-        await().atMost(Duration.ofSeconds(2)).until(() -> processor.started() == 2);
+        // blocking pop would otherwise time out only after its drain delay (30 s, longer than this wait).
+        await().atMost(TIMEOUT).until(() -> processor.started() == 2);
         assertThat(processor.attempt(1).context().job().workerId()).isEqualTo("w-2");
     }
 
@@ -153,9 +160,5 @@ class LimitsTest extends QueueTestSupport {
 
     private long completed() {
         return queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED);
-    }
-
-    private void add() {
-        queue.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT);
     }
 }

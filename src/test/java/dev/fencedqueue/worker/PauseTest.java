@@ -1,22 +1,20 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
 
-import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueEvent;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.testing.Timeouts;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -24,22 +22,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Global pause ({@link JobQueue#pause()}: no worker of the fleet takes a job, running ones go on) and local
- * pause ({@link Worker#pause(boolean)}: this worker takes no job). Workers block on the marker for up to
- * 30 s, so a prompt start after resuming shows that resuming woke them.
+ * pause ({@link Worker#pause(boolean)}: this worker takes no job). That no job starts is checked once the workers
+ * had their chance: once they looked at the queue and wait again, or ran their other jobs for two lock renewals.
+ * Workers block on the marker for up to 30 s, so a start within {@link Timeouts#TIMEOUT} of a resume shows that
+ * resuming woke them.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class PauseTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final Duration QUIET = Duration.ofMillis(400);
-    private static final Duration PROMPTLY = Duration.ofMillis(500);
+class PauseTest extends WorkerTestSupport {
 
     @Test
     void pausedQueueActivatesNoJobWhileRunningJobsGoOnAndComplete() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").withConcurrency(2));
-        workers.start(processor, TestWorkers.options("w-2").withConcurrency(2));
+        WorkerOptions w1 = TestWorkers.options("w-1").concurrency(2).build();
+        WorkerOptions w2 = TestWorkers.options("w-2").concurrency(2).build();
+        workers.start(processor, w1);
+        workers.start(processor, w2);
         String running = add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
 
@@ -50,7 +48,8 @@ class PauseTest extends QueueTestSupport {
         String waiting2 = add();
         String prioritized = add(JobOptions.defaults().withPriority(1));
 
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+        awaitWorkersLookedAtQueue(w1, w2);
+        assertThat(processor.started()).isEqualTo(1);
         assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.PAUSED, 2L)
                 .containsEntry(JobState.WAITING, 0L).containsEntry(JobState.PRIORITIZED, 1L)
                 .containsEntry(JobState.ACTIVE, 1L);
@@ -58,13 +57,12 @@ class PauseTest extends QueueTestSupport {
 
         processor.attempt(0).complete("finished while paused");
         awaitJob(running, job -> job.state() == JobState.COMPLETED);
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processor.started() == 1);
+        awaitWorkersLookedAtQueue(w1, w2);
+        assertThat(processor.started()).isEqualTo(1);
 
-        long resumedAt = System.nanoTime();
         assertThat(queue.resume().await().atMost(TIMEOUT)).isTrue();
         assertThat(queue.resume().await().atMost(TIMEOUT)).as("already running").isFalse();
-        await().atMost(PROMPTLY).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() == 4);
-        assertThat(Duration.ofNanos(System.nanoTime() - resumedAt)).isLessThan(PROMPTLY);
+        await().atMost(TIMEOUT).until(() -> processor.started() == 4);
         assertThat(processor.startedJobIds().subList(1, 4)).containsExactlyInAnyOrder(waiting1, waiting2, prioritized);
         assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.PAUSED, 0L)
                 .containsEntry(JobState.ACTIVE, 3L);
@@ -76,17 +74,14 @@ class PauseTest extends QueueTestSupport {
         queue.pause().await().atMost(TIMEOUT);
         String jobId = add();
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        WorkerOptions options = TestWorkers.options("w-blocked");
+        WorkerOptions options = TestWorkers.options("w-blocked").build();
         workers.start(processor, options);
-        String name = MarkerWaiter.connectionName(queue.name(), options);
-        await().atMost(TIMEOUT).until(() -> redis.isBlocked(name, "bzpopmin"));
+        awaitBlockedOnMarker(options);
         assertThat(processor.started()).isZero();
 
-        long resumedAt = System.nanoTime();
         queue.resume().await().atMost(TIMEOUT);
 
-        await().atMost(PROMPTLY).pollInterval(Duration.ofMillis(10)).until(() -> processor.started() == 1);
-        assertThat(Duration.ofNanos(System.nanoTime() - resumedAt)).isLessThan(PROMPTLY);
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
         assertThat(processor.startedJobIds()).containsExactly(jobId);
     }
 
@@ -94,41 +89,46 @@ class PauseTest extends QueueTestSupport {
     void locallyPausedWorkerTakesNoJobWhileOtherWorkersDoAndResumesOnDemand() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = workers.start(processorA, TestWorkers.options("w-A").withConcurrency(2));
+        Worker workerA = workers.start(processorA, TestWorkers.options("w-A").concurrency(2).build());
         String first = add();
         await().atMost(TIMEOUT).until(() -> processorA.started() == 1);
-        workers.start(processorB, TestWorkers.options("w-B"));
+        workers.start(processorB, TestWorkers.options("w-B").build());
 
         workerA.pause(false).await().atMost(TIMEOUT);
         String second = add();
         await().atMost(TIMEOUT).until(() -> processorB.started() == 1);
         assertThat(processorB.startedJobIds()).containsExactly(second);
         String third = add();
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processorA.started() == 1 && processorB.started() == 1);
+        awaitLockRenewed(first, 2);
+        assertThat(processorA.started()).isEqualTo(1);
+        assertThat(processorB.started()).isEqualTo(1);
 
         processorA.attempt(0).complete("running job goes on");
         awaitJob(first, job -> job.state() == JobState.COMPLETED);
-        await().during(QUIET).atMost(TIMEOUT).until(() -> processorA.started() == 1);
+        awaitLockRenewed(second, 2);
+        assertThat(processorA.started()).isEqualTo(1);
         assertThat(redis.job(queue, third).state()).isEqualTo(JobState.WAITING);
 
         workerA.resume();
-        await().atMost(PROMPTLY).until(() -> processorA.started() == 2);
+        await().atMost(TIMEOUT).until(() -> processorA.started() == 2);
         assertThat(processorA.startedJobIds()).containsExactly(first, third);
     }
 
     @Test
     void localPauseThatWaitsForActiveJobsCompletesOnlyOnceTheyEnded() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = workers.start(processor, TestWorkers.options("w-wait").withConcurrency(2));
+        Worker worker = workers.start(processor, TestWorkers.options("w-wait").concurrency(2).build());
         add();
         add();
         await().atMost(TIMEOUT).until(() -> processor.started() == 2);
 
         CompletableFuture<Void> paused = worker.pause(true).subscribeAsCompletionStage();
         String waiting = add();
-        await().during(QUIET).atMost(TIMEOUT).until(() -> !paused.isDone());
+        awaitLockRenewed(processor.attempt(0).context().jobId(), 2);
+        assertThat(paused).as("paused while two jobs run").isNotDone();
         processor.attempt(0).complete("one");
-        await().during(QUIET).atMost(TIMEOUT).until(() -> !paused.isDone());
+        awaitLockRenewed(processor.attempt(1).context().jobId(), 2);
+        assertThat(paused).as("paused while one job runs").isNotDone();
         processor.attempt(1).complete("two");
 
         assertThat(paused).succeedsWithin(TIMEOUT);
@@ -137,23 +137,11 @@ class PauseTest extends QueueTestSupport {
         assertThat(redis.job(queue, waiting).state()).isEqualTo(JobState.WAITING);
 
         worker.resume();
-        await().atMost(PROMPTLY).until(() -> processor.started() == 3);
+        await().atMost(TIMEOUT).until(() -> processor.started() == 3);
         assertThat(processor.attempt(2).context().jobId()).isEqualTo(waiting);
     }
 
     private List<String> queueEvents() {
         return redis.queueEvents(queue).stream().map(QueueEvent::event).toList();
-    }
-
-    private String add() {
-        return add(JobOptions.defaults());
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class PipelinedWritesTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Inject
     ObjectMapper json;
@@ -89,13 +88,10 @@ class PipelinedWritesTest extends QueueTestSupport {
 
     private Worker start(ProbeProcessor processor, int concurrency) {
         // Renewal every 5 s: within the test no lock renewal looks at the tokens.
-        Worker worker = workers.create(processor, new WorkerOptions("w-pipelined-" + concurrency, concurrency,
-                Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Duration.ofSeconds(2)));
+        Worker worker = workers.create(processor, WorkerOptions.builder("w-pipelined-" + concurrency)
+                .concurrency(concurrency).lock(Duration.ofSeconds(10), Duration.ofSeconds(5))
+                .stalledCheck(Duration.ofSeconds(5), 1).drainDelay(Duration.ofSeconds(2)).build());
         worker.start();
         return worker;
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
     }
 }

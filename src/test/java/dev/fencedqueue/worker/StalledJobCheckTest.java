@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
@@ -20,6 +20,7 @@ import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -33,7 +34,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class StalledJobCheckTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String STALLED_REASON = "job stalled more than allowable limit";
 
     @Inject
@@ -43,7 +43,7 @@ class StalledJobCheckTest extends QueueTestSupport {
     void reclaimsJobWhenLockExpiresAndTheStaleWorkerStops() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, options("worker-A", 1));
+        Worker workerA = workers.start(processorA, options("worker-A", 1));
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
         CompletableFuture<CancelReason> zombieCancelled = zombie.context().cancelled().subscribeAsCompletionStage();
@@ -54,7 +54,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         assertThat(handedBack.fencingToken()).isEqualTo(zombie.fencingToken());
         assertThat(redis.activeIds(queue)).isEmpty();
 
-        start(processorB, options("worker-B", 1));
+        workers.start(processorB, options("worker-B", 1));
         ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
         assertThat(current.fencingToken()).as("a new epoch").isGreaterThan(zombie.fencingToken());
         Job taken = redis.job(queue, jobId);
@@ -73,12 +73,12 @@ class StalledJobCheckTest extends QueueTestSupport {
     void failsJobThatStalledMoreThanMaxStalledCount() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, options("worker-A", 1));
+        Worker workerA = workers.start(processorA, options("worker-A", 1));
         String jobId = add(JobOptions.defaults().withAttempts(5));
         ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
 
         workerA.freeze(true);
-        Worker workerB = start(processorB, options("worker-B", 1));
+        Worker workerB = workers.start(processorB, options("worker-B", 1));
         ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
         assertThat(onB.fencingToken()).isGreaterThan(onA.fencingToken());
         assertThat(redis.job(queue, jobId).stalledCounter()).as("one stall is allowed").isEqualTo(1);
@@ -103,17 +103,27 @@ class StalledJobCheckTest extends QueueTestSupport {
     void neverReclaimsJobWhoseLockKeepsBeingRenewed() {
         ProbeProcessor processorA = ProbeProcessor.held(queue.name());
         ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        start(processorA, options("worker-A", 0));
+        // A lock of 3 s renewed every 500 ms: a stall of a second or two lets no lock expire, the renewals keep it.
+        workers.start(processorA, TestWorkers.options("worker-A").lock(Duration.ofSeconds(3), Duration.ofMillis(500))
+                .stalledCheck(Duration.ofMillis(500), 0).build());
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt attempt = awaitAttempt(processorA, 0);
-        start(processorB, options("worker-B", 0));
+        workers.start(processorB, options("worker-B", 0));
 
-        // Three lock durations, six stalled checks: the renewing worker keeps the job.
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> {
+        // On the Redis clock, until the job's first lock would have expired and two stalled checks (every 500 ms)
+        // followed: at every look, the renewing worker keeps the job.
+        long firstLockExpired = attempt.context().job().processedOn() + 3_000;
+        await().atMost(TIMEOUT).until(() -> {
             Job job = redis.job(queue, jobId);
-            return job.state() == JobState.ACTIVE && job.fencingToken() == attempt.fencingToken()
-                    && job.stalledCounter() == 0 && processorB.started() == 0 && !attempt.isCancelled();
+            assertThat(job.state()).isEqualTo(JobState.ACTIVE);
+            assertThat(job.fencingToken()).isEqualTo(attempt.fencingToken());
+            assertThat(job.stalledCounter()).isZero();
+            assertThat(processorB.started()).isZero();
+            assertThat(attempt.isCancelled()).isFalse();
+            return redis.redisTimeMillis() > firstLockExpired + 1_000;
         });
+        assertThat(redis.lockExpiresAt(queue, jobId)).as("the lock was renewed past its first expiry")
+                .isGreaterThan(firstLockExpired);
 
         attempt.complete("long job done");
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
@@ -123,34 +133,36 @@ class StalledJobCheckTest extends QueueTestSupport {
 
     @Test
     void workersRunTheCheckAtMostOncePerStalledInterval() {
-        start(ProbeProcessor.held(queue.name()), options("worker-A", 1));
-        start(ProbeProcessor.held(queue.name()), options("worker-B", 1));
+        workers.start(ProbeProcessor.held(queue.name()), options("worker-A", 1));
+        workers.start(ProbeProcessor.held(queue.name()), options("worker-B", 1));
         String checkKey = queue.keys().stalledCheck();
         long ttl = await().atMost(TIMEOUT).until(() -> pttl(checkKey), millis -> millis > 0);
         assertThat(ttl).as("the check key lives one stalled interval").isLessThanOrEqualTo(500L);
 
-        // Two more checkers (as two more workers would) on a queue without workers.
+        // Two more checkers (as two more workers would) on a queue without workers, every 3 s: the steps between
+        // two checks fit in one interval however the machine stalls.
         JobQueue other = redis.freshQueue();
-        WorkerOptions everySecond = new WorkerOptions("checker", 1, Duration.ofSeconds(1), Duration.ofMillis(300),
-                Duration.ofSeconds(1), 1, Duration.ofSeconds(2));
-        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), everySecond);
-        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), everySecond);
+        WorkerOptions every3s = TestWorkers.options("checker")
+                .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
+        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s);
+        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
         long firstCheck = System.nanoTime();
         assertThat(check(checkerA)).as("the job's lock still lives at the first check").isEmpty();
-        // The interval (1 s) less a margin of 100 ms: the worker that ran the check finds the key gone at its next
+        // The interval (3 s) less a margin of 100 ms: the worker that ran the check finds the key gone at its next
         // tick even when that tick comes a little early (with the whole interval, a lone instance skipped about every
         // other check, and a dead worker's jobs waited one more interval).
         assertThat(pttl(other.keys().stalledCheck())).as("the check key lives the interval less its margin")
-                .isBetween(1L, 900L);
+                .isBetween(1L, 2_900L);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));
         assertThat(check(checkerB)).as("the job is stalled, but the check already ran in this interval").isEmpty();
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.ACTIVE);
 
         Map<String, String> moved = await().atMost(TIMEOUT).until(() -> check(checkerB), m -> !m.isEmpty());
-        assertThat(Duration.ofNanos(System.nanoTime() - firstCheck)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+        assertThat(Duration.ofNanos(System.nanoTime() - firstCheck)).as("not before the check key expired")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(2_900));
         assertThat(moved).containsExactly(Map.entry(jobId, "waiting"));
         assertThat(redis.job(other, jobId).state()).isEqualTo(JobState.WAITING);
     }
@@ -159,8 +171,8 @@ class StalledJobCheckTest extends QueueTestSupport {
     void aJobWhoseLockExpiredIsTakenAtTheFirstCheckAfterIt() {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
-        StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), new WorkerOptions("checker", 1,
-                Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500), 1, Duration.ofSeconds(2)));
+        StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), TestWorkers.options("checker")
+                .drainDelay(Duration.ofSeconds(2)).build());
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));
@@ -186,28 +198,9 @@ class StalledJobCheckTest extends QueueTestSupport {
         return redis.send(Request.cmd(Command.PTTL).arg(key)).toLong();
     }
 
-    private Worker start(ProbeProcessor processor, WorkerOptions options) {
-        Worker worker = workers.create(processor, options);
-        worker.start();
-        return worker;
-    }
-
     /** Lock 1 s renewed every 300 ms, stalled check every 500 ms. */
     private static WorkerOptions options(String workerId, int maxStalledCount) {
-        return new WorkerOptions(workerId, 1, Duration.ofSeconds(1), Duration.ofMillis(300), Duration.ofMillis(500),
-                maxStalledCount, Duration.ofSeconds(2));
-    }
-
-    private String add(JobOptions options) {
-        return queue.add("job", null, options).await().atMost(TIMEOUT).jobId();
-    }
-
-    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
-        await().atMost(TIMEOUT).until(() -> processor.started() > index);
-        return processor.attempt(index);
-    }
-
-    private Job awaitJob(String jobId, Predicate<Job> condition) {
-        return await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId), condition);
+        return TestWorkers.options(workerId).stalledCheck(Duration.ofMillis(500), maxStalledCount)
+                .drainDelay(Duration.ofSeconds(2)).build();
     }
 }

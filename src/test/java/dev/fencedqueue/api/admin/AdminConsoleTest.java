@@ -1,5 +1,6 @@
 package dev.fencedqueue.api.admin;
 
+import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -40,7 +41,6 @@ import org.openqa.selenium.chrome.ChromeDriver;
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminConsoleTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int SUBSCRIBERS = 100_000;
     @RegisterExtension
     static final ChromiumExtension CHROMIUM = new ChromiumExtension();
@@ -60,17 +60,17 @@ class AdminConsoleTest {
 
         browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
         assertThat(browser().getCurrentUrl()).as("the console's address").endsWith("/admin/console/");
-        await("the fan-out is listed as active").atMost(TIMEOUT).until(() -> Boolean.TRUE.equals(browser()
+        await("the fan-out is listed as active").atMost(BROWSER_STEP).until(() -> Boolean.TRUE.equals(browser()
                 .executeScript("return document.querySelector(`#jobs li[data-job-id='${arguments[0]}']`) !== null", jobId)));
         Set<String> seen = new HashSet<>();
-        await("its progress bar moves live").atMost(TIMEOUT).until(() -> {
+        await("its progress bar moves live").atMost(BROWSER_STEP).until(() -> {
             seen.add(String.valueOf(browser().executeScript(
                     "return document.querySelector(`#jobs progress[data-job-id='${arguments[0]}']`).value", jobId)));
             return seen.size() >= 3;
         });
 
         browser().findElement(By.cssSelector("#jobs li[data-job-id='" + jobId + "'] .job-link")).click();
-        await().atMost(TIMEOUT).until(() -> "active".equals(text("detail-state")) && !text("detail-events").isEmpty());
+        await().atMost(BROWSER_STEP).until(() -> "active".equals(text("detail-state")) && !text("detail-events").isEmpty());
         long firstEpoch = Long.parseLong(text("detail-token"));
         assertThat(firstEpoch).isPositive();
         browser().manage().window().setSize(new Dimension(1280, 1400));
@@ -80,7 +80,7 @@ class AdminConsoleTest {
 
         browser().findElement(By.id("abort")).click();
         browser().switchTo().alert().accept();
-        await("stopped at a chunk boundary").atMost(TIMEOUT).until(() -> "aborted".equals(text("detail-state")));
+        await("stopped at a chunk boundary").atMost(BROWSER_STEP).until(() -> "aborted".equals(text("detail-state")));
         long itemsDone = Long.parseLong(text("detail-items").split(" ")[0]);
         assertThat(itemsDone).isPositive().isLessThan(SUBSCRIBERS);
         assertThat(itemsDone % 500).as("a whole number of chunks").isZero();
@@ -91,7 +91,7 @@ class AdminConsoleTest {
         browser().findElement(By.id("pause-ms")).clear();
         browser().findElement(By.id("pause-ms")).sendKeys("0");
         browser().findElement(By.id("set-throttle")).click();
-        await().atMost(TIMEOUT).until(() -> text("detail-throttle").startsWith("pause 0 ms"));
+        await().atMost(BROWSER_STEP).until(() -> text("detail-throttle").startsWith("pause 0 ms"));
 
         browser().findElement(By.id("resume")).click();
         await("the resumed fan-out finishes").atMost(Duration.ofMinutes(3))

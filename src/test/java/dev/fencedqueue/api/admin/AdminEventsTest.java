@@ -1,12 +1,12 @@
 package dev.fencedqueue.api.admin;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminEventsTest extends QueueTestSupport {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final Map<String, String> OPERATOR = Map.of("Authorization", "Basic "
             + Base64.getEncoder().encodeToString((AdminApi.USERNAME + ":" + AdminApi.PASSWORD).getBytes(StandardCharsets.UTF_8)));
 
@@ -63,6 +62,6 @@ class AdminEventsTest extends QueueTestSupport {
     }
 
     private void startWorker(ProbeProcessor processor) {
-        workers.start(processor, TestWorkers.options("w-feed"));
+        workers.start(processor, TestWorkers.options("w-feed").build());
     }
 }

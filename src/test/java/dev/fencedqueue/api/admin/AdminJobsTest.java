@@ -1,6 +1,7 @@
 package dev.fencedqueue.api.admin;
 
 import static dev.fencedqueue.api.admin.AdminApi.admin;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
@@ -30,8 +31,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminJobsTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private String jobs;
 
@@ -72,7 +71,7 @@ class AdminJobsTest extends QueueTestSupport {
 
     @Test
     void showsOneJob() {
-        String jobId = add(JobOptions.defaults().withAttempts(2));
+        String jobId = add(Map.of("n", 1), JobOptions.defaults().withAttempts(2));
 
         admin().get(jobs + "/" + jobId).then().statusCode(200).body("jobId", equalTo(jobId))
                 .body("name", equalTo("job")).body("state", equalTo("waiting")).body("data.n", equalTo(1))
@@ -155,13 +154,9 @@ class AdminJobsTest extends QueueTestSupport {
         admin().get(jobs + "/" + aborted).then().body("state", equalTo("aborted"));
     }
 
-    private String add(JobOptions options) {
-        return queue.add("job", Map.of("n", 1), options).await().atMost(TIMEOUT).jobId();
-    }
-
     private ProbeProcessor startWorker() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-admin-jobs").withDrainDelay(Duration.ofSeconds(2)));
+        workers.start(processor, TestWorkers.options("w-admin-jobs").drainDelay(Duration.ofSeconds(2)).build());
         return processor;
     }
 }

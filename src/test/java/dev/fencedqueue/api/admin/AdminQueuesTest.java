@@ -1,6 +1,7 @@
 package dev.fencedqueue.api.admin;
 
 import static dev.fencedqueue.api.admin.AdminApi.admin;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminQueuesTest extends QueueTestSupport {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private String path;
 
@@ -217,12 +216,8 @@ class AdminQueuesTest extends QueueTestSupport {
         return admin().contentType(ContentType.JSON).body(body).put(path + "/limits");
     }
 
-    private String add(JobOptions options) {
-        return queue.add("job", Map.of("n", 1), options).await().atMost(TIMEOUT).jobId();
-    }
-
     private void startWorker(ProbeProcessor processor) {
-        workers.start(processor, TestWorkers.options("w-admin").withDrainDelay(Duration.ofSeconds(2)));
+        workers.start(processor, TestWorkers.options("w-admin").drainDelay(Duration.ofSeconds(2)).build());
     }
 
     private List<String> keysOfQueue() {

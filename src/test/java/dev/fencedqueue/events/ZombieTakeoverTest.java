@@ -1,5 +1,6 @@
-package dev.fencedqueue.fencing;
+package dev.fencedqueue.events;
 
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,7 +25,7 @@ import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 000's race in one JVM: worker A stops renewing (frozen, as if paused by GC) until worker B takes
+ * The zombie race in one JVM: worker A stops renewing (frozen, as if paused by GC) until worker B takes
  * the job over, then A tries to write. Every invariant of DESIGN.md that the race touches is asserted.
  */
 @QuarkusTest
@@ -44,21 +45,21 @@ class ZombieTakeoverTest extends ResearchTestSupport {
         long epochOfA;
         long epochOfB;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event())));
+            await().atMost(TIMEOUT).until(() -> sse.events().stream().anyMatch(e -> "progress".equals(e.event())));
             epochOfA = sse.events().get(0).fencingToken();
 
             // A is paused: no renewal, no revoke notice, and its writes are held back.
             processorA.close();
             workerA.freeze(true);
             workerB.start();
-            epochOfB = await().atMost(Duration.ofSeconds(10)).until(() -> status(jobId), status ->
+            epochOfB = await().atMost(TIMEOUT).until(() -> status(jobId), status ->
                     status.getLong("fencingToken") > epochOfA && "worker-B".equals(status.getString("workerId")))
                     .getLong("fencingToken");
 
             // A wakes up and tries to write: rejected inside Redis, so it cancels and closes its LLM call.
             processorA.open();
-            await().atMost(Duration.ofSeconds(5)).until(() -> processorA.rejectedWrites() >= 1);
-            await().atMost(Duration.ofSeconds(5)).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
+            await().atMost(TIMEOUT).until(() -> processorA.rejectedWrites() >= 1);
+            await().atMost(TIMEOUT).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
             assertThat(workerA.activeJobIds()).doesNotContain(jobId);
             assertThat(workerA.stats().rejectedWrites()).isGreaterThanOrEqualTo(1);
 
@@ -97,14 +98,14 @@ class ZombieTakeoverTest extends ResearchTestSupport {
         String lastSeen;
         long epochOfA;
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> sse.events().stream().filter(e -> "progress".equals(e.event())).count() >= 2);
+            await().atMost(TIMEOUT).until(() -> sse.events().stream().filter(e -> "progress".equals(e.event())).count() >= 2);
             List<SseClient.Message> seen = sse.events();
             lastSeen = seen.get(seen.size() - 1).id();
             epochOfA = seen.get(0).fencingToken();
         }
         workerA.freeze(true);
         workerB.start();
-        long epochOfB = await().atMost(Duration.ofSeconds(10))
+        long epochOfB = await().atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > epochOfA);
 
         try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId, lastSeen)) {
@@ -124,7 +125,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
     void idleStreamSendsKeepAliveComments() {
         String jobId = startJob("nobody runs me");
         try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> sse.messages().stream().filter(SseClient.Message::isComment).count() >= 2);
+            await().atMost(TIMEOUT).until(() -> sse.messages().stream().filter(SseClient.Message::isComment).count() >= 2);
             assertThat(sse.events()).isEmpty();
             assertThat(sse.ended()).isNotDone();
         }

@@ -1,4 +1,4 @@
-package dev.fencedqueue.fencing;
+package dev.fencedqueue.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,7 +31,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 3: 200 SSE clients follow one job through a TCP proxy that cuts connections at random while the job
+ * 200 SSE clients follow one job through a TCP proxy that cuts connections at random while the job
  * is taken over by another worker. Each client resumes as a browser's {@code EventSource} does (at once, with
  * {@code Last-Event-ID}); each must end with every event of the winning run exactly once, in order, nothing of the
  * older run after the {@code reset} that announced the winner, and one terminal event (DESIGN invariant 6).

@@ -1,4 +1,4 @@
-package dev.fencedqueue.fencing;
+package dev.fencedqueue.queue;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.GatedProcessor;
 import dev.fencedqueue.testing.RedisFaultsResource;
@@ -29,7 +27,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 1: the fence holds when Redis loses acknowledged writes, for real: a {@code redis-server} killed
+ * The fence holds when Redis loses acknowledged writes, for real: a {@code redis-server} killed
  * with {@code SIGKILL} comes back from a snapshot taken before a takeover, and a replica that never received a
  * takeover is promoted. The run Redis forgot must be fenced off, the next run must get a greater token than the
  * forgotten one, and a reader who saw the forgotten run must be shown a {@code reset} before the next one (DESIGN
