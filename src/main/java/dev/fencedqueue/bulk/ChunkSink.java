@@ -15,9 +15,6 @@ import io.smallrye.mutiny.Uni;
  */
 public interface ChunkSink<I> {
 
-    /** @return the job type whose chunks this sink commits */
-    ChunkedJob<I> job();
-
     /**
      * @param context the attempt, never {@code null}
      * @return the sink's side of one attempt; its methods are called one after the other, never concurrently

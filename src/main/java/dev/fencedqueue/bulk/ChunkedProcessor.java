@@ -40,6 +40,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
 
     private static final Logger LOG = Logger.getLogger(ChunkedProcessor.class);
 
+    private final ChunkedJob<I> job;
     private final ChunkSink<I> sink;
     private final BulkControl control;
     private final Queues queues;
@@ -47,10 +48,12 @@ public final class ChunkedProcessor<I> implements JobProcessor {
     private final BulkConfig config;
 
     /**
-     * @param sink where the chunks land with the fenced cursor; its job is the one this processor runs
+     * @param job the chunked job this processor runs (its queue, its plan per attempt), must not be {@code null}
+     * @param sink where the job's chunks land with the fenced cursor, must not be {@code null}
      */
-    public ChunkedProcessor(ChunkSink<I> sink, BulkControl control, Queues queues, BulkMetrics metrics,
-            BulkConfig config) {
+    public ChunkedProcessor(ChunkedJob<I> job, ChunkSink<I> sink, BulkControl control, Queues queues,
+            BulkMetrics metrics, BulkConfig config) {
+        this.job = job;
         this.sink = sink;
         this.control = control;
         this.queues = queues;
@@ -60,16 +63,16 @@ public final class ChunkedProcessor<I> implements JobProcessor {
 
     @Override
     public String queue() {
-        return sink.job().queue();
+        return job.queue();
     }
 
     @Override
     public Uni<Object> process(JobContext context) {
-        return new Attempt(context, sink.job().plan(context)).run();
+        return new Run(context, job.plan(context)).run();
     }
 
     /** The state of one attempt; its methods run one after the other, never concurrently. */
-    private final class Attempt {
+    private final class Run {
 
         private final JobContext context;
         private final ChunkPlan plan;
@@ -78,7 +81,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         private long total = -1;
         private boolean done;
 
-        Attempt(JobContext context, ChunkPlan plan) {
+        Run(JobContext context, ChunkPlan plan) {
             this.context = context;
             this.plan = plan;
             this.store = sink.attempt(context);

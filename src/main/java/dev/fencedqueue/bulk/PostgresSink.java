@@ -40,11 +40,6 @@ public final class PostgresSink<I> implements ChunkSink<I> {
     }
 
     @Override
-    public ChunkedJob<I> job() {
-        return job;
-    }
-
-    @Override
     public ChunkSink.Attempt<I> attempt(JobContext context) {
         ConnectionGuard guard = new ConnectionGuard();
         return new ChunkSink.Attempt<>() {

@@ -36,11 +36,6 @@ public final class RedisSink<I> implements ChunkSink<I> {
     }
 
     @Override
-    public ChunkedJob<I> job() {
-        return job;
-    }
-
-    @Override
     public ChunkSink.Attempt<I> attempt(JobContext context) {
         String cursorKey = job.cursorKey(context);
         return new ChunkSink.Attempt<>() {

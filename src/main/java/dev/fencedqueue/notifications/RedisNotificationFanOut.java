@@ -55,7 +55,7 @@ public class RedisNotificationFanOut implements RedisChunkedJob<String> {
 
     @Override
     public ChunkPlan plan(JobContext job) {
-        return NotificationFanOut.plan(job.data(FanOut.class));
+        return PostgresNotificationFanOut.plan(job.data(FanOut.class));
     }
 
     @Override
@@ -89,7 +89,7 @@ public class RedisNotificationFanOut implements RedisChunkedJob<String> {
         FanOut fanOut = job.data(FanOut.class);
         String createdAt = CREATED_AT.format(OffsetDateTime.now(ZoneOffset.UTC));
         String entry = text(new Notification(fanOut.channel(), job.jobId(), fanOut.message(), createdAt));
-        String payload = NotificationFanOut.payload(json, fanOut, job.jobId());
+        String payload = PostgresNotificationFanOut.payload(json, fanOut, job.jobId());
         String outbox = keys.outbox(fanOut.channel());
         for (String subscriberId : chunk) {
             writes.lpush(keys.inbox(fanOut.channel(), subscriberId), entry);

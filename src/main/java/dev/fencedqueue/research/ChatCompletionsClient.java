@@ -54,7 +54,7 @@ public class ChatCompletionsClient {
             return Multi.createFrom().failure(e);
         }
         Map<String, String> headers = new LinkedHashMap<>();
-        headers.put(LlmClient.REQUEST_ID, jobId);
+        headers.put(ResearchProtocolClient.REQUEST_ID, jobId);
         config.apiKey().filter(key -> !key.isBlank()).ifPresent(key -> headers.put("Authorization", "Bearer " + key));
         return Uni.createFrom().deferred(() -> connector.open(url(), body, headers))
                 .onItem().transformToMulti(exchange -> Multi.createFrom().deferred(() -> {
@@ -81,7 +81,7 @@ public class ChatCompletionsClient {
     public URI url() {
         return config.url().filter(url -> !url.isBlank())
                 .map(base -> URI.create(base.replaceAll("/+$", "") + "/v1/chat/completions"))
-                .orElseGet(() -> LlmClient.simulator("/v1/chat/completions"));
+                .orElseGet(() -> ResearchProtocolClient.simulator("/v1/chat/completions"));
     }
 
     /** @return the model asked: {@code fq.llm.model}, or the simulator's name when the simulator answers */

@@ -25,14 +25,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class ResearchProcessor implements JobProcessor {
 
-    private final LlmClient llm;
+    private final ResearchProtocolClient llm;
     private final ChatCompletionsClient chat;
     private final ResearchConfig config;
     private final LlmConfig llmConfig;
     private final ObjectMapper json;
     private final LlmTokens tokens;
 
-    public ResearchProcessor(LlmClient llm, ChatCompletionsClient chat, ResearchConfig config, LlmConfig llmConfig,
+    public ResearchProcessor(ResearchProtocolClient llm, ChatCompletionsClient chat, ResearchConfig config, LlmConfig llmConfig,
             ObjectMapper json, LlmTokens tokens) {
         this.tokens = tokens;
         this.llm = llm;

@@ -21,7 +21,7 @@ import dev.fencedqueue.bulk.ChunkedProcessor;
 import dev.fencedqueue.bulk.PostgresCursors;
 import dev.fencedqueue.bulk.PostgresSink;
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.notifications.NotificationFanOut;
+import dev.fencedqueue.notifications.PostgresNotificationFanOut;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.NotificationRows;
@@ -59,7 +59,7 @@ class FanOutBenchmark {
     BenchContext bench;
 
     @Inject
-    NotificationFanOut fanOut;
+    PostgresNotificationFanOut fanOut;
 
     @Inject
     BulkControl control;
@@ -85,7 +85,7 @@ class FanOutBenchmark {
         BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         report.note("environment", Runtime.getRuntime().availableProcessors(), "cores", "\"subscribers\": "
                 + SUBSCRIBERS + ", \"chunkSize\": " + CHUNK + ", \"postgres\": \"" + serverVersion() + "\", \"runs\": " + RUNS);
-        Worker worker = bench.startWorker(new ChunkedProcessor<>(new PostgresSink<>(fanOut, cursors,
+        Worker worker = bench.startWorker(new ChunkedProcessor<>(fanOut, new PostgresSink<>(fanOut, cursors,
                 bench.workers().blockingExecutor()), control, bench.queues(), metrics, config), 1);
         JobQueue queue = bench.queues().queue(config.queue());
         String channel = rows.channelWith(SUBSCRIBERS);

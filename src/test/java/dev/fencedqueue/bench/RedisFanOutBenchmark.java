@@ -89,7 +89,7 @@ class RedisFanOutBenchmark {
                 + SUBSCRIBERS + ", \"chunkSize\": " + CHUNK + ", \"redis\": \""
                 + inspector.infoText("server", "redis_version") + "\", \"runs\": " + RUNS);
         SharedConnection redis = bench.queues().redis();
-        Worker worker = bench.startWorker(new ChunkedProcessor<>(new RedisSink<>(fanOut, cursors, redis), control,
+        Worker worker = bench.startWorker(new ChunkedProcessor<>(fanOut, new RedisSink<>(fanOut, cursors, redis), control,
                 bench.queues(), metrics, config), 1);
         JobQueue queue = bench.queues().queue(config.queue());
         String channel = rows.channelWith(SUBSCRIBERS);

@@ -10,7 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import dev.fencedqueue.notifications.NotificationFanOut;
+import dev.fencedqueue.notifications.PostgresNotificationFanOut;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 class PostgresSinkTest extends ChunkSinkContractTest {
 
     @Inject
-    NotificationFanOut fanOut;
+    PostgresNotificationFanOut fanOut;
 
     @Inject
     PostgresCursors cursors;
@@ -97,8 +97,9 @@ class PostgresSinkTest extends ChunkSinkContractTest {
 
     @Override
     protected JobProcessor fanOut(ReadGate gate) {
-        return new ChunkedProcessor<>(new PostgresSink<>(new Gated(fanOut, gate), cursors, manager.blockingExecutor()),
-                control, queues, metrics, config);
+        Gated gated = new Gated(fanOut, gate);
+        return new ChunkedProcessor<>(gated, new PostgresSink<>(gated, cursors, manager.blockingExecutor()), control,
+                queues, metrics, config);
     }
 
     @Override

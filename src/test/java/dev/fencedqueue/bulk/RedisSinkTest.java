@@ -179,8 +179,9 @@ class RedisSinkTest extends ChunkSinkContractTest {
 
     @Override
     protected JobProcessor fanOut(ReadGate gate) {
-        return new ChunkedProcessor<>(new RedisSink<>(new Gated(fanOut, gate), cursors, queues.redis()), control,
-                queues, metrics, config);
+        Gated gated = new Gated(fanOut, gate);
+        return new ChunkedProcessor<>(gated, new RedisSink<>(gated, cursors, queues.redis()), control, queues, metrics,
+                config);
     }
 
     @Override

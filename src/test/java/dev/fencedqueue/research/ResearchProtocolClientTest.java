@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class LlmClientTest {
+class ResearchProtocolClientTest {
 
     /** The idle timeout of the test of silence: short, as the test waits for it. */
     private static final Duration IDLE_TIMEOUT = Duration.ofMillis(400);
@@ -52,7 +52,7 @@ class LlmClientTest {
     ObjectMapper json;
 
     @Inject
-    LlmClient simulatorClient;
+    ResearchProtocolClient simulatorClient;
 
     @Inject
     LlmConfig llmConfig;
@@ -99,7 +99,7 @@ class LlmClientTest {
      */
     @Test
     void shortStreamIsReadWholeWhenSubscribedOffTheEventLoop() {
-        LlmClient client = client("/stream");
+        ResearchProtocolClient client = client("/stream");
         for (int call = 0; call < 500; call++) {
             AssertSubscriber<LlmMessage> messages = subscribe(client.research("q", "job-" + call));
 
@@ -143,7 +143,7 @@ class LlmClientTest {
     @Test
     void silenceLongerThanTheIdleTimeoutFailsTheStream() {
         long subscribedAt = System.nanoTime();
-        LlmClient client = clientFor(url("/silent"), IDLE_TIMEOUT);
+        ResearchProtocolClient client = clientFor(url("/silent"), IDLE_TIMEOUT);
         AssertSubscriber<LlmMessage> messages = subscribe(client.research("q", "job-5"));
 
         messages.awaitFailure(TIMEOUT);
@@ -172,7 +172,7 @@ class LlmClientTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
-        LlmClient refused = clientFor("http://127.0.0.1:" + closedPort + "/research", TIMEOUT);
+        ResearchProtocolClient refused = clientFor("http://127.0.0.1:" + closedPort + "/research", TIMEOUT);
         AssertSubscriber<LlmMessage> messages = subscribe(refused.research("q", "job-7"));
 
         messages.awaitFailure(TIMEOUT);
@@ -241,7 +241,7 @@ class LlmClientTest {
                 () -> exchanges.stream().filter(e -> e.path().equals(path)).findFirst().orElse(null), e -> e != null);
     }
 
-    private LlmClient client(String path) {
+    private ResearchProtocolClient client(String path) {
         return clientFor(url(path), TIMEOUT);
     }
 
@@ -249,11 +249,11 @@ class LlmClientTest {
         return "http://127.0.0.1:" + server.actualPort() + path;
     }
 
-    private LlmClient clientFor(String url, Duration idleTimeout) {
+    private ResearchProtocolClient clientFor(String url, Duration idleTimeout) {
         LlmConfig config = new TestLlmConfig(llmConfig).url(url).idleTimeout(idleTimeout);
         LlmConnector connector = new LlmConnector(vertx, config);
         connectors.add(connector);
-        return new LlmClient(connector, config, json);
+        return new ResearchProtocolClient(connector, config, json);
     }
 
     private SimulatorStats.Counts counts(String jobId) {

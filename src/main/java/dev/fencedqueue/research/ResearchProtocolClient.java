@@ -20,7 +20,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * With no {@code fq.llm.url} the built-in simulator of this instance is called over HTTP.
  */
 @ApplicationScoped
-public class LlmClient {
+public class ResearchProtocolClient {
 
     /** Request header carrying the job id, for the server's logs (and the simulator's counters). */
     static final String REQUEST_ID = "X-Request-ID";
@@ -29,7 +29,7 @@ public class LlmClient {
     private final LlmConfig config;
     private final ObjectMapper json;
 
-    public LlmClient(LlmConnector connector, LlmConfig config, ObjectMapper json) {
+    public ResearchProtocolClient(LlmConnector connector, LlmConfig config, ObjectMapper json) {
         this.connector = connector;
         this.config = config;
         this.json = json;

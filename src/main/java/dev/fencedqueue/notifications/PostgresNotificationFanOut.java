@@ -22,7 +22,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * subscriber id of the last committed chunk). The channel is the job's single-flight key.
  */
 @ApplicationScoped
-public class NotificationFanOut implements PostgresChunkedJob<String> {
+public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
 
     private static final String COUNT = "SELECT count(*) FROM channel_subscriber WHERE channel = ?";
     private static final String READ = "SELECT subscriber_id FROM channel_subscriber WHERE channel = ? "
@@ -35,7 +35,7 @@ public class NotificationFanOut implements PostgresChunkedJob<String> {
     private final BulkConfig config;
     private final ObjectMapper json;
 
-    public NotificationFanOut(BulkConfig config, ObjectMapper json) {
+    public PostgresNotificationFanOut(BulkConfig config, ObjectMapper json) {
         this.config = config;
         this.json = json;
     }

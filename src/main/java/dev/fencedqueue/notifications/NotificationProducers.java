@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.BulkMetrics;
-import dev.fencedqueue.bulk.ChunkSink;
 import dev.fencedqueue.bulk.ChunkedProcessor;
 import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.bulk.PostgresCursors;
@@ -23,18 +22,20 @@ import jakarta.enterprise.inject.Produces;
  * that every instance runs a worker on its queue) and the {@link NotificationStore} the API reads and writes.
  */
 @ApplicationScoped
-public class NotificationWorkers {
+public class NotificationProducers {
 
     @Produces
     @ApplicationScoped
-    JobProcessor fanOutProcessor(BulkConfig config, NotificationFanOut postgres, RedisNotificationFanOut redis,
+    JobProcessor fanOutProcessor(BulkConfig config, PostgresNotificationFanOut postgres, RedisNotificationFanOut redis,
             PostgresCursors postgresCursors, RedisCursors redisCursors, BulkControl control, Queues queues,
             BulkMetrics metrics, WorkerManager workers) {
-        ChunkSink<String> sink = switch (config.sink()) {
-            case POSTGRESQL -> new PostgresSink<>(postgres, postgresCursors, workers.blockingExecutor());
-            case REDIS -> new RedisSink<>(redis, redisCursors, queues.redis());
+        return switch (config.sink()) {
+            case POSTGRESQL -> new ChunkedProcessor<>(postgres,
+                    new PostgresSink<>(postgres, postgresCursors, workers.blockingExecutor()), control, queues, metrics,
+                    config);
+            case REDIS -> new ChunkedProcessor<>(redis, new RedisSink<>(redis, redisCursors, queues.redis()), control,
+                    queues, metrics, config);
         };
-        return new ChunkedProcessor<>(sink, control, queues, metrics, config);
     }
 
     @Produces
