@@ -10,7 +10,7 @@
 //   }, { statusUrl: '/research/status/' + jobId });
 //   // later: stream.close();
 //
-// What it guarantees (seed 001's frontend rules, on top of the server's own): one run at a time (it tracks the
+// What it guarantees (the frontend's rules, on top of the server's own): one run at a time (it tracks the
 // highest epoch, the event's fencingToken, and drops any event of an older one; a `reset` event or a newer token
 // calls onReset first, and so does a `started` event under the epoch already shown: a token handed out again after
 // Redis lost the activation that first had it is a new attempt, never the same run); every event at most once (it remembers the last stream entry id and drops anything not

@@ -39,10 +39,10 @@ import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
- * The bulk job of seed 004 as an API: subscribers of a channel, a fan-out of a message to all of them (a chunked
- * job that commits each chunk exactly once into its sink, PostgreSQL or Redis as {@code fq.bulk.sink} says), a
- * subscriber's notifications, and the job's status and event stream. Nothing here blocks: the PostgreSQL store
- * runs its JDBC calls on worker or virtual threads.
+ * The notification fan-out bulk job as an API: subscribers of a channel, a fan-out of a message to all of them (a
+ * chunked job that commits each chunk exactly once into its sink, PostgreSQL or Redis as {@code fq.bulk.sink} says), a
+ * subscriber's notifications, and the job's status and event stream. Nothing here blocks: the PostgreSQL store runs its
+ * JDBC calls on worker or virtual threads.
  */
 @Path("/notifications")
 @Tag(name = "notifications", description = "Channel subscribers and exactly-once notification fan-outs (bulk jobs)")

@@ -32,7 +32,10 @@ import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** The deep-research API, with the paths of seed 000 so that its curl examples work as written. */
+/**
+ * The deep-research API under {@code /research}: start a job, read its history and status, abort it. Its event stream,
+ * {@code GET /research/stream/{jobId}}, is served by {@link JobStreamRoutes}.
+ */
 @Path("/research")
 @Tag(name = "research", description = "Deep-research jobs and their event streams")
 public class ResearchResource {

@@ -3,12 +3,12 @@ package dev.fencedqueue.bulk;
 import dev.fencedqueue.worker.JobContext;
 
 /**
- * A job type that walks its targets in chunks from a cursor and applies each chunk exactly once into a sink
- * (seed 004's bulk job, made exactly-once): {@link PostgresChunkedJob} writes a chunk in a PostgreSQL
- * transaction, {@link RedisChunkedJob} in one Lua script. The job only reads and writes; {@link ChunkedProcessor}
- * does the rest: before each chunk it checks the abort flag and the throttle; it commits the chunk's writes with
- * the cursor advance under the fencing check; it reports progress as fenced events, paces the chunks, and holds
- * the job's single-flight key.
+ * A job type that walks its targets in chunks from a cursor and applies each chunk exactly once into a sink (such as
+ * the notification fan-out): {@link PostgresChunkedJob} writes a chunk in a PostgreSQL transaction,
+ * {@link RedisChunkedJob} in one Lua script. The job only reads and writes; {@link ChunkedProcessor} does the rest:
+ * before each chunk it checks the abort flag and the throttle; it commits the chunk's writes with the cursor advance
+ * under the fencing check; it reports progress as fenced events, paces the chunks, and holds the job's single-flight
+ * key.
  *
  * <p>Threads: the methods declared here must not block (they run on the event loop).
  *

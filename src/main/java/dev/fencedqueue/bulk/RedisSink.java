@@ -14,7 +14,7 @@ import io.smallrye.mutiny.Uni;
  * blocks: every step runs on the event loop.
  *
  * <p>Durability is Redis's: a chunk the script committed is as safe as any write Redis acknowledged
- * ({@code appendfsync} decides; see the README).
+ * ({@code appendfsync} decides; see docs/operations.md, "Bulk jobs without PostgreSQL: the Redis sink").
  *
  * @param <I> one target of the job
  */

@@ -9,9 +9,9 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 
 /**
- * How a chunked job paces itself (seed 004's "predictable load instead of maximum throughput"): a pause after
- * every chunk and/or a ceiling on items per second. Set per job at start, changeable while it runs; the runtime
- * reads it right before each chunk. Also the JSON body of {@code PUT .../throttle} and part of a fan-out's.
+ * How a chunked job paces itself (predictable load instead of maximum throughput): a pause after every chunk and/or a
+ * ceiling on items per second. Set per job at start, changeable while it runs; the runtime reads it right before each
+ * chunk. Also the JSON body of {@code PUT .../throttle} and part of a fan-out's.
  *
  * @param pauseBetweenChunksMs pause after each chunk, ms; {@code null} or 0: none
  * @param maxItemsPerSecond ceiling on items written per second, averaged per chunk; {@code null}: none

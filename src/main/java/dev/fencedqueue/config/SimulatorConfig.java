@@ -26,7 +26,10 @@ public interface SimulatorConfig {
     @Min(1)
     int steps();
 
-    /** Time between two progress events; 60s makes a stream last about ten minutes, like seed 000's jobs. */
+    /**
+     * Time between two progress events; 60s makes a stream last about ten minutes, like the research jobs the service
+     * is built for.
+     */
     @WithDefault("3s")
     Duration stepInterval();
 

@@ -8,9 +8,9 @@ import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
 
 /**
- * Worker runtime settings ({@code fq.worker.*}), shared by every worker this instance runs. The defaults
- * are BullMQ's advice for ~10-minute jobs (seed 000): a short lock kept alive by renewal rather than a
- * lock as long as the job. {@link ConfigChecks} rejects inconsistent combinations at startup.
+ * Worker runtime settings ({@code fq.worker.*}), shared by every worker this instance runs. The defaults are BullMQ's
+ * advice for ~10-minute jobs such as research jobs: a short lock kept alive by renewal rather than a lock as long as
+ * the job. {@link ConfigChecks} rejects inconsistent combinations at startup.
  */
 @ConfigMapping(prefix = "fq.worker")
 public interface WorkerConfig {

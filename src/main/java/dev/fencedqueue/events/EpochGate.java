@@ -1,12 +1,12 @@
 package dev.fencedqueue.events;
 
 /**
- * What one SSE subscriber may see: events of one epoch at a time (DESIGN invariant 6). The first event of a newer
- * epoch is preceded by a {@code reset}; events of an older epoch than the one shown are dropped; after the terminal
- * event nothing more passes. A {@code started} event always begins a new run: one that arrives under the epoch
- * already shown (a fencing token handed out again after Redis lost the activation that first had it, and a Redis
- * clock behind the lost one's) is a new attempt and gets a {@code reset} too, so that two runs never show under one
- * epoch. Not thread-safe: one per subscriber, fed in stream order.
+ * What one SSE subscriber may see: events of one epoch at a time (a reader never sees an older epoch after a newer
+ * one). The first event of a newer epoch is preceded by a {@code reset}; events of an older epoch than the one shown
+ * are dropped; after the terminal event nothing more passes. A {@code started} event always begins a new run: one that
+ * arrives under the epoch already shown (a fencing token handed out again after Redis lost the activation that first
+ * had it, and a Redis clock behind the lost one's) is a new attempt and gets a {@code reset} too, so that two runs
+ * never show under one epoch. Not thread-safe: one per subscriber, fed in stream order.
  */
 final class EpochGate {
 

@@ -17,7 +17,7 @@ import dev.fencedqueue.worker.JobContext;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The flagship bulk job (seed 004) into the PostgreSQL sink ({@code fq.bulk.sink=postgresql}, the default): notify
+ * The notification fan-out bulk job into the PostgreSQL sink ({@code fq.bulk.sink=postgresql}, the default): notify
  * every subscriber of a channel, one notification-center row and one push-outbox row per subscriber, walking the subscribers in {@code subscriber_id} order (the cursor is the last
  * subscriber id of the last committed chunk). The channel is the job's single-flight key.
  */

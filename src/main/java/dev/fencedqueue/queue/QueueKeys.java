@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
  * queue share one hash tag and every multi-key script runs on Redis Cluster.
  *
  * <pre>
- * fq:{q}:wait         list   ready jobs (LPUSH in, RPOPLPUSH out)
+ * fq:{q}:wait         list   ready jobs (LPUSH in, RPUSH for LIFO; taken from the right with LMPOP)
  * fq:{q}:active       list   running jobs
  * fq:{q}:prioritized  zset   ready jobs with a priority (score: priority * 2^32 + insertion counter)
  * fq:{q}:delayed      zset   jobs waiting for their due time (score: due time, ms, Redis clock)

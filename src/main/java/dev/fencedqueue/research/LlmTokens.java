@@ -16,11 +16,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * Accounts for the LLM tokens each attempt spent (seed 001 cancels zombie LLM calls because tokens cost money):
- * into the job's status ({@code tokens}, by outcome) and into Prometheus as {@code fq_llm_tokens_total} (tags
- * {@code queue}, {@code kind} = {@code prompt} | {@code completion}, {@code outcome} = {@code result} |
- * {@code failed} | {@code zombie} | {@code aborted} | {@code handed-back}) and {@code fq_llm_attempts_total}
- * ({@code queue}, {@code outcome}). A zombie's tokens are counted too: the count is not a fenced write.
+ * Accounts for the LLM tokens each attempt spent (zombie LLM calls are cancelled because tokens cost money): into the
+ * job's status ({@code tokens}, by outcome) and into Prometheus as {@code fq_llm_tokens_total} (tags {@code queue},
+ * {@code kind} = {@code prompt} | {@code completion}, {@code outcome} = {@code result} | {@code failed} |
+ * {@code zombie} | {@code aborted} | {@code handed-back}) and {@code fq_llm_attempts_total} ({@code queue},
+ * {@code outcome}). A zombie's tokens are counted too: the count is not a fenced write.
  */
 @ApplicationScoped
 public class LlmTokens {

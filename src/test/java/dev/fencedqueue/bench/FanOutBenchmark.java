@@ -38,11 +38,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8's figures (not a test: {@code ./mvnw -Pbench test -Dtest=FanOutBenchmark}, see BENCHMARKS.md): the
- * fenced fan-out's rate into the embedded PostgreSQL (100,000 subscribers, chunks of 500, no throttle), beside the
- * sink's ceiling measured in the same run (the same rows written by plain batched inserts of the same chunks,
- * without fencing, cursor or Redis), and the abort latency (the operator's abort request to the job stopped at a
- * chunk boundary), beside one chunk's duration. {@code bench.runs} times (3), interleaved.
+ * The notification fan-out into PostgreSQL (not a test: {@code ./mvnw -Pbench test -Dtest=FanOutBenchmark}, see
+ * BENCHMARKS.md): the fenced fan-out's rate into the embedded PostgreSQL (100,000 subscribers, chunks of 500, no
+ * throttle), beside the sink's ceiling measured in the same run (the same rows written by plain batched inserts of the
+ * same chunks, without fencing, cursor or Redis), and the abort latency (the operator's abort request to the job
+ * stopped at a chunk boundary), beside one chunk's duration. {@code bench.runs} times (3), interleaved.
  */
 @QuarkusTest
 @TestProfile(BenchmarkProfile.class)

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 7's figures, native executable against the jar on a JVM, side by side in one run (not a test:
+ * The native executable against the jar on a JVM, side by side in one run (not a test:
  * {@code ./mvnw -Pbench test -Dtest=NativeVsJvmBenchmark} after building both, see BENCHMARKS.md). For each
  * application, {@code bench.runs} times (interleaved, so that a noisy moment hits one run of each rather
  * than every run of one), two fresh processes on the same {@code redis-server}:

@@ -39,12 +39,12 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 8's figures for the Redis sink (not a test: {@code ./mvnw -Pbench test -Dtest=RedisFanOutBenchmark}, see
- * BENCHMARKS.md): the fenced fan-out's rate into Redis (100,000 subscribers, chunks of 500, no throttle: per
+ * The notification fan-out into the Redis sink (not a test: {@code ./mvnw -Pbench test -Dtest=RedisFanOutBenchmark},
+ * see BENCHMARKS.md): the fenced fan-out's rate into Redis (100,000 subscribers, chunks of 500, no throttle: per
  * subscriber one notification-center entry and one push-outbox entry, each chunk in one {@code commitChunk.lua}),
- * beside the sink's ceiling measured in the same run (the same chunks read the same way and the same commands
- * pipelined on the same connection, without fencing, cursor or Lua), and the abort latency beside one chunk's
- * duration. {@code bench.runs} times (3), interleaved.
+ * beside the sink's ceiling measured in the same run (the same chunks read the same way and the same commands pipelined
+ * on the same connection, without fencing, cursor or Lua), and the abort latency beside one chunk's duration.
+ * {@code bench.runs} times (3), interleaved.
  */
 @QuarkusTest
 @TestProfile(BenchmarkProfile.class)

@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** DESIGN invariant 6 for one reader, including a fencing token that Redis handed out twice. */
+/**
+ * A reader never sees an older epoch after a newer one, for one reader, including a fencing token that Redis handed
+ * out twice.
+ */
 class EpochGateTest {
 
     private static final long T1 = 1_795_000_000_000L;

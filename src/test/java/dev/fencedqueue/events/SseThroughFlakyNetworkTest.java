@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * 200 SSE clients follow one job through a TCP proxy that cuts connections at random while the job
  * is taken over by another worker. Each client resumes as a browser's {@code EventSource} does (at once, with
  * {@code Last-Event-ID}); each must end with every event of the winning run exactly once, in order, nothing of the
- * older run after the {@code reset} that announced the winner, and one terminal event (DESIGN invariant 6).
+ * older run after the {@code reset} that announced the winner, and one terminal event: a reader never sees an older
+ * epoch after a newer one.
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)

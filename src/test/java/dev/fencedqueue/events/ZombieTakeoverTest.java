@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The zombie race in one JVM: worker A stops renewing (frozen, as if paused by GC) until worker B takes
- * the job over, then A tries to write. Every invariant of DESIGN.md that the race touches is asserted.
+ * the job over, then A tries to write. A's writes are rejected and A stops, the job ends once, in B's epoch, and a
+ * reader sees a {@code reset} and then only B's run (docs/architecture.md#the-fencing-design).
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The chaos suite, on packaged service processes and real faults. Each case asserts the invariants
- * of DESIGN.md it touches: every job answered {@code 202} ends exactly once, a reader never sees an older epoch after
- * a newer one, and a process that lost its jobs stops writing. Timings are generous (CI machines are loaded); each
- * case prints what it measured.
+ * The chaos suite, on packaged service processes and real faults. Each case asserts the fencing invariants it
+ * touches (docs/architecture.md#the-fencing-design): every job answered {@code 202} ends exactly once, a reader never
+ * sees an older epoch after a newer one, and a process that lost its jobs stops writing. Timings are generous (CI
+ * machines are loaded); each case prints what it measured.
  */
 class ChaosProcessIT {
 

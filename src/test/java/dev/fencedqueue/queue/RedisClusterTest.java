@@ -29,7 +29,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10, part 4: the service on a Redis Cluster of three masters ({@code quarkus.redis.client-type=cluster}). A
+ * The service on a Redis Cluster of three masters ({@code quarkus.redis.client-type=cluster}). A
  * research job runs, streams over SSE and is taken over by a second worker with its zombie fenced off, exactly as on
  * one Redis; every key of the queue lands in one slot; and a script call with a key outside the queue's hash tag is
  * refused before it is sent.

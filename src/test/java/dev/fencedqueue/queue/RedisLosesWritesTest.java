@@ -30,8 +30,9 @@ import org.junit.jupiter.api.Test;
  * The fence holds when Redis loses acknowledged writes, for real: a {@code redis-server} killed
  * with {@code SIGKILL} comes back from a snapshot taken before a takeover, and a replica that never received a
  * takeover is promoted. The run Redis forgot must be fenced off, the next run must get a greater token than the
- * forgotten one, and a reader who saw the forgotten run must be shown a {@code reset} before the next one (DESIGN
- * invariants 1, 2 and 6). The last case covers a token handed out twice, which only a clock running behind produces.
+ * forgotten one, and a reader who saw the forgotten run must be shown a {@code reset} before the next one (only the
+ * current epoch writes, tokens only grow, readers see one epoch at a time: docs/architecture.md#the-fencing-design).
+ * The last case covers a token handed out twice, which only a clock running behind produces.
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)

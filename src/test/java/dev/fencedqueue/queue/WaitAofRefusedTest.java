@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * Issue 10, part 4: {@code fq.redis.wait-aof} on a Redis that cannot do it (the tests' Redis 7.0 has no
+ * {@code fq.redis.wait-aof} on a Redis that cannot do it (the tests' Redis 7.0 has no
  * {@code WAITAOF}) is a clear misconfiguration, never a silent downgrade: the instance is not ready, saying why, and
  * a new job is answered {@code 503} rather than accepted as durable. Runs where the tests' server has no
  * {@code WAITAOF} ({@link RedisServers}); on one that has it, {@link WaitAofTest} checks the refusal of a server whose

@@ -13,10 +13,11 @@ import org.jboss.resteasy.reactive.RestResponse;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
- * Maps the operator API's own exceptions, and the security layer's, to the JSON errors of DESIGN.md. The
- * {@code /admin} permission is checked on the REST layer ({@code applies-to=JAXRS}) so that a refused request
- * reaches these mappers: 401 carries the authentication mechanism's challenge ({@code WWW-Authenticate: Basic
- * realm="fenced-queue"}, RFC 7617) and a JSON body, 403 a JSON body.
+ * Maps the operator API's own exceptions, and the security layer's, to the service's JSON errors
+ * ({@code {"error": ..., "message": ...}}, docs/http-api.md#errors). The {@code /admin} permission is checked on the
+ * REST layer ({@code applies-to=JAXRS}) so that a refused request reaches these mappers: 401 carries the authentication
+ * mechanism's challenge ({@code WWW-Authenticate: Basic realm="fenced-queue"}, RFC 7617) and a JSON body, 403 a JSON
+ * body.
  */
 public class AdminExceptionMappers {
 
