@@ -25,7 +25,7 @@ final class AttemptPipeline {
      */
     static Uni<Object> of(JobProcessor processor, JobContext context, ActiveJob running, ExecutorService blockingExecutor) {
         Supplier<Uni<Object>> attempt = () -> processor.process(context);
-        Uni<Object> pipeline = blockingExecutor == null ? Uni.createFrom().deferred(attempt::get)
+        Uni<Object> pipeline = blockingExecutor == null ? called(processor, context)
                 : BlockingInvocation.on(attempt, blockingExecutor);
         long timeoutMs = running.job().timeout();
         if (timeoutMs <= 0) {
@@ -36,5 +36,22 @@ final class AttemptPipeline {
             running.cancelled().complete(CancelReason.TIMEOUT);
             return new JobTimeoutException(running.id(), timeout);
         });
+    }
+
+    /**
+     * Calls a processor that does not block, now (its subscription follows at once): what
+     * {@code Uni.createFrom().deferred} would do, without one more {@code Uni} per attempt.
+     *
+     * @return the processor's {@code Uni}, or a failed one when it threw or returned {@code null}
+     */
+    private static Uni<Object> called(JobProcessor processor, JobContext context) {
+        Uni<Object> attempt;
+        try {
+            attempt = processor.process(context);
+        } catch (Throwable e) { // as deferred would: whatever the processor throws fails the attempt
+            return Uni.createFrom().failure(e);
+        }
+        return attempt != null ? attempt
+                : Uni.createFrom().failure(new NullPointerException("the processor returned no Uni (null)"));
     }
 }

@@ -7,8 +7,6 @@ import java.util.concurrent.Executor;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
-import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -17,7 +15,9 @@ import io.vertx.mutiny.redis.client.Response;
  * completion of a turn schedules the write behind the tasks already queued on the context (such as the
  * other replies of the same socket read), so a busy worker pays one script call and one round trip for
  * several jobs, and an idle one waits for nothing. Each job is still checked against its own fencing
- * token and lock inside the script. Confined to the worker's context.
+ * token and lock inside the script. Confined to the worker's context: a job's outcome is handed to its
+ * {@link JobFinisher.Written} on that context, all of one write's jobs in one task; no {@code Uni} is built per
+ * job (each would capture and restore the thread context of the caller).
  */
 final class CompletionBatcher {
 
@@ -29,8 +29,7 @@ final class CompletionBatcher {
     static final int MAX_JOBS = 16;
 
     /** One completion waiting for the write. */
-    private record Pending(ActiveJob job, String returnValue, String event, int fetch,
-            UniEmitter<? super JobFinisher.Outcome> emitter) {
+    private record Pending(ActiveJob job, String returnValue, String event, int fetch, JobFinisher.Written written) {
     }
 
     private final QueueContext ctx;
@@ -47,24 +46,23 @@ final class CompletionBatcher {
     }
 
     /**
-     * Queues a completion; subscribe on the worker's context.
+     * Queues a completion; call on the worker's context.
      *
      * @param job the job
      * @param returnValue its return value (JSON)
      * @param event the data of its {@code completed} event (JSON)
      * @param fetch how many next jobs to activate for the slots this completion frees
-     * @return the outcome for this job; the first successful job of a write carries the activation, the
-     *         others an activation without jobs; fails when the write failed for good
+     * @param written told on the worker's context: the outcome for this job (the first successful job of a write
+     *        carries the activation, the others an activation without jobs), or the failure when the write failed
+     *        for good
      */
-    Uni<JobFinisher.Outcome> complete(ActiveJob job, String returnValue, String event, int fetch) {
-        return Uni.createFrom().emitter(emitter -> {
-            pending.add(new Pending(job, returnValue, event, fetch, emitter));
-            if (pending.size() == 1) {
-                onContext.execute(this::flush);
-            } else if (pending.size() >= MAX_JOBS) {
-                flush();
-            }
-        });
+    void complete(ActiveJob job, String returnValue, String event, int fetch, JobFinisher.Written written) {
+        pending.add(new Pending(job, returnValue, event, fetch, written));
+        if (pending.size() == 1) {
+            onContext.execute(this::flush);
+        } else if (pending.size() >= MAX_JOBS) {
+            flush();
+        }
     }
 
     private void flush() {
@@ -95,7 +93,8 @@ final class CompletionBatcher {
         JobFinisher.retrying(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED,
                 List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(),
                         keys.meta(), keys.events()), args), options)
-                .subscribe().with(reply -> deliver(batch, reply, lockPrefix), failure -> batch.forEach(p -> p.emitter.fail(failure)));
+                .subscribe().with(reply -> onContext.execute(() -> deliver(batch, reply, lockPrefix)),
+                        failure -> onContext.execute(() -> batch.forEach(p -> p.written.failed(failure))));
     }
 
     private void deliver(List<Pending> batch, Response reply, String lockPrefix) {
@@ -108,7 +107,7 @@ final class CompletionBatcher {
             long code = codes.get(i).toLong();
             boolean carries = code == 0 && !handedOut;
             handedOut |= carries;
-            batch.get(i).emitter.complete(new JobFinisher.Outcome(code, carries ? next : none));
+            batch.get(i).written.written(new JobFinisher.Outcome(code, carries ? next : none));
         }
     }
 }

@@ -36,11 +36,22 @@ final class JobFinisher {
     record Outcome(long code, Activation next) {
     }
 
+    /** Told how a finishing write of one job ended, on the worker's context. */
+    interface Written {
+
+        /** @param outcome what the write did */
+        void written(Outcome outcome);
+
+        /** @param failure why the write failed for good (Redis unreachable for longer than the lock duration) */
+        void failed(Throwable failure);
+    }
+
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final JobProcessor processor;
     private final WorkerOptions options;
     private final CompletionBatcher batcher;
+    private final Executor onContext;
 
     JobFinisher(QueueContext ctx, JobProcessor processor, WorkerOptions options, Executor onContext) {
         this.ctx = ctx;
@@ -48,31 +59,33 @@ final class JobFinisher {
         this.processor = processor;
         this.options = options;
         this.batcher = new CompletionBatcher(ctx, options, onContext);
+        this.onContext = onContext;
     }
 
     /**
      * Completes a job, together with the other completions of the same turn of the worker's context
-     * (see {@link CompletionBatcher}); subscribe on that context.
+     * (see {@link CompletionBatcher}); call on that context.
      *
      * @param job the job
      * @param result the processor's result
      * @param fetch how many next jobs to activate for the worker
      * @param lockPrefix lock token prefix for those jobs, used when the result cannot be serialized and
      *        the job fails instead
-     * @return the outcome
+     * @param written told the outcome on the worker's context
      */
-    Uni<Outcome> complete(ActiveJob job, Object result, int fetch, String lockPrefix) {
+    void complete(ActiveJob job, Object result, int fetch, String lockPrefix, Written written) {
         String returnValue;
         try {
             returnValue = result == null ? "null" : ctx.json().writeValueAsString(result);
         } catch (JsonProcessingException e) {
-            return fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
-                    fetch, lockPrefix);
+            fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
+                    fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written, written::failed);
+            return;
         }
         // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
         String event = !job.job().eventStream() ? "" : JobEventData.completed(job.fencingToken(), options.workerId(),
                 returnValue);
-        return batcher.complete(job, returnValue, event, fetch);
+        batcher.complete(job, returnValue, event, fetch, written);
     }
 
     /**

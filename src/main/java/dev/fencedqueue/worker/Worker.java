@@ -273,8 +273,11 @@ public final class Worker {
         ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
         active.add(running);
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
-        running.runs(AttemptPipeline.of(processor, jobContext, running, blockingExecutor).emitOn(onContext)
-                .subscribe().with(result -> finish(running, result, null), failure -> finish(running, null, failure)));
+        // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the
+        // thread a blocking or asynchronous processor ended on).
+        running.runs(AttemptPipeline.of(processor, jobContext, running, blockingExecutor).subscribe().with(
+                result -> onContext.execute(() -> finish(running, result, null)),
+                failure -> onContext.execute(() -> finish(running, null, failure))));
     }
 
     private void finish(ActiveJob job, Object result, Throwable failure) {
@@ -290,20 +293,30 @@ public final class Worker {
         active.reserve(fetch);
         String lockPrefix = JobFetcher.lockPrefix();
         long sentAt = System.nanoTime();
-        Uni<JobFinisher.Outcome> write = failure == null ? finisher.complete(job, result, fetch, lockPrefix)
-                : finisher.fail(job, failure, fetch, lockPrefix);
-        write.emitOn(onContext).subscribe().with(outcome -> {
-            active.unreserve(fetch);
-            counters.finished(job, failure, outcome.code());
-            release(job, false);
-            fetcher.handle(outcome.next(), sentAt);
-            fetcher.pump();
-        }, writeFailure -> {
-            active.unreserve(fetch);
-            LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
-                    id(), job.id(), writeFailure.getMessage());
-            release(job, true);
-        });
+        JobFinisher.Written written = new JobFinisher.Written() {
+            @Override
+            public void written(JobFinisher.Outcome outcome) {
+                active.unreserve(fetch);
+                counters.finished(job, failure, outcome.code());
+                release(job, false);
+                fetcher.handle(outcome.next(), sentAt);
+                fetcher.pump();
+            }
+
+            @Override
+            public void failed(Throwable writeFailure) {
+                active.unreserve(fetch);
+                LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
+                        id(), job.id(), writeFailure.getMessage());
+                release(job, true);
+            }
+        };
+        if (failure == null) {
+            finisher.complete(job, result, fetch, lockPrefix, written);
+        } else {
+            finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written,
+                    written::failed);
+        }
     }
 
     private void cancel(ActiveJob job, CancelReason reason) {
