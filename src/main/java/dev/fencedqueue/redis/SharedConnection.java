@@ -3,12 +3,16 @@ package dev.fencedqueue.redis;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
+import io.vertx.core.Handler;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Redis;
@@ -138,14 +142,73 @@ public class SharedConnection {
      *         error otherwise; each subscription sends the command again, on the connection open at that time
      */
     public Uni<Response> send(Request request) {
-        // Deferred: a resubscription (a retry) takes the connection open then, not the one that failed.
-        return Uni.createFrom().deferred(this::connection)
-                .onItem().transformToUni(connection -> connection.send(request)
-                        .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout))
-                        .onFailure(SharedConnection::isConnectionFailure).invoke(() -> drop(connection)))
-                .onFailure().invoke(this::failed)
-                .onFailure(SharedConnection::isConnectionFailure)
-                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure));
+        // Each subscription (a retry too) takes the connection open then, not the one that failed.
+        return Uni.createFrom().emitter(emitter -> {
+            Slot slot = current.get();
+            RedisConnection open = slot != null ? slot.open : null;
+            if (open != null) {
+                new Sent(open, emitter).send(request);
+            } else {
+                connection().subscribe().with(connection -> new Sent(connection, emitter).send(request), failure -> {
+                    failed(failure);
+                    emitter.fail(unavailableIfConnectionFailure(failure));
+                });
+            }
+        });
+    }
+
+    private static Throwable unavailableIfConnectionFailure(Throwable failure) {
+        return isConnectionFailure(failure) && !(failure instanceof RedisUnavailableException)
+                ? new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure)
+                : failure;
+    }
+
+    /**
+     * One command sent on one connection: its reply, or its timeout (a Vert.x timer on the caller's event loop), ends
+     * it, whichever comes first. Plain callbacks rather than a chain of {@code Uni} stages: every command of every job
+     * goes through here.
+     */
+    private final class Sent implements Handler<AsyncResult<io.vertx.redis.client.Response>> {
+
+        private final RedisConnection connection;
+        private final UniEmitter<? super Response> emitter;
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private long timer;
+
+        Sent(RedisConnection connection, UniEmitter<? super Response> emitter) {
+            this.connection = connection;
+            this.emitter = emitter;
+        }
+
+        void send(Request request) {
+            timer = context.owner().setTimer(timeout.toMillis(), id -> {
+                if (ended.compareAndSet(false, true)) {
+                    end(new TimeoutException("no reply within " + timeout));
+                }
+            });
+            connection.getDelegate().send(request.getDelegate()).onComplete(this);
+        }
+
+        @Override
+        public void handle(AsyncResult<io.vertx.redis.client.Response> reply) {
+            if (!ended.compareAndSet(false, true)) {
+                return; // timed out first
+            }
+            context.owner().cancelTimer(timer);
+            if (reply.succeeded()) {
+                emitter.complete(reply.result() == null ? null : Response.newInstance(reply.result()));
+            } else {
+                end(reply.cause());
+            }
+        }
+
+        private void end(Throwable failure) {
+            if (isConnectionFailure(failure)) {
+                drop(connection);
+            }
+            failed(failure);
+            emitter.fail(unavailableIfConnectionFailure(failure));
+        }
     }
 
     private void failed(Throwable failure) {
