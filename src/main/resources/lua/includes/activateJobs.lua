@@ -7,7 +7,7 @@
 -- compares, held until 'lockedUntil' = now + lockDuration, ms on the Redis clock) and the next fencing token
 -- ('fencingToken': a new epoch, see nextFencingToken), appends its 'started' event (when it keeps an event stream)
 -- and an 'active' queue event.
--- Sets the marker again when jobs are left, so that another blocked worker wakes up (and removes it when none is
+-- Sets the marker again when jobs may be left, so that another blocked worker wakes up (and removes it when none is
 -- left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis clock (ms) as a
 -- number and as text.
 -- Returns code, extra, jobs:
@@ -48,8 +48,9 @@ end
 -- The text of small attempt numbers, so that most activations format no number.
 local ATTEMPT_TEXT = {'1', '2', '3', '4', '5', '6', '7', '8', '9', '10'}
 
--- Takes up to n ready job ids, wait list first, and pushes them onto the active list. Returns the ids and, for each
--- index, the state it left ('waiting' or 'prioritized').
+-- Takes up to n ready job ids, wait list first, and pushes them onto the active list. Returns the ids, how many came
+-- from the wait list (the state the others left is 'prioritized'), and whether both sources are now known to be empty
+-- (each gave fewer than asked for; when n came, more may be left).
 local function takeReady(waitKey, activeKey, prioritizedKey, n)
     local ids = {}
     local popped = redis.call('LMPOP', 1, waitKey, 'RIGHT', 'COUNT', n)
@@ -57,16 +58,18 @@ local function takeReady(waitKey, activeKey, prioritizedKey, n)
         ids = popped[2]
     end
     local fromWait = #ids
+    local drained = false
     if fromWait < n then
         local more = redis.call('ZPOPMIN', prioritizedKey, n - fromWait)
         for i = 1, #more, 2 do
             ids[#ids + 1] = more[i]
         end
+        drained = #ids < n
     end
     if #ids > 0 then
         redis.call('LPUSH', activeKey, unpack(ids))
     end
-    return ids, fromWait
+    return ids, fromWait, drained
 end
 
 local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, markerKey, metaKey, eventsKey,
@@ -112,8 +115,10 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
         allowed = math.min(allowed, limiterMax - started)
     end
     local count = 0
+    local drained -- whether nothing is ready any more; nil when not known
     if allowed > 0 then
-        local ids, fromWait = takeReady(waitKey, activeKey, prioritizedKey, allowed)
+        local ids, fromWait
+        ids, fromWait, drained = takeReady(waitKey, activeKey, prioritizedKey, allowed)
         local quotedWorkerId
         local lockedUntil = string.format('%d', now + tonumber(lockDuration))
         for i = 1, #ids do
@@ -163,8 +168,13 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             end
         end
     end
-    if redis.call('LLEN', waitKey) == 0 and redis.call('ZCARD', prioritizedKey) == 0 then
-        redis.call('ZREM', markerKey, '0') -- a stale marker would only wake a worker for nothing
+    if drained == nil then
+        drained = redis.call('LLEN', waitKey) == 0 and redis.call('ZCARD', prioritizedKey) == 0
+    end
+    -- When exactly as many jobs as asked for were ready, the marker is set though none may be left: a stale marker
+    -- only wakes a worker for nothing (its activation finds nothing and removes the marker).
+    if drained then
+        redis.call('ZREM', markerKey, '0')
     elseif code ~= -10 and code ~= -5 then
         redis.call('ZADD', markerKey, '0', '0')
     end
