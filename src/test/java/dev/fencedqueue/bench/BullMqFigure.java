@@ -48,12 +48,14 @@ final class BullMqFigure {
      *
      * @param jobsPerSecond completed jobs per second, from {@code Worker.run()} to the last {@code completed} event
      * @param addsPerSecond jobs added per second ({@code Queue.add}, 500 in flight)
+     * @param quietAfterAddsMillis how long the Node process took to become idle after the adds, ms (the processing
+     *        phase starts then)
      * @param redisCpuMicrosPerJob Redis CPU time per job while processing ({@code INFO cpu}), µs
      * @param nodeCpuMicrosPerJob the Node process's CPU time per job while processing ({@code process.cpuUsage()}), µs
      * @param commandStats Redis's command statistics of the processing phase, or {@code null} when not asked
      */
-    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerJob, double nodeCpuMicrosPerJob,
-            CommandStats commandStats) {
+    record Result(double jobsPerSecond, double addsPerSecond, double quietAfterAddsMillis, double redisCpuMicrosPerJob,
+            double nodeCpuMicrosPerJob, CommandStats commandStats) {
     }
 
     private BullMqFigure(String nodeVersion, ObjectMapper json) {
@@ -155,7 +157,8 @@ final class BullMqFigure {
             JsonNode reply = json.readTree(Files.readString(out));
             JsonNode stats = reply.get("commandstats");
             return new Result(reply.get("jobsPerSecond").asDouble(), reply.get("addsPerSecond").asDouble(),
-                    reply.get("redisCpuMicrosPerJob").asDouble(), reply.get("nodeCpuMicrosPerJob").asDouble(),
+                    reply.path("quietAfterAddsMs").asDouble(), reply.get("redisCpuMicrosPerJob").asDouble(),
+                    reply.get("nodeCpuMicrosPerJob").asDouble(),
                     stats == null ? null : CommandStats.parse(stats.asText()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run the BullMQ script in " + TARGET, e);

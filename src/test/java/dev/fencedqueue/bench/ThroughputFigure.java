@@ -21,14 +21,16 @@ final class ThroughputFigure {
     /**
      * @param jobsPerSecond completed jobs per second
      * @param addsPerSecond jobs added per second while the queue was filled (pipelined, 500 in flight)
+     * @param quietAfterAddsMillis how long this JVM took to become idle after the adds, ms (the processing phase
+     *        starts then)
      * @param redisCpuMicrosPerJob Redis CPU time per job while processing, µs
      * @param jvmCpuMicrosPerJob this JVM's CPU time per job while processing, µs
      * @param jvmBytesPerJob bytes this JVM allocated per job while processing
      * @param commandStats Redis's command statistics of the processing phase, or {@code null} unless
      *        {@code -Dbench.commandstats=true}
      */
-    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerJob, double jvmCpuMicrosPerJob,
-            double jvmBytesPerJob, CommandStats commandStats) {
+    record Result(double jobsPerSecond, double addsPerSecond, long quietAfterAddsMillis, double redisCpuMicrosPerJob,
+            double jvmCpuMicrosPerJob, double jvmBytesPerJob, CommandStats commandStats) {
     }
 
     private ThroughputFigure() {
@@ -37,6 +39,9 @@ final class ThroughputFigure {
     static Result measure(BenchContext bench, int jobs, int concurrency) {
         JobQueue queue = bench.freshQueue("c" + concurrency);
         long addNanos = Pipeline.run(jobs, 500, i -> queue.add("noop", null, BenchContext.NOOP_JOB));
+        // The processing phase starts on an idle JVM: compilation the adds caused is not counted in it (bench.cjs
+        // waits for its Node process the same way).
+        long quietMillis = BenchContext.awaitQuietJvm();
         if (COMMAND_STATS) {
             bench.resetCommandStats();
         }
@@ -58,7 +63,7 @@ final class ThroughputFigure {
         }
         CommandStats commandStats = COMMAND_STATS ? CommandStats.parse(bench.commandStats()) : null;
         bench.stop(worker);
-        return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, (double) redisCpu / jobs,
+        return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, quietMillis, (double) redisCpu / jobs,
                 (double) jvmCpu / jobs, (double) allocated / jobs, commandStats);
     }
 }
