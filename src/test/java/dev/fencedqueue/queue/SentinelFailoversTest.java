@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisSentinelResource;
@@ -42,6 +43,8 @@ class SentinelFailoversTest extends ResearchTestSupport {
 
     private static final Duration STEP = Duration.ofSeconds(90);
     private static final int FAILOVERS = 3;
+    /** One submission at most this often: 20 jobs a second. */
+    private static final Duration SUBMIT_EVERY = Duration.ofMillis(50);
     private static final String MASTER = RedisSentinelResource.MASTER;
 
     /** Short research jobs and locks, so that many end during the test and a lost lock shows soon. */
@@ -67,7 +70,9 @@ class SentinelFailoversTest extends ResearchTestSupport {
         AtomicInteger refused = new AtomicInteger();
         AtomicBoolean submitting = new AtomicBoolean(true);
         Thread submitter = new Thread(() -> {
-            for (int n = 0; submitting.get(); n++) {
+            // Paced below what the two workers get through, so that the backlog, and the time the jobs take to end
+            // after the last failover, do not grow with the machine's speed.
+            for (int n = 0; submitting.get(); n++, LockSupport.parkNanos(SUBMIT_EVERY.toNanos())) {
                 Response response = given().contentType(ContentType.JSON).body(Map.of("query", "failover " + n))
                         .post("/research/start");
                 if (response.statusCode() == 202) {
