@@ -2,16 +2,11 @@ package dev.fencedqueue.api;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 import java.util.Map;
-import java.util.concurrent.TimeoutException;
 
-import dev.fencedqueue.redis.RedisUnavailableException;
-import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.RedisServerHandle;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
@@ -20,17 +15,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
-import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Request;
-import io.vertx.mutiny.redis.client.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/**
- * With Redis unreachable at request time the API answers 503 (JSON) and readiness goes DOWN; both recover. A command
- * Redis does not answer fails once the command timeout passed, and the next one goes through.
- */
+/** With Redis unreachable at request time the API answers 503 (JSON) and readiness goes DOWN; both recover. */
 @QuarkusTest
 @TestProfile(RedisOutageTest.OwnRedis.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
@@ -46,9 +34,6 @@ class RedisOutageTest {
 
     @RedisTestResource.InjectRedis
     RedisServerHandle redis;
-
-    @Inject
-    SharedConnection redisConnection;
 
     @AfterEach
     void restartRedis() {
@@ -76,23 +61,5 @@ class RedisOutageTest {
                 given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP")));
         given().contentType(ContentType.JSON).body(Map.of("query", "after")).post("/research/start")
                 .then().statusCode(202);
-    }
-
-    @Test
-    void aCommandWithoutReplyFailsAfterTheCommandTimeoutAndTheNextOneGoesThrough() {
-        assertThat(send(Request.cmd(Command.PING))).hasToString("PONG");
-        // Every client's commands wait, unanswered, for 6 s: three times the command timeout.
-        send(Request.cmd(Command.CLIENT).arg("PAUSE").arg(6_000).arg("ALL"));
-
-        Throwable failure = catchThrowable(() -> send(Request.cmd(Command.PING)));
-
-        assertThat(failure).isInstanceOf(RedisUnavailableException.class).hasRootCauseInstanceOf(TimeoutException.class)
-                .hasMessageContaining("no reply within");
-        await("a command goes through once the pause ended").atMost(TIMEOUT).ignoreExceptions()
-                .untilAsserted(() -> assertThat(send(Request.cmd(Command.PING))).hasToString("PONG"));
-    }
-
-    private Response send(Request request) {
-        return redisConnection.send(request).await().atMost(TIMEOUT);
     }
 }
