@@ -14,6 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Handler;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -54,13 +56,41 @@ public class LuaScripts {
      *         tag or another one than the first key's (see {@link #requireOneSlot})
      */
     public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
+        requireKeys(script, keys);
+        return runWith(script, keys, args, connection::send);
+    }
+
+    /**
+     * Runs a script and tells {@code handler} its outcome, as {@link #run(LuaScript, List, List)} does but without a
+     * {@code Uni}: for the scripts every job runs.
+     *
+     * @param script the script, must not be {@code null}
+     * @param keys its KEYS, exactly {@link LuaScript#keyCount()} of them (at least one for a variadic script)
+     * @param args its ARGV
+     * @param handler told once, on an event loop: the script's reply, or {@link RedisUnavailableException} when Redis
+     *        is unreachable, or the Redis error
+     * @throws IllegalArgumentException when the number of keys does not match the script, or a key carries no hash
+     *         tag or another one than the first key's (see {@link #requireOneSlot})
+     */
+    public void run(LuaScript script, List<String> keys, List<String> args, Handler<AsyncResult<Response>> handler) {
+        requireKeys(script, keys);
+        Source source = sources.get(script);
+        connection.send(request(Command.EVALSHA, source.sha, keys, args), reply -> {
+            if (reply.failed() && isNoScript(reply.cause())) {
+                connection.send(request(Command.EVAL, source.text, keys, args), handler);
+            } else {
+                handler.handle(reply);
+            }
+        });
+    }
+
+    private static void requireKeys(LuaScript script, List<String> keys) {
         boolean variadic = script.keyCount() == LuaScript.VARIADIC;
         if (variadic ? keys.isEmpty() : keys.size() != script.keyCount()) {
             throw new IllegalArgumentException("`" + script.scriptName() + "` takes " + script.keyCount()
                     + " keys, got " + keys.size());
         }
         requireOneSlot(script, keys);
-        return run(script, keys, args, connection::send);
     }
 
     /**
@@ -75,10 +105,10 @@ public class LuaScripts {
      */
     public Uni<Response> runReplicated(LuaScript script, List<String> keys, List<String> args) {
         requireOneSlot(script, keys);
-        return connection.replicated(send -> run(script, keys, args, send));
+        return connection.replicated(send -> runWith(script, keys, args, send));
     }
 
-    private Uni<Response> run(LuaScript script, List<String> keys, List<String> args,
+    private Uni<Response> runWith(LuaScript script, List<String> keys, List<String> args,
             java.util.function.Function<Request, Uni<Response>> send) {
         Source source = sources.get(script);
         return send.apply(request(Command.EVALSHA, source.sha, keys, args))
@@ -96,13 +126,14 @@ public class LuaScripts {
      * @throws IllegalArgumentException naming the first key without the tag
      */
     static void requireOneSlot(LuaScript script, List<String> keys) {
-        String tag = HashTags.of(keys.get(0));
+        String first = keys.get(0);
+        int open = HashTags.open(first);
         for (String key : keys) {
-            String keyTag = HashTags.of(key);
-            if (keyTag.equals(key) || !keyTag.equals(tag)) {
+            int keyOpen = HashTags.open(key);
+            if (keyOpen < 0 || !HashTags.sameTag(first, open, key, keyOpen)) {
                 throw new IllegalArgumentException("`" + script.scriptName() + "`: key `" + key + "` does not carry the "
-                        + "hash tag {" + tag + "} of the call's first key: a script's keys must all hash to one Redis "
-                        + "Cluster slot");
+                        + "hash tag {" + HashTags.of(first) + "} of the call's first key: a script's keys must all hash "
+                        + "to one Redis Cluster slot");
             }
         }
     }

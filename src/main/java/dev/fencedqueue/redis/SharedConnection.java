@@ -3,15 +3,14 @@ package dev.fencedqueue.redis;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;
@@ -143,72 +142,51 @@ public class SharedConnection {
      */
     public Uni<Response> send(Request request) {
         // Each subscription (a retry too) takes the connection open then, not the one that failed.
-        return Uni.createFrom().emitter(emitter -> {
-            Slot slot = current.get();
-            RedisConnection open = slot != null ? slot.open : null;
-            if (open != null) {
-                new Sent(open, emitter).send(request);
+        return Uni.createFrom().emitter(emitter -> send(request, reply -> {
+            if (reply.succeeded()) {
+                emitter.complete(reply.result());
             } else {
-                connection().subscribe().with(connection -> new Sent(connection, emitter).send(request), failure -> {
-                    failed(failure);
-                    emitter.fail(unavailableIfConnectionFailure(failure));
-                });
+                emitter.fail(reply.cause());
             }
-        });
+        }));
     }
 
-    private static Throwable unavailableIfConnectionFailure(Throwable failure) {
+    /**
+     * Sends one command and tells {@code handler} its outcome, as {@link #send(Request)} does but without a
+     * {@code Uni}: for the commands every job sends (its completion and the next jobs' activation).
+     *
+     * @param request the command, must not be {@code null}
+     * @param handler told once, on an event loop: the reply ({@code null} for a Redis nil), or
+     *        {@link RedisUnavailableException} when Redis cannot be reached or does not answer within the command
+     *        timeout, or the Redis error
+     */
+    public void send(Request request, Handler<AsyncResult<Response>> handler) {
+        Slot slot = current.get();
+        RedisConnection open = slot != null ? slot.open : null;
+        if (open != null) {
+            new SentCommand(this::commandFailed, context.owner(), open, handler).send(request, timeout);
+        } else {
+            connection().subscribe().with(
+                    connection -> new SentCommand(this::commandFailed, context.owner(), connection, handler)
+                            .send(request, timeout),
+                    failure -> {
+                        failed(failure);
+                        handler.handle(Future.failedFuture(unavailableIfConnectionFailure(failure)));
+                    });
+        }
+    }
+
+    static Throwable unavailableIfConnectionFailure(Throwable failure) {
         return isConnectionFailure(failure) && !(failure instanceof RedisUnavailableException)
                 ? new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure)
                 : failure;
     }
 
-    /**
-     * One command sent on one connection: its reply, or its timeout (a Vert.x timer on the caller's event loop), ends
-     * it, whichever comes first. Plain callbacks rather than a chain of {@code Uni} stages: every command of every job
-     * goes through here.
-     */
-    private final class Sent implements Handler<AsyncResult<io.vertx.redis.client.Response>> {
-
-        private final RedisConnection connection;
-        private final UniEmitter<? super Response> emitter;
-        private final AtomicBoolean ended = new AtomicBoolean();
-        private long timer;
-
-        Sent(RedisConnection connection, UniEmitter<? super Response> emitter) {
-            this.connection = connection;
-            this.emitter = emitter;
+    private void commandFailed(RedisConnection connection, Throwable failure) {
+        if (isConnectionFailure(failure)) {
+            drop(connection);
         }
-
-        void send(Request request) {
-            timer = context.owner().setTimer(timeout.toMillis(), id -> {
-                if (ended.compareAndSet(false, true)) {
-                    end(new TimeoutException("no reply within " + timeout));
-                }
-            });
-            connection.getDelegate().send(request.getDelegate()).onComplete(this);
-        }
-
-        @Override
-        public void handle(AsyncResult<io.vertx.redis.client.Response> reply) {
-            if (!ended.compareAndSet(false, true)) {
-                return; // timed out first
-            }
-            context.owner().cancelTimer(timer);
-            if (reply.succeeded()) {
-                emitter.complete(reply.result() == null ? null : Response.newInstance(reply.result()));
-            } else {
-                end(reply.cause());
-            }
-        }
-
-        private void end(Throwable failure) {
-            if (isConnectionFailure(failure)) {
-                drop(connection);
-            }
-            failed(failure);
-            emitter.fail(unavailableIfConnectionFailure(failure));
-        }
+        failed(failure);
     }
 
     private void failed(Throwable failure) {

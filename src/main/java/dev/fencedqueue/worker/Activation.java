@@ -1,11 +1,11 @@
 package dev.fencedqueue.worker;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobState;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -43,11 +43,29 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
             "opts", "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout",
             "failedReason");
 
+    // Positions in FIELDS ("fencingToken", at 0, is read from the entry before the values)
+    private static final int ATTEMPTS_STARTED = 1;
+    private static final int EVENTS = 2;
+    private static final int PROGRESS = 3;
+    private static final int NAME = 4;
+    private static final int DATA = 5;
+    private static final int OPTS = 6;
+    private static final int ATTEMPTS = 7;
+    private static final int ATTEMPTS_MADE = 8;
+    private static final int STALLED_COUNTER = 9;
+    private static final int TIMESTAMP = 10;
+    private static final int PRIORITY = 11;
+    private static final int DELAY = 12;
+    private static final int TIMEOUT = 13;
+    private static final int FAILED_REASON = 14;
+
     /**
      * Reads {@code code, now, extra, jobId, fencingToken, [value, ...], ...} (three entries per job, the last one the
      * values of {@link #FIELDS}, nil when absent) from a script reply, starting at {@code offset}. The fields the
      * script does not send because the worker knows them are filled in here: the state ({@code active}), when the
-     * attempt started (the Redis clock of the reply, ms), the worker id and the lock token.
+     * attempt started (the Redis clock of the reply, ms), the worker id and the lock token. The values are read by
+     * position, straight into the {@link Job}: this runs once per job on the event loop, and a cold JVM interprets
+     * and compiles it while it serves its first jobs, so it stays small.
      *
      * @param reply the script's reply, must not be {@code null}
      * @param offset where the activation starts in it
@@ -55,6 +73,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      * @param lockPrefix the lock token prefix the call was sent with: a job's lock token is {@code <prefix>:<jobId>}
      * @param workerId the id of the worker that sent the call
      * @return the activation
+     * @throws NumberFormatException if a numeric field holds something else than a decimal integer
      */
     static Activation parse(Response reply, int offset, String queue, String lockPrefix, String workerId) {
         io.vertx.redis.client.Response raw = reply.getDelegate(); // no wrapper per element
@@ -62,24 +81,45 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
         long nowMicros = raw.get(offset + 1).toLong();
         long extra = raw.get(offset + 2).toLong();
         int size = raw.size();
-        List<Activated> jobs = size > offset + 3 ? new ArrayList<>((size - offset - 3) / 3) : List.of();
-        String processedOn = size > offset + 3 ? Long.toString(nowMicros / 1000) : null;
+        if (size <= offset + 3) {
+            return new Activation(code, nowMicros, extra, List.of());
+        }
+        List<Activated> jobs = new ArrayList<>((size - offset - 3) / 3);
+        Long processedOn = nowMicros / 1000;
         for (int i = offset + 3; i + 2 < size; i += 3) {
-            io.vertx.redis.client.Response values = raw.get(i + 2);
-            Map<String, String> hash = new HashMap<>(2 * (FIELDS.size() + 3));
-            for (int f = 0; f < FIELDS.size() && f < values.size(); f++) {
-                io.vertx.redis.client.Response value = values.get(f);
-                if (value != null) {
-                    hash.put(FIELDS.get(f), value.toString());
-                }
-            }
-            hash.put("fencingToken", raw.get(i + 1).toString());
-            hash.put("state", "active");
-            hash.put("processedOn", processedOn);
-            hash.put("workerId", workerId);
             String jobId = raw.get(i).toString();
-            jobs.add(new Activated(Job.fromHash(queue, jobId, hash), lockPrefix + ":" + jobId));
+            long fencingToken = raw.get(i + 1).toLong();
+            jobs.add(new Activated(job(queue, jobId, fencingToken, raw.get(i + 2), processedOn, workerId),
+                    lockPrefix + ":" + jobId));
         }
         return new Activation(code, nowMicros, extra, jobs);
+    }
+
+    private static Job job(String queue, String jobId, long fencingToken, io.vertx.redis.client.Response values,
+            Long processedOn, String workerId) {
+        return new Job(queue, jobId, text(values, NAME), text(values, DATA), text(values, OPTS), JobState.ACTIVE,
+                fencingToken, integer(values, ATTEMPTS, 1), integer(values, ATTEMPTS_MADE, 0),
+                integer(values, ATTEMPTS_STARTED, 0), integer(values, STALLED_COUNTER, 0), workerId,
+                text(values, PROGRESS), null, text(values, FAILED_REASON), number(values, TIMESTAMP), processedOn,
+                null, "1".equals(text(values, EVENTS)), integer(values, PRIORITY, 0), number(values, DELAY),
+                number(values, TIMEOUT), Map.of());
+    }
+
+    /** @return the value at {@code index} of {@link #FIELDS} as text, {@code null} when absent */
+    private static String text(io.vertx.redis.client.Response values, int index) {
+        io.vertx.redis.client.Response value = index < values.size() ? values.get(index) : null;
+        return value == null ? null : value.toString();
+    }
+
+    /** @return the value at {@code index} of {@link #FIELDS} as a decimal integer, {@code absent} when absent */
+    private static int integer(io.vertx.redis.client.Response values, int index, int absent) {
+        String value = text(values, index);
+        return value == null ? absent : Integer.parseInt(value);
+    }
+
+    /** @return the value at {@code index} of {@link #FIELDS} as a decimal long, 0 when absent */
+    private static long number(io.vertx.redis.client.Response values, int index) {
+        String value = text(values, index);
+        return value == null ? 0L : Long.parseLong(value);
     }
 }

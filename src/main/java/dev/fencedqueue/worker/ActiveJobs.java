@@ -19,6 +19,7 @@ final class ActiveJobs implements JobFetcher.Slots {
     private final Map<String, ActiveJob> jobs = new ConcurrentHashMap<>();
     private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
     private int reserved;
+    private int finishing; // jobs here whose end is being written
     private boolean accepting;
 
     ActiveJobs(int concurrency) {
@@ -34,6 +35,20 @@ final class ActiveJobs implements JobFetcher.Slots {
         jobs.put(job.id(), job);
     }
 
+    /**
+     * Marks a job as finishing (its completion or failure is being written): it no longer takes a slot.
+     *
+     * @param job a job running here
+     */
+    void finishing(ActiveJob job) {
+        if (!job.isFinishing()) {
+            job.finishing();
+            if (jobs.get(job.id()) == job) {
+                finishing++;
+            }
+        }
+    }
+
     ActiveJob get(String jobId) {
         return jobs.get(jobId);
     }
@@ -44,6 +59,9 @@ final class ActiveJobs implements JobFetcher.Slots {
      */
     boolean remove(ActiveJob job) {
         boolean removed = jobs.remove(job.id(), job);
+        if (removed && job.isFinishing()) {
+            finishing--;
+        }
         if (removed && jobs.isEmpty()) {
             idleWaiters.forEach(waiter -> waiter.complete(null));
             idleWaiters.clear();
@@ -83,8 +101,7 @@ final class ActiveJobs implements JobFetcher.Slots {
         if (!accepting) {
             return 0;
         }
-        long busy = jobs.values().stream().filter(job -> !job.isFinishing()).count();
-        return (int) Math.max(0, concurrency - busy - reserved);
+        return Math.max(0, concurrency - (jobs.size() - finishing) - reserved);
     }
 
     @Override

@@ -2,9 +2,13 @@ package dev.fencedqueue.worker;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import io.smallrye.mutiny.Context;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.helpers.UniCallbackSubscriber;
+import io.smallrye.mutiny.subscription.Cancellable;
 
 /**
  * Builds the {@code Uni} of one attempt: the processor called on the worker's event loop, or on a thread of its
@@ -53,5 +57,19 @@ final class AttemptPipeline {
         }
         return attempt != null ? attempt
                 : Uni.createFrom().failure(new NullPointerException("the processor returned no Uni (null)"));
+    }
+
+    /**
+     * Subscribes to an attempt with plain callbacks. {@code subscribe().with} would decorate both callbacks, which
+     * with context propagation on (Quarkus turns it on) captures every propagated context for each callback of each
+     * job; the worker needs none of them, as its callbacks only hand the outcome to its own context.
+     *
+     * @param attempt the attempt, from {@link #of}
+     * @param onItem told the processor's result, unless cancelled first
+     * @param onFailure told why the attempt failed, unless cancelled first
+     * @return cancels the attempt; the callbacks are not told after that
+     */
+    static Cancellable subscribe(Uni<Object> attempt, Consumer<Object> onItem, Consumer<Throwable> onFailure) {
+        return attempt.subscribe().withSubscriber(new UniCallbackSubscriber<>(onItem, onFailure, Context.empty()));
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.SharedConnection;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -90,11 +91,24 @@ final class CompletionBatcher {
             args.add(p.event);
         }
         args.set(3, Integer.toString(fetch));
-        JobFinisher.retrying(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED,
-                List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(),
-                        keys.meta(), keys.events()), args), options)
-                .subscribe().with(reply -> onContext.execute(() -> deliver(batch, reply, lockPrefix)),
-                        failure -> onContext.execute(() -> batch.forEach(p -> p.written.failed(failure))));
+        List<String> scriptKeys = List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(),
+                keys.delayed(), keys.marker(), keys.meta(), keys.events());
+        ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args, reply -> {
+            if (reply.succeeded()) {
+                onContext.execute(() -> deliver(batch, reply.result(), lockPrefix));
+            } else if (SharedConnection.isConnectionFailure(reply.cause())) {
+                // Sent again (the script's finish record makes that safe) while Redis is unreachable
+                JobFinisher.retried(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args), options)
+                        .subscribe().with(retried -> onContext.execute(() -> deliver(batch, retried, lockPrefix)),
+                                failure -> failed(batch, failure));
+            } else {
+                failed(batch, reply.cause());
+            }
+        });
+    }
+
+    private void failed(List<Pending> batch, Throwable failure) {
+        onContext.execute(() -> batch.forEach(p -> p.written.failed(failure)));
     }
 
     private void deliver(List<Pending> batch, Response reply, String lockPrefix) {

@@ -134,10 +134,20 @@ final class JobFinisher {
      *         retrying pipeline, which allocates a queue and a timer, is built only after a first failure)
      */
     static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
-        return write.onFailure(SharedConnection::isConnectionFailure)
-                .recoverWithUni(() -> write.onFailure(SharedConnection::isConnectionFailure).retry()
-                        .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2))
-                        .expireIn(options.lockDuration().toMillis()));
+        return write.onFailure(SharedConnection::isConnectionFailure).recoverWithUni(() -> retried(write, options));
+    }
+
+    /**
+     * @param write a finishing write whose first sending failed because Redis was unreachable
+     * @param options the worker's options
+     * @return the write, sent again at once and then resubscribed while Redis is unreachable (back-off from 100 ms
+     *         to 2 s), for up to the lock duration; fails with the last failure after that, or at once with a Redis
+     *         error
+     */
+    static <T> Uni<T> retried(Uni<T> write, WorkerOptions options) {
+        return write.onFailure(SharedConnection::isConnectionFailure).retry()
+                .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2))
+                .expireIn(options.lockDuration().toMillis());
     }
 
     /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */

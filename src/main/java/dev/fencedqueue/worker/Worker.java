@@ -275,7 +275,7 @@ public final class Worker {
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
         // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the
         // thread a blocking or asynchronous processor ended on).
-        running.runs(AttemptPipeline.of(processor, jobContext, running, blockingExecutor).subscribe().with(
+        running.runs(AttemptPipeline.subscribe(AttemptPipeline.of(processor, jobContext, running, blockingExecutor),
                 result -> onContext.execute(() -> finish(running, result, null)),
                 failure -> onContext.execute(() -> finish(running, null, failure))));
     }
@@ -288,7 +288,7 @@ public final class Worker {
             cancel(job, CancelReason.OWNERSHIP_LOST);
             return;
         }
-        job.finishing();
+        active.finishing(job);
         int fetch = active.free();
         active.reserve(fetch);
         String lockPrefix = JobFetcher.lockPrefix();
@@ -338,7 +338,7 @@ public final class Worker {
         List<Uni<Long>> handBacks = new ArrayList<>();
         for (ActiveJob job : active.snapshot()) {
             if (!job.isFinishing() && !job.isCancelled()) {
-                job.finishing();
+                active.finishing(job);
                 job.cancel(CancelReason.SHUTDOWN);
                 counters.cancelled();
                 handBacks.add(finisher.handBack(job).emitOn(onContext)
