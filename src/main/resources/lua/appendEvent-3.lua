@@ -1,7 +1,8 @@
 --[[
-  Fenced append: adds an event to a job's event stream only if the writer's fencing token is the job's
-  current token, its lock token is the one recorded at the job's activation (the same attempt), and the job
-  is still active (Kleppmann's fencing token, checked where the write lands).
+  Fenced append: adds an event to a job's event stream, and records a checkpoint with it, only if the writer's
+  fencing token is the job's current token, its lock token is the one recorded at the job's activation (the
+  same attempt), and the job is still active (Kleppmann's fencing token, checked where the write lands). The
+  event and the checkpoint land together or not at all, so a checkpoint never disagrees with the events.
   A progress event also becomes the job's last progress and a 'progress' queue event.
 
   KEYS[1] job hash (its 'fencingToken' and 'lockToken' are the current epoch and attempt)
@@ -17,8 +18,10 @@
   ARGV[7] job id
   ARGV[8] maximum length of the queue event stream (entries)
   ARGV[9] lock token of the writer's attempt
+  ARGV[10] checkpoint to record with the event (JSON: the job's 'checkpoint', which the next run reads), or '' (or
+          absent) for none; with ARGV[2] '' the checkpoint alone is written (no event)
 
-  Returns the stream entry id, or
+  Returns the stream entry id ('' when no event was written), or
     -1  the job does not exist
     -7  stale fencing token or attempt: a newer epoch, or another attempt, owns the job
     -9  the job is not active (finished, aborted, or handed back to the queue)
@@ -36,6 +39,13 @@ if job[3] ~= ARGV[1] or job[2] ~= ARGV[9] then
 end
 if state ~= 'active' then
     return -9
+end
+local checkpoint = ARGV[10] or ''
+if checkpoint ~= '' then
+    redis.call('HSET', KEYS[1], 'checkpoint', checkpoint)
+end
+if ARGV[2] == '' then
+    return ''
 end
 if ARGV[5] == '1' then
     redis.call('HSET', KEYS[1], 'progress', ARGV[6])

@@ -25,8 +25,11 @@
 
 -- The job fields an activation returns, in this order (Activation.FIELDS in Java reads them back). The
 -- first four are also what activation itself needs to know; 'timestamp' is set on every job (its existence).
+-- 'checkpoint' is the last state a run committed (JobContext.checkpoint), for the next run to resume from;
+-- 'resumePoint' the id of the last event the job's stream held when the current run was activated.
 local JOB_FIELDS = {'fencingToken', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
-    'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason'}
+    'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason', 'checkpoint',
+    'resumePoint'}
 
 -- The next fencing token of a job (Kleppmann, "How to do distributed locking", 2016): the larger of the stored
 -- token + 1 and the Redis clock in ms. The counter alone repeats a token when Redis loses the write that handed it
@@ -133,9 +136,19 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                 local token, tokenText = nextFencingToken(fields[1], now, nowText)
                 local attemptNumber = (tonumber(fields[2]) or 0) + 1
                 local attempt = ATTEMPT_TEXT[attemptNumber] or tostring(attemptNumber)
-                redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
-                    'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
-                    tokenText)
+                if fields[3] == '1' then
+                    -- The resume point: every event the stream holds passed the fence of its run, so they are a
+                    -- consistent prefix that the new run may continue (stored as '' when the stream is empty).
+                    local last = redis.call('XREVRANGE', jobKey .. ':events', '+', '-', 'COUNT', '1')[1]
+                    fields[17] = last and last[1] or false
+                    redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
+                        'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
+                        tokenText, 'resumePoint', fields[17] or '')
+                else
+                    redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
+                        'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
+                        tokenText)
+                end
                 if fields[4] then
                     redis.call('HDEL', jobKey, 'progress')
                 end

@@ -31,8 +31,11 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      *
      * @param job the job, now active
      * @param lockToken its lock token
+     * @param resumePoint the id of the last event the job's stream held when this run was activated, or {@code null}
+     *        when it held none (or the job keeps no stream)
+     * @param checkpoint the last checkpoint an earlier run committed (JSON text), or {@code null} for none
      */
-    record Activated(Job job, String lockToken) {
+    record Activated(Job job, String lockToken, String resumePoint, String checkpoint) {
     }
 
     /**
@@ -41,7 +44,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      */
     static final List<String> FIELDS = List.of("fencingToken", "attemptsStarted", "events", "progress", "name", "data",
             "opts", "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout",
-            "failedReason");
+            "failedReason", "checkpoint", "resumePoint");
 
     // Positions in FIELDS ("fencingToken", at 0, is read from the entry before the values)
     private static final int ATTEMPTS_STARTED = 1;
@@ -58,6 +61,8 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
     private static final int DELAY = 12;
     private static final int TIMEOUT = 13;
     private static final int FAILED_REASON = 14;
+    private static final int CHECKPOINT = 15;
+    private static final int RESUME_POINT = 16;
 
     /**
      * Reads {@code code, now, extra, jobId, fencingToken, [value, ...], ...} (three entries per job, the last one the
@@ -89,8 +94,11 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
         for (int i = offset + 3; i + 2 < size; i += 3) {
             String jobId = raw.get(i).toString();
             long fencingToken = raw.get(i + 1).toLong();
-            jobs.add(new Activated(job(queue, jobId, fencingToken, raw.get(i + 2), processedOn, workerId),
-                    lockPrefix + ":" + jobId));
+            io.vertx.redis.client.Response values = raw.get(i + 2);
+            String resumePoint = text(values, RESUME_POINT);
+            jobs.add(new Activated(job(queue, jobId, fencingToken, values, processedOn, workerId),
+                    lockPrefix + ":" + jobId, resumePoint == null || resumePoint.isEmpty() ? null : resumePoint,
+                    text(values, CHECKPOINT)));
         }
         return new Activation(code, nowMicros, extra, jobs);
     }

@@ -13,6 +13,8 @@ final class ActiveJob {
 
     private final Job job;
     private final String lockToken;
+    private final String resumePoint;
+    private final String checkpoint;
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */
     private long lockValidUntil;
@@ -21,15 +23,26 @@ final class ActiveJob {
     private boolean finishing;
 
     /**
-     * @param job the job as its activation returned it
-     * @param lockToken the lock token of this attempt
+     * @param activated the job as its activation returned it, with its lock token, resume point and checkpoint
      * @param lockValidUntil until when (System.nanoTime) the lock is known to be held: the activation's send time
      *        plus the lock duration
      */
-    ActiveJob(Job job, String lockToken, long lockValidUntil) {
-        this.job = job;
-        this.lockToken = lockToken;
+    ActiveJob(Activation.Activated activated, long lockValidUntil) {
+        this.job = activated.job();
+        this.lockToken = activated.lockToken();
+        this.resumePoint = activated.resumePoint();
+        this.checkpoint = activated.checkpoint();
         this.lockValidUntil = lockValidUntil;
+    }
+
+    /** @return the id of the last event of earlier runs when this run was activated, or {@code null} for none */
+    String resumePoint() {
+        return resumePoint;
+    }
+
+    /** @return the last checkpoint an earlier run committed (JSON text), or {@code null} for none */
+    String checkpoint() {
+        return checkpoint;
     }
 
     /** @return the job as its activation returned it */

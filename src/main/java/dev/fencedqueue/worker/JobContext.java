@@ -1,5 +1,7 @@
 package dev.fencedqueue.worker;
 
+import java.util.Optional;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.queue.Job;
@@ -84,6 +86,49 @@ public interface JobContext {
     Uni<String> publish(String type, ObjectNode data);
 
     /**
+     * Appends a fenced event of any non-terminal type and records a checkpoint with it, in one write: both land or
+     * neither does, so the checkpoint a next run reads never disagrees with the events it covers.
+     *
+     * @param type the event type, as for {@link #publish(String, ObjectNode)}
+     * @param data the event's fields, must not be {@code null}
+     * @param checkpoint the state to record, as for {@link #checkpoint(ObjectNode)}
+     * @return the stream entry id; fails as {@link #progress}
+     * @throws IllegalArgumentException when {@code type} is reserved, or {@code checkpoint} is {@code null} or longer
+     *         than {@link #MAX_CHECKPOINT_BYTES}
+     */
+    Uni<String> publish(String type, ObjectNode data, ObjectNode checkpoint);
+
+    /** Longest checkpoint, in bytes of its JSON text (UTF-8): a checkpoint comes back with every activation. */
+    int MAX_CHECKPOINT_BYTES = 16 * 1024;
+
+    /**
+     * Records a checkpoint: a small JSON state (a step number, an upstream response id and sequence number) from
+     * which a later run of this job can resume; that run reads it from {@link #committedCheckpoint()}. Fenced like
+     * every write of the attempt: recorded only while this attempt's fencing token and lock token are the job's. A
+     * checkpoint replaces the previous one. A chunked job's cursor is its checkpoint, kept by the chunked job itself.
+     *
+     * @param state the state, must not be {@code null}; at most {@link #MAX_CHECKPOINT_BYTES} as JSON
+     * @return completes once recorded; fails as {@link #progress}
+     * @throws IllegalArgumentException when {@code state} is {@code null} or too long
+     */
+    Uni<Void> checkpoint(ObjectNode state);
+
+    /**
+     * @return the last checkpoint an earlier run of this job committed, as it was when this run was activated; empty
+     *         when none did
+     */
+    Optional<ObjectNode> committedCheckpoint();
+
+    /**
+     * @return where this run may resume from: the id of the last event the job's stream held when this run was
+     *         activated, recorded in the script that made the run current. Every event up to it passed the fence of
+     *         its own run, so they are one consistent prefix of the job's output, which a processor may continue
+     *         instead of starting over. Empty on a job's first run, for a job that keeps no event stream, and when no
+     *         earlier run wrote an event
+     */
+    Optional<String> resumePoint();
+
+    /**
      * @return a {@code Uni} that emits the reason once this attempt is cancelled, and never emits otherwise.
      *         Processors normally need not use it: the worker cancels their pipeline {@code Uni}.
      */
@@ -93,7 +138,7 @@ public interface JobContext {
      * @return why this attempt was cancelled, once it was; empty while it runs (and for contexts that do not track
      *         it)
      */
-    default java.util.Optional<CancelReason> cancelReason() {
-        return java.util.Optional.empty();
+    default Optional<CancelReason> cancelReason() {
+        return Optional.empty();
     }
 }

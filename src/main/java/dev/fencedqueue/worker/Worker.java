@@ -269,8 +269,7 @@ public final class Worker {
     // ---- running jobs ---------------------------------------------------------------------------------
 
     private void run(Activation.Activated activated, long sentAt) {
-        Job job = activated.job();
-        ActiveJob running = new ActiveJob(job, activated.lockToken(), sentAt + options.lockDuration().toNanos());
+        ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos());
         active.add(running);
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
         // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the

@@ -1,6 +1,8 @@
 package dev.fencedqueue.worker;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -84,13 +86,63 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public Uni<String> publish(String type, ObjectNode data) {
+        requireEvent(type, data);
+        return append(type, data.deepCopy(), null);
+    }
+
+    private static void requireEvent(String type, ObjectNode data) {
         if (type == null || type.isBlank() || RESERVED.contains(type)) {
             throw new IllegalArgumentException("`type` must not be blank or one of " + RESERVED + ", was " + type);
         }
         if (data == null) {
             throw new IllegalArgumentException("`data` must not be null");
         }
-        return append(type, data.deepCopy(), null);
+    }
+
+    @Override
+    public Uni<String> publish(String type, ObjectNode data, ObjectNode checkpoint) {
+        requireEvent(type, data);
+        return append(type, data.deepCopy(), null, checkpointText(checkpoint));
+    }
+
+    @Override
+    public Uni<Void> checkpoint(ObjectNode state) {
+        String text = checkpointText(state);
+        if (active.isCancelled()) {
+            return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
+        }
+        return fenced(worker.events().append(jobId(), fencingToken(), active.lockToken(), null, null, null, text))
+                .replaceWithVoid();
+    }
+
+    @Override
+    public Optional<ObjectNode> committedCheckpoint() {
+        String text = active.checkpoint();
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of((ObjectNode) json.readTree(text));
+        } catch (IOException | ClassCastException e) {
+            throw new IllegalStateException("job `" + jobId() + "` has a checkpoint that is not a JSON object", e);
+        }
+    }
+
+    @Override
+    public Optional<String> resumePoint() {
+        return Optional.ofNullable(active.resumePoint());
+    }
+
+    private static String checkpointText(ObjectNode state) {
+        if (state == null) {
+            throw new IllegalArgumentException("`checkpoint` must not be null");
+        }
+        String text = state.toString();
+        if (text.length() > MAX_CHECKPOINT_BYTES || text.getBytes(StandardCharsets.UTF_8).length > MAX_CHECKPOINT_BYTES) {
+            throw new IllegalArgumentException("`checkpoint` must be at most " + MAX_CHECKPOINT_BYTES
+                    + " bytes as JSON, was " + text.getBytes(StandardCharsets.UTF_8).length);
+        }
+        return text;
     }
 
     @Override
@@ -104,18 +156,27 @@ final class WorkerJobContext implements JobContext {
     }
 
     @Override
-    public java.util.Optional<CancelReason> cancelReason() {
-        return java.util.Optional.ofNullable(active.cancelled().getNow(null));
+    public Optional<CancelReason> cancelReason() {
+        return Optional.ofNullable(active.cancelled().getNow(null));
     }
 
     private Uni<String> append(String type, ObjectNode data, String progress) {
+        return append(type, data, progress, null);
+    }
+
+    private Uni<String> append(String type, ObjectNode data, String progress, String checkpoint) {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
         ObjectNode event = JobEventData.of(type, fencingToken(), worker.workerId());
         event.setAll(data);
-        return worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event.toString(), progress)
-                .runSubscriptionOn(worker.lane())
+        return fenced(worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event.toString(),
+                progress, checkpoint));
+    }
+
+    /** @return the write, sent from the worker's lane; a refusal tells the worker it lost the job */
+    private Uni<String> fenced(Uni<String> write) {
+        return write.runSubscriptionOn(worker.lane())
                 .onFailure(WorkerJobContext::meansOwnershipLost)
                 .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
     }

@@ -110,6 +110,27 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
+        public Uni<String> publish(String type, ObjectNode data, ObjectNode checkpoint) {
+            return counted(Uni.createFrom().completionStage(gate.get())
+                    .chain(() -> context.publish(type, data, checkpoint)));
+        }
+
+        @Override
+        public Uni<Void> checkpoint(ObjectNode state) {
+            return Uni.createFrom().completionStage(gate.get()).chain(() -> context.checkpoint(state));
+        }
+
+        @Override
+        public java.util.Optional<ObjectNode> committedCheckpoint() {
+            return context.committedCheckpoint();
+        }
+
+        @Override
+        public java.util.Optional<String> resumePoint() {
+            return context.resumePoint();
+        }
+
+        @Override
         public Uni<CancelReason> cancelled() {
             return context.cancelled();
         }
