@@ -102,9 +102,9 @@ public class ResearchResource {
     @GET
     @Path("/valid-history/{jobId}")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "The events of the job's latest run only")
+    @Operation(summary = "The events a reader should see: the current run's, and those of earlier runs up to each resume point it continues")
     public Uni<List<ObjectNode>> validHistory(@RestPath String jobId) {
-        return owned(jobId).chain(() -> history.latestEpoch(queue, jobId)).map(this::views);
+        return owned(jobId).chain(() -> history.valid(queue, jobId)).map(this::views);
     }
 
     @GET

@@ -1,5 +1,8 @@
 package dev.fencedqueue.events;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
@@ -13,6 +16,9 @@ import com.fasterxml.jackson.databind.util.RawValue;
  * {@code aborted} of a job that ends inside Redis) shape them with the include {@code jobEventData.lua}, the same way.
  */
 public final class JobEventData {
+
+    /** Reads the one field a reader needs from an event's data; events are shaped by the methods below. */
+    private static final ObjectMapper READER = new ObjectMapper();
 
     private JobEventData() {
     }
@@ -51,5 +57,31 @@ public final class JobEventData {
     public static String reset(long fencingToken, long previousToken) {
         return of("reset", fencingToken, null).put("previousFencingToken", previousToken)
                 .put("message", "a newer run took over the job").toString();
+    }
+
+    /**
+     * @param fencingToken the epoch that continues the job
+     * @param workerId the worker that runs it, must not be {@code null}
+     * @param attempt the attempt number of the run (1 for the first)
+     * @param resumeFrom the run's resume point: the id of the last event of earlier runs it continues after
+     * @return the data of a {@code resume}, the event with which a run that continues the job's committed events
+     *         announces itself (instead of the {@code reset} a reader gets before a run that starts over)
+     */
+    public static String resume(long fencingToken, String workerId, int attempt, String resumeFrom) {
+        return of("resume", fencingToken, workerId).put("attempt", attempt).put("resumeFrom", resumeFrom).toString();
+    }
+
+    /**
+     * @param data the data of a {@code resume} event (JSON text)
+     * @return its {@code resumeFrom}, or {@code null} when it has none
+     * @throws IllegalArgumentException when {@code data} is not JSON
+     */
+    public static String resumeFrom(String data) {
+        try {
+            JsonNode from = READER.readTree(data).get("resumeFrom");
+            return from == null || !from.isTextual() ? null : from.asText();
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("a resume event's data is not JSON: " + e.getOriginalMessage(), e);
+        }
     }
 }

@@ -6,7 +6,7 @@ import dev.fencedqueue.queue.JobQueue;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
-/** Reads a job's history: all its events, or only those of its latest epoch. */
+/** Reads a job's history: all its events, or the valid ones, those a reader should see. */
 @ApplicationScoped
 public class JobHistory {
 
@@ -29,11 +29,11 @@ public class JobHistory {
     /**
      * @param queue the job's queue
      * @param jobId the job id
-     * @return the events of the job's latest epoch (fencing token equal to its current token), in
-     *         stream order; fails with {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job
+     * @return the events a reader should see ({@link ValidHistory}): those of the job's current run and, when it
+     *         continued earlier runs ({@code resume}), theirs up to each resume point, in stream order; fails with
+     *         {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job
      */
-    public Uni<List<JobEvent>> latestEpoch(JobQueue queue, String jobId) {
-        return queue.requireJob(jobId).chain(job -> store.readAll(queue.keys(), jobId, null)
-                .map(events -> events.stream().filter(e -> e.fencingToken() == job.fencingToken()).toList()));
+    public Uni<List<JobEvent>> valid(JobQueue queue, String jobId) {
+        return queue.requireJob(jobId).chain(job -> store.readAll(queue.keys(), jobId, null)).map(ValidHistory::of);
     }
 }

@@ -41,6 +41,10 @@ final class SseSubscriber {
     /** The last id of the replay until a newer live event has passed; {@code null} after. */
     private String replayEnd;
     private EpochGate gate;
+    /** The frame of the {@code started} the gate holds, when it came live (replayed events are framed when sent). */
+    private Buffer heldFrame;
+    /** Replayed events of earlier runs that wait with a held start: sent if its run continues them, else dropped. */
+    private List<JobEvent> pendingTail = List.of();
     private boolean ending;
     private boolean finished;
     /** When a frame was last handed to the connection. */
@@ -101,14 +105,22 @@ final class SseSubscriber {
         response.setStatusCode(200).setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream")
                 .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
         write(retry);
-        // Once epoch T is current no event of an older epoch can be appended, so older ones are history.
-        List<JobEvent> current = replay.stream().filter(e -> e.fencingToken() >= job.fencingToken()).toList();
+        // Once epoch T is current no event of an older epoch can be appended: older ones are history, but for the
+        // committed prefix a run continues (its resume point), which a reader keeps.
+        List<JobEvent> current = ValidHistory.of(replay);
         if (job.state().isTerminal() && current.stream().noneMatch(JobEvent::isTerminal)) {
             end();
             return;
         }
         replayEnd = replay.isEmpty() ? (resumeAfter == null ? "0-0" : resumeAfter) : replay.get(replay.size() - 1).id();
         gate = resumeAfter != null && clientEpoch < 0 ? EpochGate.afterUnknownPosition() : new EpochGate(clientEpoch);
+        int last = current.size() - 1;
+        if (last > 0 && "started".equals(current.get(last).type())) {
+            // The latest run has not said yet whether it continues the earlier runs' events: they wait with its start.
+            pendingTail = current.subList(0, last);
+            gate.hold(current.get(last));
+            current = List.of();
+        }
         for (JobEvent event : current) {
             admit(event, null);
         }
@@ -175,10 +187,28 @@ final class SseSubscriber {
             case DROP -> {
                 return;
             }
+            case HOLD -> {
+                heldFrame = frame; // the gate holds the event; its frame waits here
+                return;
+            }
             case RESET_THEN_SEND -> write(SseFrames.message(StreamMessage.reset(event.fencingToken(), gate.previousEpoch())));
+            case RESUME -> {
+                String resumeFrom = JobEventData.resumeFrom(event.data());
+                for (JobEvent kept : pendingTail) {
+                    if (resumeFrom != null && StreamIds.compare(kept.id(), resumeFrom) <= 0) {
+                        write(SseFrames.message(StreamMessage.of(kept)));
+                    }
+                }
+            }
             case SEND -> {
             }
         }
+        JobEvent start = gate.released();
+        if (start != null) {
+            write(heldFrame != null ? heldFrame : SseFrames.message(StreamMessage.of(start)));
+        }
+        heldFrame = null;
+        pendingTail = List.of();
         write(frame != null ? frame : SseFrames.message(StreamMessage.of(event)));
         if (gate.ended()) {
             end();

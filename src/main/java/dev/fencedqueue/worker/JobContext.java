@@ -129,6 +129,18 @@ public interface JobContext {
     Optional<String> resumePoint();
 
     /**
+     * Announces that this run continues the job's committed events instead of starting over: appends a fenced
+     * {@code resume} event ({@code attempt}, and {@code resumeFrom}, the {@link #resumePoint()}). Readers get it in
+     * place of the run's {@code started} and keep what they have up to the resume point, where a run that starts over
+     * gives them a {@code reset} and they drop it. Call it before the run's first other event: a run whose first event
+     * after {@code started} is anything else starts over for its readers.
+     *
+     * @return the stream entry id; fails as {@link #progress}
+     * @throws IllegalStateException when this run has no resume point (nothing to continue)
+     */
+    Uni<String> resume();
+
+    /**
      * @return a {@code Uni} that emits the reason once this attempt is cancelled, and never emits otherwise.
      *         Processors normally need not use it: the worker cancels their pipeline {@code Uni}.
      */

@@ -20,7 +20,7 @@ import io.smallrye.mutiny.Uni;
  */
 final class WorkerJobContext implements JobContext {
 
-    private static final Set<String> RESERVED = Set.of("started", "reset", "completed", "failed", "aborted");
+    private static final Set<String> RESERVED = Set.of("started", "reset", "resume", "completed", "failed", "aborted");
 
     private final AttemptHost worker;
     private final ActiveJob active;
@@ -129,6 +129,16 @@ final class WorkerJobContext implements JobContext {
     }
 
     @Override
+    public Uni<String> resume() {
+        String from = active.resumePoint();
+        if (from == null) {
+            throw new IllegalStateException("job `" + jobId() + "` has no resume point: nothing to continue");
+        }
+        return append("resume", JobEventData.resume(fencingToken(), worker.workerId(), job().attemptsStarted(), from),
+                null, null);
+    }
+
+    @Override
     public Optional<String> resumePoint() {
         return Optional.ofNullable(active.resumePoint());
     }
@@ -165,13 +175,18 @@ final class WorkerJobContext implements JobContext {
     }
 
     private Uni<String> append(String type, ObjectNode data, String progress, String checkpoint) {
+        ObjectNode event = JobEventData.of(type, fencingToken(), worker.workerId());
+        event.setAll(data);
+        return append(type, event.toString(), progress, checkpoint);
+    }
+
+    /** @param event the event's data, shaped by {@link JobEventData} */
+    private Uni<String> append(String type, String event, String progress, String checkpoint) {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
-        ObjectNode event = JobEventData.of(type, fencingToken(), worker.workerId());
-        event.setAll(data);
-        return fenced(worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event.toString(),
-                progress, checkpoint));
+        return fenced(worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event, progress,
+                checkpoint));
     }
 
     /** @return the write, sent from the worker's lane; a refusal tells the worker it lost the job */

@@ -126,6 +126,11 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
+        public Uni<String> resume() {
+            return counted(Uni.createFrom().completionStage(gate.get()).chain(context::resume));
+        }
+
+        @Override
         public java.util.Optional<String> resumePoint() {
             return context.resumePoint();
         }
