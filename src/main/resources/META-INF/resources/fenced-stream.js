@@ -4,6 +4,7 @@
 //   import { followJob } from '/fenced-stream.js';
 //   const stream = followJob('/research/stream/' + jobId, {
 //       onReset: () => answer.replaceChildren(),          // a newer run took over: forget the old one
+//       onResume: (event) => note.textContent = 'continued on another worker', // a newer run continues the answer
 //       onDelta: (text) => answer.append(text),           // streamed answer text (OpenAI protocol)
 //       onProgress: (event) => bar.value = event.data.percent,
 //       onEnd: (event) => console.log(event.type, event.data),
@@ -13,7 +14,10 @@
 // What it guarantees (the frontend's rules, on top of the server's own): one run at a time (it tracks the
 // highest epoch, the event's fencingToken, and drops any event of an older one; a `reset` event or a newer token
 // calls onReset first, and so does a `started` event under the epoch already shown: a token handed out again after
-// Redis lost the activation that first had it is a new attempt, never the same run); every event at most once (it remembers the last stream entry id and drops anything not
+// Redis lost the activation that first had it is a new attempt, never the same run; a `resume` event is a newer run
+// that continues what was shown: it keeps every event up to the resume's `resumeFrom`, calls onResume, and when it
+// had shown events after that point (only after Redis lost writes) it calls onReset and hands the kept events to the
+// handlers again, so the answer is truncated to the point without a frame in between); every event at most once (it remembers the last stream entry id and drops anything not
 // after it, so a reconnect never repeats an event); it resumes after a dropped connection from the last event it
 // handled (the browser's own reconnect sends Last-Event-ID; after a refused stream it opens a new EventSource
 // with ?lastEventId=, since an EventSource cannot set headers); it stops after the terminal event; and it retries a
@@ -31,7 +35,7 @@ const TYPES = ['started', 'progress', ...TERMINAL];
  * One event of the job's current run.
  *
  * @typedef {object} JobEvent
- * @property {'started'|'progress'|'completed'|'failed'|'aborted'} type the event type
+ * @property {'started'|'resume'|'progress'|'completed'|'failed'|'aborted'} type the event type
  * @property {string|null} id its stream entry id (`<ms>-<seq>`)
  * @property {number} fencingToken the run (epoch) that wrote it
  * @property {object} data the event's data as the service sent it (`percent`, `message`, `delta`, `result`, ...)
@@ -47,6 +51,8 @@ const TYPES = ['started', 'progress', ...TERMINAL];
  * @property {(text: string, event: JobEvent) => void} [onReasoning] new reasoning text (`data.reasoningDelta`)
  * @property {(fencingToken: number, previous: number) => void} [onReset] a newer run took the job over: drop
  *     everything shown of the previous one (`previous` is 0 when nothing was shown yet)
+ * @property {(event: JobEvent) => void} [onResume] a newer run took the job over and continues what is shown
+ *     (`data.resumeFrom`: the id of the last event it continues after; `data.attempt`, `data.workerId`)
  * @property {(event: JobEvent) => void} [onEnd] the terminal event; the stream is closed and will not reconnect
  * @property {(state: 'connecting'|'live'|'reconnecting'|'retrying'|'closed', detail: {delayMs?: number,
  *     status?: number|null}) => void} [onConnection] the connection's state; `retrying` after a refused stream,
@@ -95,6 +101,8 @@ export class FencedStream {
         this.shown = false;
         /** @type {string|null} the id of the last event handled */
         this.lastEventId = options.lastEventId ?? null;
+        /** @type {JobEvent[]} the progress events shown of the answer, so that a resume can truncate it */
+        this.kept = [];
         /** @type {boolean} whether the terminal event arrived */
         this.ended = false;
         this.closed = false;
@@ -121,6 +129,7 @@ export class FencedStream {
         };
         source.onerror = () => this.dropped(source);
         source.addEventListener('reset', (message) => this.reset(parse(message.data)));
+        source.addEventListener('resume', (message) => this.resume(message));
         for (const type of TYPES) {
             source.addEventListener(type, (message) => this.event(type, message));
         }
@@ -153,19 +162,59 @@ export class FencedStream {
         if (type === 'started') {
             h.onStarted?.(event);
         } else if (type === 'progress') {
-            if (typeof data.reasoningDelta === 'string' && data.reasoningDelta) {
-                h.onReasoning?.(data.reasoningDelta, event);
-            }
-            if (typeof data.delta === 'string' && data.delta) {
-                h.onDelta?.(data.delta, event);
-            }
-            h.onProgress?.(event);
+            this.kept.push(event);
+            this.progress(event);
         } else if (TERMINAL.has(type)) {
             this.ended = true;
             this.close();
             this.connection('closed', {});
             h.onEnd?.(event);
         }
+    }
+
+    /** Hands a progress event to the handlers. */
+    progress(event) {
+        const h = this.handlers;
+        const data = event.data;
+        if (typeof data.reasoningDelta === 'string' && data.reasoningDelta) {
+            h.onReasoning?.(data.reasoningDelta, event);
+        }
+        if (typeof data.delta === 'string' && data.delta) {
+            h.onDelta?.(data.delta, event);
+        }
+        h.onProgress?.(event);
+    }
+
+    /**
+     * A `resume` event: a newer run owns the job from here on and continues what was shown up to `resumeFrom`. Events
+     * shown after that point (there are none unless Redis lost writes) are dropped: onReset, then the kept events
+     * again, in one task, so the page never shows a blank answer.
+     *
+     * @param {MessageEvent} message
+     */
+    resume(message) {
+        const data = parse(message.data);
+        const token = Number(data.fencingToken);
+        const id = message.lastEventId || null;
+        if (this.closed || token < this.epoch || (id && this.lastEventId && compareIds(id, this.lastEventId) <= 0)) {
+            return;
+        }
+        const previous = this.epoch;
+        const from = typeof data.resumeFrom === 'string' ? data.resumeFrom : null;
+        const after = from ? this.kept.findIndex((e) => e.id && compareIds(e.id, from) > 0) : -1;
+        this.epoch = token;
+        this.shown = true;
+        if (id) {
+            this.lastEventId = id;
+        }
+        if (after >= 0) {
+            this.kept = this.kept.slice(0, after);
+            this.handlers.onReset?.(token, previous);
+            for (const kept of this.kept) {
+                this.progress(kept);
+            }
+        }
+        this.handlers.onResume?.({ type: 'resume', id, fencingToken: token, data });
     }
 
     /**
@@ -183,6 +232,7 @@ export class FencedStream {
         const previous = this.epoch;
         this.epoch = token;
         this.shown = false;
+        this.kept = [];
         this.handlers.onReset?.(token, previous);
     }
 

@@ -83,6 +83,7 @@ class JobFollower {
         this.stream = followJob(streamUrl, {
             onConnection: (state, detail) => this.connection(state, detail),
             onReset: (token, previous) => this.reset(token, previous),
+            onResume: (event) => this.resumed(event),
             onStarted: (event) => this.started(event),
             onDelta: (text) => this.delta(text),
             onProgress: (event) => this.progress(event),
@@ -128,6 +129,17 @@ class JobFollower {
         page.tokens.textContent = '';
         page.run.textContent = `fencing token ${token}`;
         page.events.dataset.fencingToken = String(token);
+    }
+
+    /** A newer run took the job over and continues the answer: keep it, and say so. */
+    resumed(event) {
+        const worker = event.data.workerId ? ` (${event.data.workerId})` : '';
+        page.notice.textContent = `Continued on another worker${worker}: the run with fencing token `
+            + `${event.fencingToken} goes on from where the answer stopped.`;
+        page.notice.hidden = false;
+        page.run.textContent = `attempt ${event.data.attempt ?? '?'} (fencing token ${event.fencingToken})`;
+        page.events.dataset.fencingToken = String(event.fencingToken);
+        this.append(event, `Continued on ${event.data.workerId ?? 'another worker'}`);
     }
 
     started(event) {

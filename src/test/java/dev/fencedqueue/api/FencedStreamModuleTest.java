@@ -45,6 +45,7 @@ class FencedStreamModuleTest {
                 onProgress: (e) => log.push(['progress', e.id, e.fencingToken]),
                 onDelta: (text) => log.push(['delta', text]),
                 onReset: (token, previous) => log.push(['reset', token, previous]),
+                onResume: (e) => log.push(['resume', e.id, e.fencingToken, e.data.resumeFrom]),
                 onEnd: (e) => log.push(['end', e.type, e.id]),
                 onConnection: (state, detail) => log.push(['connection', state, detail.delayMs ?? null]),
             }, { EventSource: FakeSource, initialRetryDelayMs: 20, maxRetryDelayMs: 40 });
@@ -107,6 +108,53 @@ class FencedStreamModuleTest {
                 row("reset", 7L, 7L), row("started", "3-0", 7L), row("progress", "4-0", 7L),
                 row("reset", 7L, 7L), row("started", "5-0", 7L),
                 row("connection", "closed", null), row("end", "completed", "6-0"));
+    }
+
+    @Test
+    void keepsTheAnswerWhenANewerRunResumesIt() {
+        List<Object> log = run("""
+                const s = FakeSource.all[0];
+                s.readyState = 1; s.onopen();
+                s.emit('started', '1-0', { fencingToken: 1 });
+                s.emit('progress', '2-0', { fencingToken: 1, delta: 'Hel' });
+                s.emit('progress', '3-0', { fencingToken: 1, delta: 'lo' });
+                s.emit('resume', '5-0', { fencingToken: 2, attempt: 2, resumeFrom: '3-0' });
+                s.emit('progress', '4-0', { fencingToken: 1, delta: 'stale' });    // the old run, after the resume
+                s.emit('progress', '6-0', { fencingToken: 2, delta: ', world' });
+                s.emit('completed', '7-0', { fencingToken: 2, result: {} });
+                done({ log });
+                """);
+
+        assertThat(log).as("no reset: the answer is kept").containsExactly(
+                row("connection", "connecting", null), row("connection", "live", null),
+                row("reset", 1L, 0L), row("started", "1-0", 1L),
+                row("delta", "Hel"), row("progress", "2-0", 1L), row("delta", "lo"), row("progress", "3-0", 1L),
+                row("resume", "5-0", 2L, "3-0"),
+                row("delta", ", world"), row("progress", "6-0", 2L),
+                row("connection", "closed", null), row("end", "completed", "7-0"));
+    }
+
+    @Test
+    void dropsWhatItShowedAfterTheResumePointWithoutABlankAnswer() {
+        // Redis lost the events after 2-0 that this reader had shown; the run that took over continues after 2-0.
+        List<Object> log = run("""
+                const s = FakeSource.all[0];
+                s.readyState = 1; s.onopen();
+                s.emit('started', '1-0', { fencingToken: 1 });
+                s.emit('progress', '2-0', { fencingToken: 1, delta: 'Hel' });
+                s.emit('progress', '3-0', { fencingToken: 1, delta: 'lo, lost' });
+                s.emit('resume', '5-0', { fencingToken: 2, attempt: 2, resumeFrom: '2-0' });
+                s.emit('progress', '6-0', { fencingToken: 2, delta: 'lo' });
+                done({ log });
+                """);
+
+        assertThat(log).containsExactly(
+                row("connection", "connecting", null), row("connection", "live", null),
+                row("reset", 1L, 0L), row("started", "1-0", 1L),
+                row("delta", "Hel"), row("progress", "2-0", 1L), row("delta", "lo, lost"), row("progress", "3-0", 1L),
+                row("reset", 2L, 1L), row("delta", "Hel"), row("progress", "2-0", 1L),
+                row("resume", "5-0", 2L, "2-0"),
+                row("delta", "lo"), row("progress", "6-0", 2L));
     }
 
     @Test

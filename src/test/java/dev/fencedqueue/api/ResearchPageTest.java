@@ -10,12 +10,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.CuttableProxy;
+import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.WorkersOffProfile;
+import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -92,6 +95,53 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(text("run")).contains("fencing token " + runOfB);
         assertThat(text("notice")).contains("fencing token " + runOfA + " stopped")
                 .contains("taken over by the run with fencing token " + runOfB);
+    }
+
+    /**
+     * A run that continues the answer (a {@code resume}): the page keeps the text it shows, never blanks, and goes on
+     * with the new run's text, with a short note; a {@code MutationObserver} records every text the answer showed.
+     */
+    @Test
+    void pageKeepsTheAnswerWhenANewerRunResumesIt() {
+        ProbeProcessor processorA = ProbeProcessor.held(research.queue());
+        ProbeProcessor processorB = ProbeProcessor.held(research.queue());
+        Worker workerA = worker(processorA, "worker-A");
+        Worker workerB = worker(processorB, "worker-B");
+        workerA.start();
+        String jobId = startJob("resume in the browser");
+        await().atMost(TIMEOUT).until(() -> processorA.started() > 0);
+        JobContext first = processorA.attempt(0).context();
+        delta(first, "The answer ");
+        delta(first, "begins");
+        browser().get(base + "?jobId=" + jobId);
+        await().atMost(BROWSER_STEP).until(() -> text("answer-text").contains("The answer begins"));
+        browser().executeScript("""
+                window.answerTexts = [];
+                new MutationObserver(() => window.answerTexts.push(document.getElementById('answer-text').textContent))
+                    .observe(document.getElementById('answer-text'), { childList: true, subtree: true, characterData: true });""");
+
+        workerA.freeze(true);
+        workerB.start();
+        await().atMost(TIMEOUT).until(() -> processorB.started() > 0);
+        JobContext second = processorB.attempt(0).context();
+        second.resume().await().atMost(TIMEOUT);
+        delta(second, " and goes on.");
+        processorB.attempt(0).complete("done");
+        awaitOutcome("completed");
+
+        assertThat(text("answer-text")).contains("The answer begins and goes on.");
+        @SuppressWarnings("unchecked")
+        List<String> texts = (List<String>) browser().executeScript("return window.answerTexts");
+        assertThat(texts).as("the answer never blanked").allMatch(t -> t.contains("The answer begins"));
+        assertThat(text("notice")).contains("Continued on another worker (worker-B)");
+        assertThat(shownEvents()).extracting(e -> e.get("event")).doesNotContain("reset")
+                .containsSubsequence("progress", "resume", "progress", "completed");
+        assertThat(shownEvents()).extracting(e -> e.get("id"))
+                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+    }
+
+    private static void delta(JobContext context, String text) {
+        context.progress(50, null, JsonNodeFactory.instance.objectNode().put("delta", text)).await().atMost(TIMEOUT);
     }
 
     /**

@@ -230,7 +230,8 @@ async function loadDetail() {
     const events = await api(`${base}/events?last=15`);
     $("detail-events").replaceChildren(...events.map((e) => {
         const line = document.createElement("li");
-        line.textContent = `${e.event} (run ${e.fencingToken ?? "?"}) ${e.message || e.reason || ""}`.trim();
+        const resumed = e.event === "resume" ? `continues after ${e.resumeFrom} (attempt ${e.attempt ?? "?"})` : "";
+        line.textContent = `${e.event} (run ${e.fencingToken ?? "?"}) ${e.message || e.reason || resumed}`.trim();
         return line;
     }));
 }
