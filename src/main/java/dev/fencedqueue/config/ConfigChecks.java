@@ -21,7 +21,7 @@ public class ConfigChecks {
         check(worker);
         // Redis's WAIT and WAITAOF take 0 as "block forever": a durability wait must end.
         requirePositive("fq.redis.wait-timeout", redis.waitTimeout());
-        check(llm, simulator);
+        check(llm, simulator, worker.enabled());
         checkOwnerTokens(research.requireOwner(), ConfigProvider.getConfig()::getOptionalValue);
     }
 
@@ -52,16 +52,24 @@ public class ConfigChecks {
      *
      * @param llm the LLM settings
      * @param simulator the simulator settings
-     * @throws IllegalStateException when {@code fq.llm.protocol=openai} has a {@code fq.llm.url} but no
-     *         {@code fq.llm.model}; or {@code fq.llm.url} is empty and the simulator's pace
+     * @param workersEnabled whether this instance runs workers ({@code fq.worker.enabled}), research jobs among them
+     * @throws IllegalStateException when this instance runs workers and has no LLM at all: {@code fq.llm.url} is empty
+     *         and the simulator is off ({@code fq.simulator.enabled}); when {@code fq.llm.protocol=openai} has a
+     *         {@code fq.llm.url} but no {@code fq.llm.model}; or {@code fq.llm.url} is empty and the simulator's pace
      *         ({@code fq.simulator.step-interval}, or {@code token-interval} for {@code openai}) is not shorter
      *         than {@code fq.llm.idle-timeout}
      */
-    public static void check(LlmConfig llm, SimulatorConfig simulator) {
+    public static void check(LlmConfig llm, SimulatorConfig simulator, boolean workersEnabled) {
         boolean simulated = llm.url().filter(url -> !url.isBlank()).isEmpty();
         if (simulated && !simulator.enabled()) {
-            LOG.warn("no LLM server: `fq.llm.url` is empty and the built-in simulator is off (`fq.simulator.enabled`);"
-                    + " research jobs will fail until one of them is set");
+            if (workersEnabled) {
+                // A pod that would accept research jobs and never run them must not become ready.
+                throw new IllegalStateException("no LLM for research jobs: `fq.llm.url` is empty and the built-in "
+                        + "simulator is off (`fq.simulator.enabled`); set `fq.llm.url` to an LLM server (or "
+                        + "`fq.simulator.enabled=true`), or turn this instance's workers off (`fq.worker.enabled=false`)");
+            }
+            LOG.info("no LLM server (`fq.llm.url` is empty, `fq.simulator.enabled` is off): this instance runs no "
+                    + "workers, so it only accepts and serves research jobs");
         }
         boolean openai = llm.protocol() == LlmConfig.Protocol.OPENAI;
         if (openai && !simulated && llm.model().filter(model -> !model.isBlank()).isEmpty()) {

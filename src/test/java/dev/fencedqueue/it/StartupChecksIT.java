@@ -51,6 +51,15 @@ class StartupChecksIT {
     }
 
     @Test
+    void refusesToRunResearchJobsWithoutAnLlm() {
+        ServiceProcess service = fleet.start("no-llm", Map.of("fq.simulator.enabled", "false"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("no LLM for research jobs").contains("`fq.llm.url`")
+                .contains("`fq.simulator.enabled`");
+    }
+
+    @Test
     void refusesAProtocolItDoesNotKnowNamingTheOption() {
         ServiceProcess service = fleet.start("bad-protocol", Map.of("fq.llm.protocol", "grpc"), Map.of());
 
