@@ -136,15 +136,7 @@ public class ChatCompletionsSimulator {
     }
 
     private List<String> answer(String question) {
-        String text = "## Research report: " + question + "\n\n**Summary.** This simulated report answers \""
-                + question + "\" from collected documents, web sources and analysis. ";
-        List<String> words = new ArrayList<>(List.of(text.split(" ")));
-        String[] filler = ("The findings below weigh each source by its reliability and date, compare the "
-                + "evidence for and against, and point out what remains uncertain.").split(" ");
-        for (int i = 0; words.size() < config.answerWords(); i++) {
-            words.add(filler[i % filler.length]);
-        }
-        return words.subList(0, config.answerWords());
+        return SimulatedAnswer.words(question, config.answerWords());
     }
 
     private static String lastUserMessage(List<Message> messages) {
