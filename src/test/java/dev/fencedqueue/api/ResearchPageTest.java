@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.ProbeProcessor;
@@ -140,9 +139,6 @@ class ResearchPageTest extends ResearchTestSupport {
                 .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
     }
 
-    private static void delta(JobContext context, String text) {
-        context.progress(50, null, JsonNodeFactory.instance.objectNode().put("delta", text)).await().atMost(TIMEOUT);
-    }
 
     /**
      * A connection cut mid-run (a proxy's idle timeout, a network blip): the browser reconnects by itself with

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
@@ -126,10 +125,6 @@ class ResumeReadersTest extends ResearchTestSupport {
         assertThat(validHistory(jobId)).extracting(e -> e.get("workerId")).containsOnly("worker-B");
     }
 
-    private static String delta(JobContext context, String text) {
-        return context.progress(50, null, JsonNodeFactory.instance.objectNode().put("delta", text))
-                .await().atMost(TIMEOUT);
-    }
 
     private static String deltas(List<SseClient.Message> events) {
         StringBuilder text = new StringBuilder();

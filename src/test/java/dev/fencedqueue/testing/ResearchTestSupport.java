@@ -6,8 +6,10 @@ import java.net.URL;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.research.ResearchProcessor;
+import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
@@ -78,6 +80,17 @@ public abstract class ResearchTestSupport {
     }
 
     /** @return the job's {@code GET /research/valid-history} body (asserted 200): the latest run's events */
+    /**
+     * Publishes answer text as a processor of the OpenAI protocol does: a fenced {@code progress} event with a
+     * {@code delta}.
+     *
+     * @return the stream entry id
+     */
+    protected static String delta(JobContext context, String text) {
+        return context.progress(50, null, JsonNodeFactory.instance.objectNode().put("delta", text)).await()
+                .atMost(Timeouts.TIMEOUT);
+    }
+
     protected static List<Map<String, Object>> validHistory(String jobId) {
         return given().get("/research/valid-history/" + jobId).then().statusCode(200).extract().jsonPath().getList("$");
     }
