@@ -1,10 +1,12 @@
 package dev.fencedqueue.api;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -15,18 +17,20 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class BodyLimitFilter {
 
-    private static final String BODY = "{\"error\":\"payload_too_large\",\"message\":\"the request body is larger than %d bytes\"}";
-
     @ConfigProperty(name = "quarkus.http.limits.max-body-size", defaultValue = "10240K")
     MemorySize maxBodySize;
 
+    @Inject
+    ObjectMapper json;
+
     void register(@Observes Router router) {
         long limit = maxBodySize.asLongValue();
+        HttpError tooLarge = HttpError.of(413, ApiError.of("payload_too_large",
+                "the request body is larger than " + limit + " bytes"));
         router.route().order(Integer.MIN_VALUE).handler(context -> {
             String declared = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
             if (declared != null && isOver(declared, limit)) {
-                context.response().setStatusCode(413).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                        .putHeader(HttpHeaders.CONNECTION, "close").end(BODY.formatted(limit));
+                tooLarge.send(context.response().putHeader(HttpHeaders.CONNECTION, "close"), json);
             } else {
                 context.next();
             }

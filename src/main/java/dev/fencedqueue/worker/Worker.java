@@ -49,6 +49,7 @@ public final class Worker {
     private final StalledJobChecker stalledJobChecker;
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
+    private final JobEnding ending;
     private final AttemptHost host;
 
     private final ActiveJobs active;
@@ -82,6 +83,7 @@ public final class Worker {
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
+        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext);
         this.host = new Host(new FencedAppend(ctx));
     }
 
@@ -243,7 +245,7 @@ public final class Worker {
             ActiveJob job = active.get(jobId);
             if (job != null && job.fencingToken() <= token && !frozen) {
                 LOG.infof("worker %s: job %s (token %d) was revoked; cancelling it", id(), jobId, job.fencingToken());
-                cancel(job, CancelReason.REVOKED);
+                ending.cancel(job, CancelReason.REVOKED);
             }
         });
     }
@@ -251,7 +253,7 @@ public final class Worker {
     /** Called when a fenced write was rejected: the worker no longer owns the job, so it stops at once. */
     void ownershipLost(ActiveJob job, QueueException reason) {
         counters.rejected(job, reason.getMessage());
-        context.runOnContext(ignored -> cancel(job, CancelReason.OWNERSHIP_LOST));
+        context.runOnContext(ignored -> ending.cancel(job, CancelReason.OWNERSHIP_LOST));
     }
 
     /**
@@ -265,7 +267,6 @@ public final class Worker {
         return onContext;
     }
 
-
     // ---- running jobs ---------------------------------------------------------------------------------
 
     private void run(Activation.Activated activated, long sentAt) {
@@ -275,62 +276,8 @@ public final class Worker {
         // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the
         // thread a blocking or asynchronous processor ended on).
         running.runs(AttemptPipeline.subscribe(AttemptPipeline.of(processor, jobContext, running, blockingExecutor),
-                result -> onContext.execute(() -> finish(running, result, null)),
-                failure -> onContext.execute(() -> finish(running, null, failure))));
-    }
-
-    private void finish(ActiveJob job, Object result, Throwable failure) {
-        if (job.isFinishing() || job.isAbandoned()) {
-            return;
-        }
-        if (failure != null && WorkerJobContext.meansOwnershipLost(failure)) {
-            cancel(job, CancelReason.OWNERSHIP_LOST);
-            return;
-        }
-        active.finishing(job);
-        int fetch = active.free();
-        active.reserve(fetch);
-        String lockPrefix = JobFetcher.lockPrefix();
-        long sentAt = System.nanoTime();
-        JobFinisher.Written written = new JobFinisher.Written() {
-            @Override
-            public void written(JobFinisher.Outcome outcome) {
-                active.unreserve(fetch);
-                counters.finished(job, failure, outcome.code());
-                release(job, false);
-                fetcher.handle(outcome.next(), sentAt);
-                fetcher.pump();
-            }
-
-            @Override
-            public void failed(Throwable writeFailure) {
-                active.unreserve(fetch);
-                LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
-                        id(), job.id(), writeFailure.getMessage());
-                release(job, true);
-            }
-        };
-        if (failure == null) {
-            finisher.complete(job, result, fetch, lockPrefix, written);
-        } else {
-            finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written,
-                    written::failed);
-        }
-    }
-
-    private void cancel(ActiveJob job, CancelReason reason) {
-        if (job.isCancelled()) {
-            return;
-        }
-        job.cancel(reason);
-        counters.cancelled();
-        release(job, true);
-    }
-
-    private void release(ActiveJob job, boolean refill) {
-        if (active.remove(job) && refill) {
-            fetcher.requestFetch();
-        }
+                result -> onContext.execute(() -> ending.finish(running, result, null)),
+                failure -> onContext.execute(() -> ending.finish(running, null, failure))));
     }
 
     private Uni<Void> handBackAll() {
@@ -343,7 +290,7 @@ public final class Worker {
                 handBacks.add(finisher.handBack(job).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
                         .onFailure().recoverWithItem(-1L)
-                        .eventually(() -> release(job, false)));
+                        .eventually(() -> ending.release(job, false)));
             }
         }
         return handBacks.isEmpty() ? Uni.createFrom().voidItem()
@@ -358,7 +305,7 @@ public final class Worker {
 
     private void renewLocks() {
         if (!frozen && !active.isEmpty()) {
-            lockRenewer.tick(id(), active.snapshot(), onContext, this::cancel);
+            lockRenewer.tick(id(), active.snapshot(), onContext, ending::cancel);
         }
     }
 

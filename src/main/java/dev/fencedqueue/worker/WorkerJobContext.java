@@ -148,9 +148,10 @@ final class WorkerJobContext implements JobContext {
             throw new IllegalArgumentException("`checkpoint` must not be null");
         }
         String text = state.toString();
-        if (text.length() > MAX_CHECKPOINT_BYTES || text.getBytes(StandardCharsets.UTF_8).length > MAX_CHECKPOINT_BYTES) {
+        int bytes = text.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_CHECKPOINT_BYTES) {
             throw new IllegalArgumentException("`checkpoint` must be at most " + MAX_CHECKPOINT_BYTES
-                    + " bytes as JSON, was " + text.getBytes(StandardCharsets.UTF_8).length);
+                    + " bytes as JSON, was " + bytes);
         }
         return text;
     }
