@@ -1,8 +1,8 @@
 --[[
-  Counts the LLM tokens one attempt of a job spent, by how the attempt ended. Not fenced on purpose: the tokens of
-  a run that lost its fence (a zombie) were spent all the same, and counting them is the point. Writes only the
-  job hash's 'tokens:<outcome>:*' fields, which nothing else reads for the job's state; a job already removed is
-  left alone.
+  Counts the LLM tokens one attempt of a job spent, by how the attempt ended, and what a takeover saved. Not fenced
+  on purpose: the tokens of a run that lost its fence (a zombie) were spent all the same, and counting them is the
+  point. Writes only the job hash's 'tokens:*' fields, which nothing else reads for the job's state; a job already
+  removed is left alone.
 
   KEYS[1] job hash
 
@@ -10,6 +10,12 @@
           job is aborted, else as 'zombie': a revoked run was either aborted or handed to another worker)
   ARGV[2] prompt tokens of the attempt
   ARGV[3] completion tokens of the attempt
+  ARGV[4] of those, completion tokens generated after the attempt's last committed event (lost work), 0 for none
+  ARGV[5] completion tokens earlier runs committed that the attempt continued instead of generating again, 0 for none
+  ARGV[6] how the attempt went on after a takeover: reattach | continue | restart, or '' on the job's first run
+
+  Fields: 'tokens:<outcome>:attempts|prompt|completion', 'tokens:<outcome>:lost' (when ARGV[4] > 0),
+  'tokens:saved:completion' (when ARGV[5] > 0), 'tokens:takeovers:<kind>' (when ARGV[6] is set).
 
   Returns the outcome recorded, or '' when the job no longer exists.
 ]]
@@ -25,4 +31,13 @@ local prefix = 'tokens:' .. outcome .. ':'
 redis.call('HINCRBY', KEYS[1], prefix .. 'attempts', 1)
 redis.call('HINCRBY', KEYS[1], prefix .. 'prompt', ARGV[2])
 redis.call('HINCRBY', KEYS[1], prefix .. 'completion', ARGV[3])
+if tonumber(ARGV[4]) > 0 then
+    redis.call('HINCRBY', KEYS[1], prefix .. 'lost', ARGV[4])
+end
+if tonumber(ARGV[5]) > 0 then
+    redis.call('HINCRBY', KEYS[1], 'tokens:saved:completion', ARGV[5])
+end
+if ARGV[6] ~= '' then
+    redis.call('HINCRBY', KEYS[1], 'tokens:takeovers:' .. ARGV[6], 1)
+end
 return outcome

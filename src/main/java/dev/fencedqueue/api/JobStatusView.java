@@ -29,7 +29,10 @@ import dev.fencedqueue.queue.Job;
  * @param finishedOn when it ended, or absent
  * @param tokens the LLM tokens its attempts spent, by how each attempt ended ({@code result}, {@code failed},
  *        {@code zombie}: cut off because a newer run took the job, {@code aborted}, {@code handed-back}): each
- *        {@code {"attempts", "promptTokens", "completionTokens"}}; absent when none were counted
+ *        {@code {"attempts", "promptTokens", "completionTokens"}} and {@code lostCompletionTokens} (of those, the ones
+ *        generated after the attempt's last committed event); {@code saved: {"completionTokens"}}, committed tokens
+ *        takeovers continued instead of generating them again; {@code takeovers: {"reattach" | "continue" |
+ *        "restart": count}}; absent when none were counted
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
@@ -59,6 +62,7 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
             String name = switch (kind) {
                 case "prompt" -> "promptTokens";
                 case "completion" -> "completionTokens";
+                case "lost" -> "lostCompletionTokens";
                 default -> kind;
             };
             ObjectNode outcome = byOutcome.has(field.substring(0, colon)) ? (ObjectNode) byOutcome.get(field.substring(0, colon))

@@ -95,11 +95,31 @@ public interface LlmConfig {
     @Min(1)
     int maxConnections();
 
+    /**
+     * What a run that takes a research job over does with the answer earlier runs committed: {@code auto} continues it
+     * in the best way the server supports (asks once per model whether it continues a trailing assistant message),
+     * {@code continue} continues it with a trailing assistant message without asking, {@code restart} starts the
+     * answer over (readers get {@code reset}). Continuing falls back to asking the model, in a user message, to go on
+     * from where the answer stops, and only then to starting over. See the README's "Takeovers that continue".
+     */
+    @WithDefault("auto")
+    Resume resume();
+
     /** Retries of opening the stream, before any byte of an answer arrived. */
     Retry retry();
 
     /** The circuit breaker around opening the stream. */
     CircuitBreaker circuitBreaker();
+
+    /** The ways {@link #resume()} names. */
+    enum Resume {
+        /** Continue, in the way the model supports (probed once per model). */
+        AUTO,
+        /** Continue with a trailing assistant message, without probing. */
+        CONTINUE,
+        /** Start over. */
+        RESTART
+    }
 
     /** The protocols {@link #protocol()} names. */
     enum Protocol {

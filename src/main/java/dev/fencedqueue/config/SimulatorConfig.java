@@ -41,4 +41,34 @@ public interface SimulatorConfig {
     @WithDefault("200")
     @Min(1)
     int answerWords();
+
+    /**
+     * OpenAI endpoint: what the simulated model does with a trailing assistant message: {@code continue} it (as vLLM
+     * with {@code continue_final_message}, llama.cpp's server and Ollama do), answer as a {@code new-turn} (as a chat
+     * template that adds a generation prompt does), or {@code refuse} it with {@code 400} (as Anthropic's Claude 4.6
+     * and later do); {@code refuse-all} also refuses an assistant message followed by a user message, so that no
+     * continuation works.
+     */
+    @WithDefault("continue")
+    TrailingAssistant trailingAssistant();
+
+    /**
+     * OpenAI endpoint: words of the answer so far that a continuation asked for by instruction repeats before it goes
+     * on (models often do), so that seam cleaning is tested; 0 repeats none.
+     */
+    @WithDefault("0")
+    @Min(0)
+    int seamRepeatWords();
+
+    /** The behaviours {@link #trailingAssistant()} names. */
+    enum TrailingAssistant {
+        /** Continue the message. */
+        CONTINUE,
+        /** Ignore it: answer from the start. */
+        NEW_TURN,
+        /** Answer {@code 400}. */
+        REFUSE,
+        /** Answer {@code 400} to any conversation with an assistant message after the question. */
+        REFUSE_ALL
+    }
 }

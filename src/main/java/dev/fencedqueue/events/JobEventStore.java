@@ -36,8 +36,12 @@ public class JobEventStore {
      * @return the events in stream order; empty when there are none (or no stream)
      */
     public Uni<List<JobEvent>> read(QueueKeys keys, String jobId, String afterId, int count) {
+        return read(keys, jobId, afterId, "+", count);
+    }
+
+    private Uni<List<JobEvent>> read(QueueKeys keys, String jobId, String afterId, String untilId, int count) {
         Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(afterId == null ? "-" : "(" + afterId)
-                .arg("+").arg("COUNT").arg(count);
+                .arg(untilId).arg("COUNT").arg(count);
         return redis.send(request).map(reply -> Replies.elements(reply).stream().map(JobEvent::fromEntry).toList());
     }
 
@@ -50,16 +54,29 @@ public class JobEventStore {
      * @return the events in stream order
      */
     public Uni<List<JobEvent>> readAll(QueueKeys keys, String jobId, String afterId) {
-        return readFrom(keys, jobId, afterId, new ArrayList<>());
+        return readFrom(keys, jobId, afterId, "+", new ArrayList<>());
     }
 
-    private Uni<List<JobEvent>> readFrom(QueueKeys keys, String jobId, String afterId, List<JobEvent> into) {
-        return read(keys, jobId, afterId, PAGE).chain(page -> {
+    /**
+     * Reads a job's events up to an entry, page by page.
+     *
+     * @param keys the queue's key layout
+     * @param jobId the job id
+     * @param untilId the last entry id to read (inclusive), must not be {@code null}
+     * @return the events from the stream's start up to {@code untilId}, in stream order
+     */
+    public Uni<List<JobEvent>> readUntil(QueueKeys keys, String jobId, String untilId) {
+        return readFrom(keys, jobId, null, untilId, new ArrayList<>());
+    }
+
+    private Uni<List<JobEvent>> readFrom(QueueKeys keys, String jobId, String afterId, String untilId,
+            List<JobEvent> into) {
+        return read(keys, jobId, afterId, untilId, PAGE).chain(page -> {
             into.addAll(page);
             if (page.size() < PAGE) {
                 return Uni.createFrom().item(into);
             }
-            return readFrom(keys, jobId, page.get(page.size() - 1).id(), into);
+            return readFrom(keys, jobId, page.get(page.size() - 1).id(), untilId, into);
         });
     }
 

@@ -19,7 +19,9 @@ final class ChatAnswer {
     private final StringBuilder reasoning = new StringBuilder();
     private final StringBuilder pendingText = new StringBuilder();
     private final StringBuilder pendingReasoning = new StringBuilder();
+    private final long baseTokens;
     private long countedTokens;
+    private long committedOwnTokens;
     private ChatChunk.Usage usage;
     private String finishReason;
     private boolean capped;
@@ -33,10 +35,27 @@ final class ChatAnswer {
      * @param now the current {@link System#nanoTime()}
      */
     ChatAnswer(int maxChars, int batchChars, long batchNanos, long now) {
+        this(CommittedAnswer.NONE, maxChars, batchChars, batchNanos, now);
+    }
+
+    /**
+     * An answer that continues what earlier runs committed: {@code base} counts as text, reasoning and tokens already
+     * published.
+     *
+     * @param base the committed answer this run continues ({@link CommittedAnswer#NONE} when it starts the answer)
+     * @param maxChars as {@link #ChatAnswer(int, int, long, long)} says, {@code base} included
+     * @param batchChars as {@link #ChatAnswer(int, int, long, long)} says
+     * @param batchNanos as {@link #ChatAnswer(int, int, long, long)} says
+     * @param now the current {@link System#nanoTime()}
+     */
+    ChatAnswer(CommittedAnswer base, int maxChars, int batchChars, long batchNanos, long now) {
         this.maxChars = maxChars;
         this.batchChars = batchChars;
         this.batchNanos = batchNanos;
         this.lastPublished = now;
+        this.baseTokens = base.completionTokens();
+        this.text.append(base.text());
+        this.reasoning.append(base.reasoning());
     }
 
     /**
@@ -83,9 +102,27 @@ final class ChatAnswer {
         return batch;
     }
 
-    /** @return completion tokens so far: the server's count once it sent {@code usage}, else one per chunk */
+    /**
+     * @return completion tokens of the whole answer so far: those the committed base cost, and this run's (the
+     *         server's count once it sent {@code usage}, else one per chunk with text)
+     */
     long completionTokens() {
+        return baseTokens + ownCompletionTokens();
+    }
+
+    /** @return completion tokens this run generated so far */
+    long ownCompletionTokens() {
         return usage != null ? usage.completionTokens() : countedTokens;
+    }
+
+    /** @param ownTokens this run's completion tokens at a publication that was committed (the fenced write landed) */
+    void committed(long ownTokens) {
+        committedOwnTokens = Math.max(committedOwnTokens, ownTokens);
+    }
+
+    /** @return completion tokens this run generated after its last committed publication: lost if it ends now */
+    long uncommittedTokens() {
+        return Math.max(0, ownCompletionTokens() - committedOwnTokens);
     }
 
     /** @return {@code true} the first time only: whoever gets it counts the attempt's tokens (thread-safe) */
@@ -102,8 +139,10 @@ final class ChatAnswer {
      * @param model the model asked
      * @return the job's result: {@code text}, {@code reasoning} (when any), {@code finishReason},
      *         {@code truncated} (cut by {@code length}, {@code content_filter} or {@code fq.llm.max-response-chars}),
+     *         the text and reasoning including what earlier runs committed when this run continued them,
      *         {@code usage} ({@code promptTokens}, {@code completionTokens}, {@code totalTokens}, {@code counted}:
-     *         whether the server sent no usage and the completion tokens were counted from the chunks), {@code model}
+     *         whether the server sent no usage and the completion tokens were counted from the chunks; the completion tokens
+     *         are the whole answer's, earlier runs' committed part included, the prompt tokens this run's), {@code model}
      */
     Map<String, Object> result(String model) {
         Map<String, Object> result = new LinkedHashMap<>();
@@ -116,7 +155,7 @@ final class ChatAnswer {
         Map<String, Object> tokens = new LinkedHashMap<>();
         tokens.put("promptTokens", usage == null ? null : usage.promptTokens());
         tokens.put("completionTokens", completionTokens());
-        tokens.put("totalTokens", usage == null ? null : usage.totalTokens());
+        tokens.put("totalTokens", usage == null ? null : usage.totalTokens() + baseTokens);
         tokens.put("counted", usage == null);
         result.put("usage", tokens);
         result.put("model", model);

@@ -27,6 +27,14 @@ public record ChatChunk(String content, String reasoning, String finishReason, U
     }
 
     /**
+     * @param text the answer text in place of this chunk's, or {@code null} for none
+     * @return this chunk with {@code text} as its {@link #content()}
+     */
+    ChatChunk withContent(String text) {
+        return new ChatChunk(text, reasoning, finishReason, usage);
+    }
+
+    /**
      * Reads one chunk.
      *
      * @param node the parsed {@code data:} payload

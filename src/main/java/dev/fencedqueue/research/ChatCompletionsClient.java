@@ -2,11 +2,13 @@ package dev.fencedqueue.research;
 
 import java.net.URI;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.LlmConfig;
@@ -27,6 +29,12 @@ public class ChatCompletionsClient {
     /** The model name sent to the built-in simulator when {@code fq.llm.model} is empty. */
     static final String SIMULATOR_MODEL = "fenced-queue-simulator";
     private static final String DONE = "[DONE]";
+    /** The user message that asks a model to continue an answer that was cut off. */
+    static final String CONTINUE_INSTRUCTION = "Your answer above was cut off. Continue it exactly where it stops, "
+            + "in the middle of a word or sentence if it stops there. Do not repeat any of it and do not add a "
+            + "preamble: reply with the rest of the answer only.";
+    /** The probe's question, followed by the words to reply with. */
+    static final String PROBE_QUESTION = "Reply with exactly these words and nothing else: ";
 
     private final LlmConnector connector;
     private final LlmConfig config;
@@ -39,25 +47,43 @@ public class ChatCompletionsClient {
     }
 
     /**
+     * Streams the answer to a question.
+     *
      * @param query the user's question, must not be {@code null}
      * @param jobId the job id, sent as {@code X-Request-ID} for the server's logs
-     * @return the answer's chunks in order, without {@code [DONE]}; completes after {@code [DONE]} (and the end of
-     *         the response); fails with {@link LlmException} when the server cannot be reached or refuses (after
-     *         the retries of {@link LlmConnector}), sends an {@code error} object or a malformed chunk, or ends
-     *         the stream without {@code [DONE]}
+     * @return the answer's chunks, as {@link #open} gives them once opened
      */
     public Multi<ChatChunk> stream(String query, String jobId) {
+        return open(request(query), jobId).onItem().transformToMulti(chunks -> chunks);
+    }
+
+    /**
+     * Opens a streaming chat completion and waits for the response headers.
+     *
+     * @param request the request body (see {@link #request}, {@link #continuation}), must not be {@code null}
+     * @param jobId the job id, sent as {@code X-Request-ID} for the server's logs
+     * @return once the server accepted the request (a {@code 2xx} status), the answer's chunks in order, without
+     *         {@code [DONE]}, completing after {@code [DONE]} (and the end of the response) and failing with
+     *         {@link LlmException} when the server sends an {@code error} object or a malformed chunk, or ends the
+     *         stream without {@code [DONE]}; cancelling them closes the connection. Fails with
+     *         {@link LlmRefusedException} when the server refuses the request ({@code 4xx}), otherwise as
+     *         {@link LlmConnector#open} says
+     */
+    public Uni<Multi<ChatChunk>> open(ObjectNode request, String jobId) {
         String body;
         try {
-            body = json.writeValueAsString(request(query));
+            body = json.writeValueAsString(request);
         } catch (JsonProcessingException e) {
-            return Multi.createFrom().failure(e);
+            return Uni.createFrom().failure(e);
         }
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(ResearchProtocolClient.REQUEST_ID, jobId);
         config.apiKey().filter(key -> !key.isBlank()).ifPresent(key -> headers.put("Authorization", "Bearer " + key));
-        return Uni.createFrom().deferred(() -> connector.open(url(), body, headers))
-                .onItem().transformToMulti(exchange -> Multi.createFrom().deferred(() -> {
+        return Uni.createFrom().deferred(() -> connector.open(url(), body, headers)).map(this::chunks);
+    }
+
+    private Multi<ChatChunk> chunks(LlmExchange exchange) {
+        return Multi.createFrom().deferred(() -> {
             AtomicBoolean done = new AtomicBoolean();
             return SseEvents.of(exchange, "the LLM server")
                     .select().where(data -> {
@@ -71,7 +97,7 @@ public class ChatCompletionsClient {
                     .onCompletion().call(() -> done.get() ? Uni.createFrom().voidItem() : Uni.createFrom()
                             .failure(new LlmException("the LLM server ended its stream without `data: [DONE]`: "
                                     + "the answer may be incomplete")));
-        }));
+        });
     }
 
     /**
@@ -89,15 +115,66 @@ public class ChatCompletionsClient {
         return config.model().filter(model -> !model.isBlank()).orElse(SIMULATOR_MODEL);
     }
 
-    private ObjectNode request(String query) {
+    /**
+     * @param query the user's question, must not be {@code null}
+     * @return the request for a fresh answer: the system prompt and the question, {@code max_tokens} and
+     *         {@code temperature} when configured
+     */
+    ObjectNode request(String query) {
         ObjectNode request = json.createObjectNode().put("model", model()).put("stream", true);
         request.putArray("messages")
-                .add(json.createObjectNode().put("role", "system").put("content", config.systemPrompt()))
-                .add(json.createObjectNode().put("role", "user").put("content", query));
+                .add(message("system", config.systemPrompt()))
+                .add(message("user", query));
         request.putObject("stream_options").put("include_usage", true);
         config.maxTokens().ifPresent(max -> request.put("max_tokens", max));
         config.temperature().ifPresent(temperature -> request.put("temperature", temperature));
         return request;
+    }
+
+    /**
+     * The request that continues a committed answer.
+     *
+     * @param query the user's question, must not be {@code null}
+     * @param committed the committed answer, with text
+     * @param style how to ask for the continuation
+     * @return {@link #request(String)} with the committed text as an assistant message, and: for
+     *         {@link ContinuationStyle#TRAILING_ASSISTANT}, nothing after it and {@code continue_final_message: true},
+     *         {@code add_generation_prompt: false} (vLLM's, SGLang's and TGI's switches; llama.cpp's server and Ollama
+     *         continue a trailing assistant message without them); for {@link ContinuationStyle#INSTRUCTION}, a user
+     *         message after it that asks to continue exactly where it stops. {@code max_tokens} is reduced by the
+     *         committed completion tokens (at least 1 is left).
+     */
+    ObjectNode continuation(String query, CommittedAnswer committed, ContinuationStyle style) {
+        ObjectNode request = request(query);
+        ArrayNode messages = (ArrayNode) request.get("messages");
+        messages.add(message("assistant", committed.text()));
+        if (style == ContinuationStyle.TRAILING_ASSISTANT) {
+            request.put("continue_final_message", true).put("add_generation_prompt", false);
+        } else {
+            messages.add(message("user", CONTINUE_INSTRUCTION));
+        }
+        config.maxTokens().ifPresent(max -> request.put("max_tokens", Math.max(1, max - committed.completionTokens())));
+        return request;
+    }
+
+    /**
+     * @param words the words the model is asked to reply with, at least 3
+     * @param partial how many of them the trailing assistant message already holds, fewer than {@code words}
+     * @return the probe of {@link ContinuationProbe}: a question whose answer is known, with the start of that answer as
+     *         a trailing assistant message to continue, at most {@code words} tokens
+     */
+    ObjectNode probe(List<String> words, int partial) {
+        ObjectNode request = json.createObjectNode().put("model", model()).put("stream", true)
+                .put("max_tokens", words.size()).put("temperature", 0)
+                .put("continue_final_message", true).put("add_generation_prompt", false);
+        request.putArray("messages")
+                .add(message("user", PROBE_QUESTION + String.join(" ", words)))
+                .add(message("assistant", String.join(" ", words.subList(0, partial))));
+        return request;
+    }
+
+    private ObjectNode message(String role, String content) {
+        return json.createObjectNode().put("role", role).put("content", content);
     }
 
     private ChatChunk chunk(String data) {

@@ -23,7 +23,9 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
@@ -32,10 +34,12 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 /**
  * The built-in simulator's OpenAI-compatible endpoint: {@code POST /simulator/v1/chat/completions} with
  * {@code stream: true} answers, word by word (one {@code chat.completion.chunk} per
- * {@code fq.simulator.token-interval}), a Markdown report on the last user message, then a chunk with
+ * {@code fq.simulator.token-interval}), a Markdown report on the first user message, or the continuation of an answer
+ * given as an assistant message ({@link SimulatedCompletion}), then a chunk with
  * {@code finish_reason} ({@code stop}, or {@code length} when {@code max_tokens} cut it), a {@code usage} chunk
  * when {@code stream_options.include_usage} is set, and {@code data: [DONE]}, as OpenAI's streaming format does.
- * Words count as tokens. Streams are counted per {@code X-Request-ID} in {@link SimulatorStats}.
+ * Words count as tokens. A trailing assistant message refused ({@code fq.simulator.trailing-assistant=refuse}) gets
+ * {@code 400} with an OpenAI error object. Streams are counted per {@code X-Request-ID} in {@link SimulatorStats}.
  */
 @Path("/simulator/v1/chat/completions")
 @Tag(name = "simulator", description = "Built-in research LLM simulator")
@@ -62,7 +66,15 @@ public class ChatCompletionsSimulator {
         String model = request.model() == null ? ChatCompletionsClient.SIMULATOR_MODEL : request.model();
         int maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
         boolean usage = request.streamOptions() != null && request.streamOptions().path("include_usage").asBoolean(false);
-        List<String> words = answer(lastUserMessage(messages));
+        List<String> words;
+        try {
+            words = SimulatedCompletion.tokens(messages.stream().map(m -> new String[] {m.role(), m.content()}).toList(),
+                    config.answerWords(), config.trailingAssistant(), config.seamRepeatWords());
+        } catch (SimulatedCompletion.Refused refused) {
+            throw new WebApplicationException(refused.getMessage(), Response.status(400).type(MediaType.APPLICATION_JSON)
+                    .entity(json.createObjectNode().set("error", json.createObjectNode().put("message", refused.getMessage())
+                            .put("type", "invalid_request_error")).toString()).build());
+        }
         int sent = Math.min(words.size(), maxTokens);
         long promptTokens = promptTokens(messages);
         Duration interval = config.tokenInterval();
@@ -71,7 +83,7 @@ public class ChatCompletionsSimulator {
             stats.opened(requestId);
             Multi<String> deltas = Multi.createFrom().range(0, sent)
                     .onItem().call(i -> Uni.createFrom().voidItem().onItem().delayIt().by(interval))
-                    .map(i -> chunk(id, model, (i == 0 ? "" : " ") + words.get(i), null));
+                    .map(i -> chunk(id, model, words.get(i), null));
             List<String> tail = new ArrayList<>();
             tail.add(chunk(id, model, null, sent < words.size() ? "length" : "stop"));
             if (usage) {
@@ -92,7 +104,7 @@ public class ChatCompletionsSimulator {
      * The fields of OpenAI's chat completion request the simulator reads.
      *
      * @param model the model, echoed in the chunks
-     * @param messages {@code [{role, content}, ...]}; the last {@code user} message is the question
+     * @param messages {@code [{role, content}, ...]}; the first {@code user} message is the question
      * @param stream must be {@code true}: the simulator only streams
      * @param maxTokens most words of the answer, or {@code null}
      * @param streamOptions {@code {include_usage: true}} adds the usage chunk
@@ -133,20 +145,6 @@ public class ChatCompletionsSimulator {
     private ObjectNode base(String id, String model) {
         return json.createObjectNode().put("id", id).put("object", "chat.completion.chunk")
                 .put("created", System.currentTimeMillis() / 1000).put("model", model);
-    }
-
-    private List<String> answer(String question) {
-        return SimulatedAnswer.words(question, config.answerWords());
-    }
-
-    private static String lastUserMessage(List<Message> messages) {
-        String question = "";
-        for (Message message : messages) {
-            if ("user".equals(message.role()) && message.content() != null) {
-                question = message.content();
-            }
-        }
-        return question;
     }
 
     private static long promptTokens(List<Message> messages) {

@@ -85,7 +85,7 @@ public class LlmConnector {
      * @param headers more request headers (for example {@code Authorization}); their values are never logged
      * @return the open exchange; cancelling the {@code Uni} before it emits resets the request (the
      *         connection closes). Fails with {@link LlmUnavailableException} for a {@code 429} or {@code 5xx}
-     *         and {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
+     *         and {@link LlmRefusedException} for another {@code 4xx} and {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
      *         {@code fq.llm.open-timeout}, each after the retries; and with SmallRye Fault Tolerance's
      *         {@code CircuitBreakerOpenException} while the circuit is open.
@@ -154,6 +154,9 @@ public class LlmConnector {
         if (status == 429 || status / 100 == 5) {
             return new LlmUnavailableException(message, status,
                     RetryAfterBackoff.parse(response.getHeader(HttpHeaders.RETRY_AFTER), Instant.now()));
+        }
+        if (status / 100 == 4) {
+            return new LlmRefusedException(message, status);
         }
         return new LlmException(message);
     }

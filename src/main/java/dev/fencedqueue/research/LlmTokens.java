@@ -59,40 +59,72 @@ public class LlmTokens {
     }
 
     /**
-     * Counts one attempt's tokens.
+     * What one attempt of an LLM call spent, and what a takeover saved.
+     *
+     * @param outcome as {@link #outcome} says
+     * @param promptTokens prompt tokens, 0 when unknown
+     * @param completionTokens completion tokens the attempt generated
+     * @param lostTokens of {@code completionTokens}, those generated after the attempt's last committed event (lost
+     *        work, since nothing was kept of them); 0 for an attempt that produced the result
+     * @param savedTokens completion tokens earlier runs committed that this attempt continued instead of generating
+     *        them again (0 when it started the answer)
+     * @param takeover how the attempt went on after a takeover, {@code null} on the job's first run
+     */
+    public record Attempt(String outcome, long promptTokens, long completionTokens, long lostTokens, long savedTokens,
+            Takeover takeover) {
+    }
+
+    /**
+     * Counts one attempt's tokens: into the job hash's {@code tokens:<outcome>:attempts|prompt|completion|lost},
+     * {@code tokens:saved:completion} and {@code tokens:takeovers:<kind>} ({@code addTokens.lua}), and into
+     * {@code fq_llm_tokens_total} (outcomes {@code saved} and {@code lost} beside the spending ones: {@code lost} is a
+     * part of what the spending outcomes count, {@code saved} was not spent) and {@code fq_llm_takeovers_total}.
      *
      * @param queue the job's queue
      * @param jobId the job
-     * @param outcome as {@link #outcome} says
-     * @param prompt prompt tokens, 0 when unknown
-     * @param completion completion tokens
+     * @param attempt what the attempt spent
      * @return completes once counted; never fails (a failed count is logged: accounting must not fail a job)
      */
-    public Uni<Void> record(String queue, String jobId, String outcome, long prompt, long completion) {
+    public Uni<Void> record(String queue, String jobId, Attempt attempt) {
         QueueContext ctx = queues.context(queue);
+        String outcome = attempt.outcome();
         // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
         String fallback = outcome.equals("revoked") ? "zombie" : outcome;
         return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId)),
-                List.of(outcome, Long.toString(prompt), Long.toString(completion)))
+                List.of(outcome, Long.toString(attempt.promptTokens()), Long.toString(attempt.completionTokens()),
+                        Long.toString(attempt.lostTokens()), Long.toString(attempt.savedTokens()),
+                        attempt.takeover() == null ? "" : attempt.takeover().value()))
                 .map(reply -> reply.toString().isEmpty() ? fallback : reply.toString())
                 .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("job %s: its %s attempt's %d + %d tokens were not added to its status: %s", jobId,
-                            outcome, prompt, completion, failure.getMessage());
+                            outcome, attempt.promptTokens(), attempt.completionTokens(), failure.getMessage());
                     return fallback;
                 })
-                .invoke(recorded -> count(queue, recorded, prompt, completion))
+                .invoke(recorded -> count(queue, recorded, attempt))
                 .replaceWithVoid();
     }
 
-    private void count(String queue, String outcome, long prompt, long completion) {
-        counter("fq.llm.tokens", queue, outcome, "prompt").increment(prompt);
-        counter("fq.llm.tokens", queue, outcome, "completion").increment(completion);
+    private void count(String queue, String outcome, Attempt attempt) {
+        counter("fq.llm.tokens", queue, outcome, "prompt").increment(attempt.promptTokens());
+        counter("fq.llm.tokens", queue, outcome, "completion").increment(attempt.completionTokens());
+        if (attempt.lostTokens() > 0) {
+            counter("fq.llm.tokens", queue, "lost", "completion").increment(attempt.lostTokens());
+        }
+        if (attempt.savedTokens() > 0) {
+            counter("fq.llm.tokens", queue, "saved", "completion").increment(attempt.savedTokens());
+        }
         Counter.builder("fq.llm.attempts").description("LLM attempts, by how they ended").tag("queue", queue)
                 .tag("outcome", outcome).register(registry).increment();
+        if (attempt.takeover() != null) {
+            Counter.builder("fq.llm.takeovers").description("Runs that took a job over, by how they went on")
+                    .tag("queue", queue).tag("kind", attempt.takeover().value()).register(registry).increment();
+        }
     }
 
     private Counter counter(String name, String queue, String outcome, String kind) {
-        return Counter.builder(name).description("LLM tokens spent, by how the attempt that spent them ended")
+        return Counter.builder(name).description("LLM tokens spent, by how the attempt that spent them ended; "
+                + "outcome=saved: committed tokens a takeover did not generate again, outcome=lost: spent tokens "
+                + "generated after an attempt's last commit")
                 .baseUnit("tokens").tag("queue", queue).tag("outcome", outcome).tag("kind", kind).register(registry);
     }
 }

@@ -6,7 +6,7 @@ import java.util.function.Consumer;
  * Turns the lines of an SSE response into the data of its events, per the WHATWG "Server-sent events"
  * parsing rules this client needs: {@code data:} lines (one optional space after the colon) are joined
  * with newlines, a blank line dispatches the event, comment lines ({@code :}) and other fields
- * ({@code event}, {@code id}, {@code retry}) are ignored. Not thread-safe.
+ * ({@code event}, {@code id}, {@code retry}) are ignored, an event the stream ends in is dropped. Not thread-safe.
  */
 final class SseDecoder {
 
@@ -44,9 +44,14 @@ final class SseDecoder {
         hasData = true;
     }
 
-    /** Dispatches a last event that was not followed by a blank line. */
+    /**
+     * Ends the stream: an event not yet followed by a blank line is discarded, as the spec says ("If the file ends in
+     * the middle of an event, before the final empty line, the incomplete event is not dispatched"). A stream cut in
+     * the middle of an event thus delivers nothing of it, and nothing of it is committed.
+     */
     void end() {
-        dispatch();
+        data.setLength(0);
+        hasData = false;
     }
 
     private void dispatch() {

@@ -2,6 +2,7 @@ package dev.fencedqueue.worker;
 
 import java.util.concurrent.Executor;
 
+import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
 import dev.fencedqueue.queue.QueueException;
 
@@ -13,6 +14,9 @@ interface AttemptHost {
 
     /** @return the fenced append to the worker's queue's job event streams */
     FencedAppend events();
+
+    /** @return the reader of what a run may continue, in the worker's queue */
+    CommittedEvents committed();
 
     /**
      * @return the executor through which the writes of the worker's jobs are sent: tasks run on the worker's context,

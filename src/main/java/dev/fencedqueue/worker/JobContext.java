@@ -1,9 +1,11 @@
 package dev.fencedqueue.worker;
 
+import java.util.List;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
 import io.smallrye.mutiny.Uni;
 
@@ -127,6 +129,16 @@ public interface JobContext {
      *         earlier run wrote an event
      */
     Optional<String> resumePoint();
+
+    /**
+     * Reads the events this run may continue: the job's events up to {@link #resumePoint()} as a reader keeps them
+     * (those of the runs that were continued, up to each resume point; not those of a run that was started over).
+     * Read from Redis at each call.
+     *
+     * @return the events in stream order, {@code started} and {@code resume} events included; empty without a resume
+     *         point; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis cannot be reached
+     */
+    Uni<List<JobEvent>> committedEvents();
 
     /**
      * Announces that this run continues the job's committed events instead of starting over: appends a fenced

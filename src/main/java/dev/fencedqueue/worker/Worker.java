@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.ShutdownMode;
+import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -84,15 +85,17 @@ public final class Worker {
         this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext);
-        this.host = new Host(new FencedAppend(ctx));
+        this.host = new Host(new FencedAppend(ctx), new CommittedEvents(ctx));
     }
 
     /** What this worker's attempts' contexts see of it. */
     private final class Host implements AttemptHost {
         private final FencedAppend events;
+        private final CommittedEvents committed;
 
-        Host(FencedAppend events) {
+        Host(FencedAppend events, CommittedEvents committed) {
             this.events = events;
+            this.committed = committed;
         }
 
         @Override
@@ -103,6 +106,11 @@ public final class Worker {
         @Override
         public FencedAppend events() {
             return events;
+        }
+
+        @Override
+        public CommittedEvents committed() {
+            return committed;
         }
 
         @Override

@@ -2,11 +2,13 @@ package dev.fencedqueue.worker;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.OwnershipLostException;
@@ -136,6 +138,11 @@ final class WorkerJobContext implements JobContext {
         }
         return append("resume", JobEventData.resume(fencingToken(), worker.workerId(), job().attemptsStarted(), from),
                 null, null);
+    }
+
+    @Override
+    public Uni<List<JobEvent>> committedEvents() {
+        return worker.committed().upTo(jobId(), active.resumePoint());
     }
 
     @Override

@@ -73,6 +73,11 @@ final class TestLlmConfig implements LlmConfig {
     }
 
     @Override
+    public Resume resume() {
+        return base.resume();
+    }
+
+    @Override
     public Optional<String> url() {
         return url;
     }

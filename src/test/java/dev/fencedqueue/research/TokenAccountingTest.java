@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Tokens are money: a run cut off by a takeover in the middle of an OpenAI stream has its tokens counted under
- * {@code zombie} (in the job's status and in Prometheus) and its upstream stream closed, while the run that
- * produced the result is counted under {@code result}.
+ * {@code zombie} (in the job's status and in Prometheus), those it generated after its last commit as lost, and its
+ * upstream stream closed; the run that continued its answer is counted under {@code result} for the rest only, and
+ * what it did not generate again as saved.
  */
 @QuarkusTest
 @TestProfile(OpenAiZombieProfile.class)
@@ -34,7 +35,7 @@ class TokenAccountingTest extends ResearchTestSupport {
     MeterRegistry registry;
 
     @Test
-    void aZombiesTokensAreCountedUnderZombieAndItsUpstreamIsClosed() {
+    void aZombiesTokensAreCountedUnderZombieAndWhatTheTakeoverSavedUnderSaved() {
         double zombieBefore = tokens("zombie", "completion");
         Worker workerA = worker(research, "worker-A");
         Worker workerB = worker(research, "worker-B");
@@ -56,10 +57,14 @@ class TokenAccountingTest extends ResearchTestSupport {
 
         JsonPath status = status(jobId);
         assertThat(status.getInt("tokens.zombie.attempts")).isEqualTo(1);
-        assertThat(status.getLong("tokens.zombie.completionTokens")).as("A had streamed at least 20 words")
-                .isGreaterThanOrEqualTo(20).isLessThan(400);
+        long zombie = status.getLong("tokens.zombie.completionTokens");
+        assertThat(zombie).as("A had streamed at least 20 words").isGreaterThanOrEqualTo(20).isLessThan(400);
+        long saved = status.getLong("tokens.saved.completionTokens");
+        Long lost = status.getObject("tokens.zombie.lostCompletionTokens", Long.class);
+        assertThat(saved + (lost == null ? 0 : lost)).as("what A committed (B continued it) and what it lost")
+                .isEqualTo(zombie);
         assertThat(status.getInt("tokens.result.attempts")).isEqualTo(1);
-        assertThat(status.getLong("tokens.result.completionTokens")).isEqualTo(400);
+        assertThat(status.getLong("tokens.result.completionTokens")).as("B generated only the rest").isEqualTo(400 - saved);
         assertThat(status.getLong("tokens.result.promptTokens")).isPositive();
         assertThat(status.getLong("result.usage.completionTokens")).isEqualTo(400);
         assertThat(tokens("zombie", "completion") - zombieBefore).as("fq_llm_tokens_total{outcome=zombie}")

@@ -131,6 +131,11 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
+        public Uni<java.util.List<dev.fencedqueue.events.JobEvent>> committedEvents() {
+            return context.committedEvents();
+        }
+
+        @Override
         public java.util.Optional<String> resumePoint() {
             return context.resumePoint();
         }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.testing;
 
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 
 import java.net.URL;
 import java.util.List;
@@ -79,7 +80,6 @@ public abstract class ResearchTestSupport {
         return given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
     }
 
-    /** @return the job's {@code GET /research/valid-history} body (asserted 200): the latest run's events */
     /**
      * Publishes answer text as a processor of the OpenAI protocol does: a fenced {@code progress} event with a
      * {@code delta}.
@@ -91,8 +91,38 @@ public abstract class ResearchTestSupport {
                 .atMost(Timeouts.TIMEOUT);
     }
 
+    /** @return the job's {@code GET /research/valid-history} body (asserted 200): the events a reader should see */
     protected static List<Map<String, Object>> validHistory(String jobId) {
         return given().get("/research/valid-history/" + jobId).then().statusCode(200).extract().jsonPath().getList("$");
+    }
+
+    /**
+     * A takeover as a stalled worker causes one: {@code from} is frozen (as if paused by GC: it stops renewing its lock
+     * but its job goes on), {@code to} is started and takes the job over once the lock expired, then {@code from} is
+     * unfrozen; its next write is refused and it lets go of the job.
+     *
+     * @param from the worker running the job, started
+     * @param to another worker of the job's queue, not started
+     * @param jobId the job
+     * @return the fencing token of {@code to}'s run
+     */
+    protected static long takeOver(Worker from, Worker to, String jobId) {
+        long before = status(jobId).getLong("fencingToken");
+        from.freeze(true);
+        to.start();
+        long after = await("the job is taken over").atMost(Timeouts.TIMEOUT)
+                .until(() -> status(jobId).getLong("fencingToken"), token -> token > before);
+        from.freeze(false);
+        await("the zombie lets go of the job").atMost(Timeouts.TIMEOUT)
+                .until(() -> !from.activeJobIds().contains(jobId));
+        return after;
+    }
+
+    /** @return the answer text a reader assembles from the {@code delta} of each event of {@code events} */
+    protected static String answerText(List<Map<String, Object>> events) {
+        StringBuilder text = new StringBuilder();
+        events.forEach(event -> text.append(event.getOrDefault("delta", "")));
+        return text.toString();
     }
 
     /**

@@ -1,0 +1,37 @@
+package dev.fencedqueue.events;
+
+import java.util.List;
+
+import dev.fencedqueue.queue.QueueContext;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Reads what a new run of a job may continue: the job's valid history ({@link ValidHistory}) up to the run's resume
+ * point. Every event up to the resume point passed the fence of its own run, so this is one consistent prefix of the
+ * job's output. Thread-safe.
+ */
+public final class CommittedEvents {
+
+    private final QueueContext ctx;
+    private final JobEventStore store;
+
+    /** @param ctx the queue the jobs belong to, must not be {@code null} */
+    public CommittedEvents(QueueContext ctx) {
+        this.ctx = ctx;
+        this.store = new JobEventStore(ctx.redis());
+    }
+
+    /**
+     * @param jobId the job, must not be {@code null}
+     * @param resumePoint the run's resume point (a stream entry id), or {@code null} when it has none
+     * @return the events a reader keeps up to the resume point, in stream order; empty when {@code resumePoint} is
+     *         {@code null}; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis cannot be
+     *         reached
+     */
+    public Uni<List<JobEvent>> upTo(String jobId, String resumePoint) {
+        if (resumePoint == null) {
+            return Uni.createFrom().item(List.of());
+        }
+        return store.readUntil(ctx.keys(), jobId, resumePoint).map(ValidHistory::of);
+    }
+}

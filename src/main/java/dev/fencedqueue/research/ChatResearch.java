@@ -1,0 +1,104 @@
+package dev.fencedqueue.research;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.worker.JobContext;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * A research job in the {@code openai} protocol: asks an OpenAI-compatible server ({@link ChatContinuation}) and
+ * publishes the streamed text in batches ({@code fq.llm.delta-interval}, {@code fq.llm.delta-chars}) as fenced
+ * {@code progress} events carrying {@code delta} (and {@code reasoningDelta}) and the answer's running
+ * {@code completionTokens}; the result is {@link ChatAnswer#result}. A run that took the job over and continues the
+ * committed answer first announces it ({@link JobContext#resume()}) and then publishes only what follows it. When the
+ * worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM stream is cancelled and
+ * its HTTP connection closed.
+ */
+@ApplicationScoped
+public class ChatResearch {
+
+    private final ChatContinuation continuation;
+    private final ChatCompletionsClient chat;
+    private final LlmConfig config;
+    private final ObjectMapper json;
+    private final LlmTokens tokens;
+    private final String queue;
+
+    public ChatResearch(ChatContinuation continuation, ChatCompletionsClient chat, LlmConfig config, ObjectMapper json,
+            LlmTokens tokens, ResearchConfig research) {
+        this.queue = research.queue();
+        this.continuation = continuation;
+        this.chat = chat;
+        this.config = config;
+        this.json = json;
+        this.tokens = tokens;
+    }
+
+    /**
+     * @param context the attempt, must not be {@code null}
+     * @param query the job's question, must not be {@code null}
+     * @return the job's result; fails as the LLM call or a fenced write fails
+     */
+    public Uni<Object> answer(JobContext context, String query) {
+        boolean takeover = context.resumePoint().isPresent();
+        Uni<CommittedAnswer> committed = takeover && config.resume() != LlmConfig.Resume.RESTART
+                ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
+                : Uni.createFrom().item(CommittedAnswer.NONE);
+        return committed.chain(base -> continuation.open(query, context.jobId(), takeover, base))
+                .chain(opened -> opened.continues() ? context.resume().replaceWith(opened) : Uni.createFrom().item(opened))
+                .chain(opened -> stream(context, opened));
+    }
+
+    private Uni<Object> stream(JobContext context, ChatContinuation.Opened opened) {
+        ChatAnswer answer = new ChatAnswer(opened.base(), config.maxResponseChars(), config.deltaChars(),
+                config.deltaInterval().toNanos(), System.nanoTime());
+        return opened.chunks()
+                .select().first(answer::add) // the size cap: reads no more, which closes the upstream connection
+                .onItem().transformToUniAndConcatenate(chunk -> answer.due(System.nanoTime())
+                        ? publish(context, answer) : Uni.createFrom().nullItem())
+                .collect().last()
+                .chain(() -> answer.pending() ? publish(context, answer) : Uni.createFrom().nullItem())
+                .map(ignored -> (Object) answer.result(chat.model()))
+                .call(() -> account(context, answer, opened, null))
+                .onFailure().call(failure -> account(context, answer, opened, failure))
+                .onCancellation().invoke(() -> account(context, answer, opened, null));
+    }
+
+    /**
+     * Counts the attempt's tokens by how it ended, once (a zombie's rejected write both fails its pipeline and gets
+     * it cancelled); never fails.
+     */
+    private Uni<Void> account(JobContext context, ChatAnswer answer, ChatContinuation.Opened opened, Throwable failure) {
+        if (!answer.claimAccounting()) {
+            return Uni.createFrom().voidItem();
+        }
+        ChatChunk.Usage usage = answer.usage();
+        String outcome = LlmTokens.outcome(context.cancelReason(), failure);
+        LlmTokens.Attempt attempt = new LlmTokens.Attempt(outcome, usage == null ? 0 : usage.promptTokens(),
+                answer.ownCompletionTokens(), "result".equals(outcome) ? 0 : answer.uncommittedTokens(),
+                opened.base().completionTokens(), opened.takeover());
+        // Started here and memoized: cancelling the attempt's pipeline (as the worker does to a zombie) must not
+        // cancel the count on its way.
+        Uni<Void> recording = tokens.record(queue, context.jobId(), attempt).memoize().indefinitely();
+        recording.subscribe().with(ignored -> {
+        });
+        return recording;
+    }
+
+    private Uni<String> publish(JobContext context, ChatAnswer answer) {
+        String[] batch = answer.drain(System.nanoTime());
+        long total = answer.completionTokens();
+        long own = answer.ownCompletionTokens();
+        ObjectNode details = json.createObjectNode().put("delta", batch[0]).put("completionTokens", total);
+        if (!batch[1].isEmpty()) {
+            details.put("reasoningDelta", batch[1]);
+        }
+        int percent = config.maxTokens().map(max -> (int) Math.min(99, total * 100 / max)).orElse(0);
+        return context.progress(percent, "answering: " + total + " tokens", details)
+                .invoke(() -> answer.committed(own));
+    }
+}

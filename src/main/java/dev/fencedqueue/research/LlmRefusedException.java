@@ -1,0 +1,24 @@
+package dev.fencedqueue.research;
+
+/**
+ * The LLM server answered a request with a {@code 4xx} status other than {@code 429}: the request itself is refused
+ * (for example a trailing assistant message the model does not continue), so sending it again would not help.
+ */
+public class LlmRefusedException extends LlmException {
+
+    private final int status;
+
+    /**
+     * @param message what happened, naming the server and the status
+     * @param status the HTTP status, {@code 4xx}
+     */
+    public LlmRefusedException(String message, int status) {
+        super(message);
+        this.status = status;
+    }
+
+    /** @return the HTTP status */
+    public int status() {
+        return status;
+    }
+}
