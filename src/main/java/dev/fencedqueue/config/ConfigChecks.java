@@ -71,9 +71,10 @@ public class ConfigChecks {
             LOG.info("no LLM server (`fq.llm.url` is empty, `fq.simulator.enabled` is off): this instance runs no "
                     + "workers, so it only accepts and serves research jobs");
         }
-        boolean openai = llm.protocol() == LlmConfig.Protocol.OPENAI;
+        boolean openai = llm.protocol() != LlmConfig.Protocol.RESEARCH;
         if (openai && !simulated && llm.model().filter(model -> !model.isBlank()).isEmpty()) {
-            throw new IllegalStateException("`fq.llm.model` must be set when `fq.llm.protocol` is openai and "
+            throw new IllegalStateException("`fq.llm.model` must be set when `fq.llm.protocol` is " + llm.protocol()
+                    .name().toLowerCase(java.util.Locale.ROOT) + " and "
                     + "`fq.llm.url` names a server (" + llm.url().get() + ")");
         }
         String paceName = openai ? "fq.simulator.token-interval" : "fq.simulator.step-interval";

@@ -15,7 +15,8 @@ public interface LlmConfig {
 
     /**
      * What the LLM server speaks: {@code research} (fenced-queue's research protocol: {@code POST {query, jobId}},
-     * answered with SSE progress and a summary) or {@code openai} (OpenAI-compatible streaming chat completions,
+     * answered with SSE progress and a summary), {@code responses} (OpenAI's Responses API in background mode, as
+     * OpenAI and vLLM serve it) or {@code openai} (OpenAI-compatible streaming chat completions,
      * as served by vLLM, Ollama, llama.cpp's server and hosted APIs).
      */
     @WithDefault("research")
@@ -126,8 +127,37 @@ public interface LlmConfig {
         /** fenced-queue's research protocol. */
         RESEARCH,
         /** OpenAI-compatible streaming chat completions. */
-        OPENAI
+        OPENAI,
+        /** OpenAI's Responses API in background mode ({@code /v1/responses}), which a takeover re-attaches to. */
+        RESPONSES
     }
+
+    /**
+     * {@code responses}: the types of the built-in tools to enable ({@code tools: [{"type": ...}]}), e.g.
+     * {@code web_search_preview}; OpenAI's deep-research models need at least one data source. Empty enables none.
+     */
+    Optional<java.util.List<String>> tools();
+
+    /**
+     * {@code responses}: the reasoning summary to ask of a reasoning model ({@code reasoning: {"summary": ...}}:
+     * {@code auto}, {@code concise} or {@code detailed}); its deltas become {@code reasoningDelta}. Empty asks for none
+     * (a model without reasoning refuses the field).
+     */
+    Optional<String> reasoningSummary();
+
+    /**
+     * {@code responses}: time between two retrievals of a response that can no longer be streamed again (OpenAI
+     * refuses to re-stream one more than about 5 minutes old), polled until it ends.
+     */
+    @WithDefault("2s")
+    Duration pollInterval();
+
+    /**
+     * {@code responses}: how long a response a takeover comes back for may stay {@code queued} before the run gives up
+     * on it and continues the answer in a new one.
+     */
+    @WithDefault("5m")
+    Duration queuedTimeout();
 
     /**
      * {@code fq.llm.retry.*}: a refused or reset connection, a try that timed out, and a {@code 429} or {@code 5xx}

@@ -60,6 +60,14 @@ public interface SimulatorConfig {
     @Min(0)
     int seamRepeatWords();
 
+    /**
+     * Responses API: how long after its creation a background response can still be streamed again
+     * ({@code GET /v1/responses/{id}?stream=true}); past it the simulator answers {@code 400}, as OpenAI does for a
+     * response "more than 5 minutes old".
+     */
+    @WithDefault("5m")
+    Duration restreamWindow();
+
     /** The behaviours {@link #trailingAssistant()} names. */
     enum TrailingAssistant {
         /** Continue the message. */

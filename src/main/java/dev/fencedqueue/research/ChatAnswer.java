@@ -22,6 +22,8 @@ final class ChatAnswer {
     private final long baseTokens;
     private long countedTokens;
     private long committedOwnTokens;
+    private long lastSequence = -1;
+    private final boolean usageIncludesBase;
     private ChatChunk.Usage usage;
     private String finishReason;
     private boolean capped;
@@ -49,6 +51,20 @@ final class ChatAnswer {
      * @param now the current {@link System#nanoTime()}
      */
     ChatAnswer(CommittedAnswer base, int maxChars, int batchChars, long batchNanos, long now) {
+        this(base, false, maxChars, batchChars, batchNanos, now);
+    }
+
+    /**
+     * @param base as {@link #ChatAnswer(CommittedAnswer, int, int, long, long)} says
+     * @param usageIncludesBase whether the server's {@code usage} counts {@code base} too (a re-attached response: the
+     *        same response generated both), so that this run's own tokens are its usage minus the base's
+     * @param maxChars as {@link #ChatAnswer(int, int, long, long)} says, {@code base} included
+     * @param batchChars as {@link #ChatAnswer(int, int, long, long)} says
+     * @param batchNanos as {@link #ChatAnswer(int, int, long, long)} says
+     * @param now the current {@link System#nanoTime()}
+     */
+    ChatAnswer(CommittedAnswer base, boolean usageIncludesBase, int maxChars, int batchChars, long batchNanos, long now) {
+        this.usageIncludesBase = usageIncludesBase;
         this.maxChars = maxChars;
         this.batchChars = batchChars;
         this.batchNanos = batchNanos;
@@ -67,6 +83,9 @@ final class ChatAnswer {
     boolean add(ChatChunk chunk) {
         if (chunk.usage() != null) {
             usage = chunk.usage();
+        }
+        if (chunk.sequence() >= 0 && chunk.activity() == null) {
+            lastSequence = chunk.sequence();
         }
         if (chunk.finishReason() != null) {
             finishReason = chunk.finishReason();
@@ -112,7 +131,15 @@ final class ChatAnswer {
 
     /** @return completion tokens this run generated so far */
     long ownCompletionTokens() {
-        return usage != null ? usage.completionTokens() : countedTokens;
+        if (usage == null) {
+            return countedTokens;
+        }
+        return usageIncludesBase ? Math.max(0, usage.completionTokens() - baseTokens) : usage.completionTokens();
+    }
+
+    /** @return the upstream sequence number of the last chunk with text added, -1 when none had one */
+    long lastSequence() {
+        return lastSequence;
     }
 
     /** @param ownTokens this run's completion tokens at a publication that was committed (the fenced write landed) */

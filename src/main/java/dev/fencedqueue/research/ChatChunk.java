@@ -13,8 +13,17 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param finishReason {@code stop}, {@code length}, {@code content_filter}, {@code tool_calls} ..., or {@code null}
  *        while the answer goes on
  * @param usage the token counts, or {@code null} (every chunk but the last)
+ * @param sequence the upstream event's {@code sequence_number} (Responses API), or -1 when the protocol has none
+ * @param activity what the model does besides writing (Responses API: a web search's progress), shown as its own
+ *        {@code progress} event, or {@code null}
  */
-public record ChatChunk(String content, String reasoning, String finishReason, Usage usage) {
+public record ChatChunk(String content, String reasoning, String finishReason, Usage usage, long sequence,
+        String activity) {
+
+    /** A chunk of a protocol without sequence numbers (chat completions). */
+    public ChatChunk(String content, String reasoning, String finishReason, Usage usage) {
+        this(content, reasoning, finishReason, usage, -1, null);
+    }
 
     /**
      * Token counts as the server reports them.
@@ -31,7 +40,7 @@ public record ChatChunk(String content, String reasoning, String finishReason, U
      * @return this chunk with {@code text} as its {@link #content()}
      */
     ChatChunk withContent(String text) {
-        return new ChatChunk(text, reasoning, finishReason, usage);
+        return new ChatChunk(text, reasoning, finishReason, usage, sequence, activity);
     }
 
     /**

@@ -40,7 +40,7 @@ public class ChatContinuation {
 
         /** @return whether the stream continues committed text: the run must announce it with {@code resume} */
         public boolean continues() {
-            return takeover == Takeover.CONTINUE;
+            return takeover == Takeover.CONTINUE || takeover == Takeover.REATTACH;
         }
     }
 

@@ -49,17 +49,34 @@ public class ChatResearch {
                 ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                 : Uni.createFrom().item(CommittedAnswer.NONE);
         return committed.chain(base -> continuation.open(query, context.jobId(), takeover, base))
-                .chain(opened -> opened.continues() ? context.resume().replaceWith(opened) : Uni.createFrom().item(opened))
                 .chain(opened -> stream(context, opened));
     }
 
-    private Uni<Object> stream(JobContext context, ChatContinuation.Opened opened) {
-        ChatAnswer answer = new ChatAnswer(opened.base(), config.maxResponseChars(), config.deltaChars(),
-                config.deltaInterval().toNanos(), System.nanoTime());
+    /**
+     * Streams an opened answer into fenced events (announcing {@code resume} first when it continues committed text)
+     * and counts its tokens.
+     *
+     * @param context the attempt
+     * @param opened the stream, subscribed once
+     * @return the job's result
+     */
+    Uni<Object> stream(JobContext context, ChatContinuation.Opened opened) {
+        Uni<Void> announced = opened.continues() ? context.resume().replaceWithVoid() : Uni.createFrom().voidItem();
+        return announced.chain(() -> publishAll(context, opened));
+    }
+
+    private Uni<Object> publishAll(JobContext context, ChatContinuation.Opened opened) {
+        ChatAnswer answer = new ChatAnswer(opened.base(), opened.takeover() == Takeover.REATTACH,
+                config.maxResponseChars(), config.deltaChars(), config.deltaInterval().toNanos(), System.nanoTime());
         return opened.chunks()
                 .select().first(answer::add) // the size cap: reads no more, which closes the upstream connection
-                .onItem().transformToUniAndConcatenate(chunk -> answer.due(System.nanoTime())
-                        ? publish(context, answer) : Uni.createFrom().nullItem())
+                .onItem().transformToUniAndConcatenate(chunk -> {
+                    if (chunk.activity() != null) {
+                        Uni<String> flushed = answer.pending() ? publish(context, answer) : Uni.createFrom().nullItem();
+                        return flushed.chain(() -> activity(context, answer, chunk));
+                    }
+                    return answer.due(System.nanoTime()) ? publish(context, answer) : Uni.createFrom().nullItem();
+                })
                 .collect().last()
                 .chain(() -> answer.pending() ? publish(context, answer) : Uni.createFrom().nullItem())
                 .map(ignored -> (Object) answer.result(chat.model()))
@@ -97,8 +114,24 @@ public class ChatResearch {
         if (!batch[1].isEmpty()) {
             details.put("reasoningDelta", batch[1]);
         }
-        int percent = config.maxTokens().map(max -> (int) Math.min(99, total * 100 / max)).orElse(0);
-        return context.progress(percent, "answering: " + total + " tokens", details)
+        if (answer.lastSequence() >= 0) {
+            details.put("sequenceNumber", answer.lastSequence());
+        }
+        return context.progress(percent(total), "answering: " + total + " tokens", details)
                 .invoke(() -> answer.committed(own));
+    }
+
+    /** Publishes what the model does besides writing (a web search), with its upstream sequence number. */
+    private Uni<String> activity(JobContext context, ChatAnswer answer, ChatChunk chunk) {
+        long total = answer.completionTokens();
+        ObjectNode details = json.createObjectNode().put("completionTokens", total);
+        if (chunk.sequence() >= 0) {
+            details.put("sequenceNumber", chunk.sequence());
+        }
+        return context.progress(percent(total), chunk.activity(), details);
+    }
+
+    private int percent(long tokens) {
+        return config.maxTokens().map(max -> (int) Math.min(99, tokens * 100 / max)).orElse(0);
     }
 }

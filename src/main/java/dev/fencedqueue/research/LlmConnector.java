@@ -91,7 +91,21 @@ public class LlmConnector {
      *         {@code CircuitBreakerOpenException} while the circuit is open.
      */
     public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
-        return guard.get(() -> openOnce(url, body, headers)
+        return open(HttpMethod.POST, url, body, headers, "text/event-stream");
+    }
+
+    /**
+     * Sends a request and waits for the response headers, retrying as the class says.
+     *
+     * @param method the HTTP method
+     * @param url the URL, absolute
+     * @param body the JSON request body, or {@code null} for none
+     * @param headers more request headers; their values are never logged
+     * @param accept the {@code Accept} header: {@code text/event-stream} or {@code application/json}
+     * @return the open exchange, failing as {@link #open(URI, String, Map)} says
+     */
+    public Uni<LlmExchange> open(HttpMethod method, URI url, String body, Map<String, String> headers, String accept) {
+        return guard.get(() -> openOnce(method, url, body, headers, accept)
                 .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers from "
                         + url + " within " + config.openTimeout())));
     }
@@ -101,7 +115,8 @@ public class LlmConnector {
      * subscriber has none, as a fault-tolerance retry has not), so that the response is paused before any of its
      * body is delivered.
      */
-    private Uni<LlmExchange> openOnce(URI url, String body, Map<String, String> headers) {
+    private Uni<LlmExchange> openOnce(HttpMethod method, URI url, String body, Map<String, String> headers,
+            String accept) {
         return Uni.createFrom().<LlmExchange>emitter(emitter -> {
             AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
             AtomicBoolean settled = new AtomicBoolean();
@@ -111,18 +126,20 @@ public class LlmConnector {
                     request.reset(); // cancelled before the response arrived
                 }
             });
-            RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url.toString())
+            RequestOptions options = new RequestOptions().setMethod(method).setAbsoluteURI(url.toString())
                     .setConnectTimeout(config.connectTimeout().toMillis())
                     .setIdleTimeout(config.idleTimeout().toMillis())
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .putHeader(HttpHeaders.ACCEPT, "text/event-stream");
+                    .putHeader(HttpHeaders.ACCEPT, accept);
+            if (body != null) {
+                options.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+            }
             headers.forEach(options::putHeader);
             client.request(options).compose(request -> {
                 sent.set(request);
                 if (settled.get()) {
                     request.reset();
                 }
-                return request.send(Buffer.buffer(body));
+                return body == null ? request.send() : request.send(Buffer.buffer(body));
             }).onComplete(result -> {
                 if (!settled.compareAndSet(false, true)) {
                     if (result.succeeded()) {
@@ -146,6 +163,33 @@ public class LlmConnector {
                 emitter.complete(new LlmExchange(response, Vertx.currentContext(), config.idleTimeout()));
             });
         }).runSubscriptionOn(this::onEventLoop);
+    }
+
+    /**
+     * Sends a request and reads its whole JSON answer.
+     *
+     * @param method the HTTP method
+     * @param url the URL, absolute
+     * @param body the JSON request body, or {@code null} for none
+     * @param headers more request headers; their values are never logged
+     * @return the answer's body; fails as {@link #open(URI, String, Map)} says, and with {@link LlmException} when the
+     *         body is not JSON
+     */
+    public Uni<com.fasterxml.jackson.databind.JsonNode> json(HttpMethod method, URI url, String body,
+            Map<String, String> headers, com.fasterxml.jackson.databind.ObjectMapper json) {
+        return open(method, url, body, headers, "application/json").chain(exchange -> Uni.createFrom()
+                .<Buffer>emitter(emitter -> exchange.onContext(() -> {
+                    exchange.response().body().onSuccess(emitter::complete).onFailure(emitter::fail);
+                    exchange.response().resume();
+                })))
+                .map(buffer -> {
+                    try {
+                        return json.readTree(buffer.toString());
+                    } catch (java.io.IOException e) {
+                        throw new LlmException("the LLM server at " + url + " answered with a body that is not JSON: "
+                                + e.getMessage());
+                    }
+                });
     }
 
     private static LlmException failure(URI url, HttpClientResponse response) {

@@ -13,7 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * The flagship processor, in the protocol {@code fq.llm.protocol} names. {@code research}: sends the job's query to
  * the research LLM and relays each progress line as a fenced {@code progress} event; the summary becomes the job's
- * result ({@code {"summary": ...}}). {@code openai}: {@link ChatResearch}. When the worker cancels the job (its token
+ * result ({@code {"summary": ...}}). {@code openai}: {@link ChatResearch}. {@code responses}: {@link ResponsesResearch}. When the worker cancels the job (its token
  * went stale, it was aborted, the instance stops), the LLM stream is cancelled and its HTTP connection closed.
  */
 @ApplicationScoped
@@ -21,12 +21,15 @@ public class ResearchProcessor implements JobProcessor {
 
     private final ResearchProtocolClient llm;
     private final ChatResearch chat;
+    private final ResponsesResearch responses;
     private final ResearchConfig config;
     private final LlmConfig llmConfig;
 
-    public ResearchProcessor(ResearchProtocolClient llm, ChatResearch chat, ResearchConfig config, LlmConfig llmConfig) {
+    public ResearchProcessor(ResearchProtocolClient llm, ChatResearch chat, ResponsesResearch responses,
+            ResearchConfig config, LlmConfig llmConfig) {
         this.llm = llm;
         this.chat = chat;
+        this.responses = responses;
         this.config = config;
         this.llmConfig = llmConfig;
     }
@@ -42,8 +45,11 @@ public class ResearchProcessor implements JobProcessor {
         if (request.query() == null || request.query().isBlank()) {
             throw new UnrecoverableJobException("job `" + context.jobId() + "` has no query");
         }
-        return llmConfig.protocol() == LlmConfig.Protocol.OPENAI ? chat.answer(context, request.query())
-                : research(context, request.query());
+        return switch (llmConfig.protocol()) {
+            case OPENAI -> chat.answer(context, request.query());
+            case RESPONSES -> responses.answer(context, request.query());
+            case RESEARCH -> research(context, request.query());
+        };
     }
 
     private Uni<Object> research(JobContext context, String query) {

@@ -48,4 +48,16 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
             return Map.of("fq.simulator.trailing-assistant", "refuse-all");
         }
     }
+
+    /**
+     * OpenAI's Responses API in background mode, to the simulator; a response stuck in {@code queued} is given up after
+     * 2 s, polled every 200 ms.
+     */
+    public static class Responses extends OpenAiResumeProfile {
+        @Override
+        protected Map<String, String> simulator() {
+            return Map.of("fq.llm.protocol", "responses", "fq.llm.queued-timeout", "2s",
+                    "fq.llm.poll-interval", "200ms");
+        }
+    }
 }

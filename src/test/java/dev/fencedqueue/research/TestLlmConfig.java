@@ -78,6 +78,26 @@ final class TestLlmConfig implements LlmConfig {
     }
 
     @Override
+    public Optional<java.util.List<String>> tools() {
+        return base.tools();
+    }
+
+    @Override
+    public Optional<String> reasoningSummary() {
+        return base.reasoningSummary();
+    }
+
+    @Override
+    public Duration pollInterval() {
+        return base.pollInterval();
+    }
+
+    @Override
+    public Duration queuedTimeout() {
+        return base.queuedTimeout();
+    }
+
+    @Override
     public Optional<String> url() {
         return url;
     }

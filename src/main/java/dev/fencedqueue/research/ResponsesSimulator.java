@@ -1,0 +1,281 @@
+package dev.fencedqueue.research;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.fencedqueue.config.SimulatorConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+/**
+ * The built-in simulator's Responses API in background mode (OpenAI's "Create a model response" with
+ * {@code background: true, stream: true, store: true}): {@code POST /simulator/v1/responses} starts a
+ * {@link SimulatedResponse} that a timer generates ({@code fq.simulator.token-interval} per word) whether or not a
+ * client reads it, and streams its events; {@code GET /simulator/v1/responses/{id}?stream=true&starting_after=N}
+ * re-attaches (events after {@code N}, then live), refused with {@code 400} once the response is older than
+ * {@code fq.simulator.restream-window} (OpenAI's "more than 5 minutes old"); {@code GET /simulator/v1/responses/{id}}
+ * returns the response object; {@code POST /simulator/v1/responses/{id}/cancel} cancels it. The question (first user
+ * message of {@code input}) is answered as the chat endpoint answers it ({@link SimulatedCompletion}, continuations
+ * included). Directives in the question make a response misbehave when a client comes back for it (a re-attach or a
+ * retrieval), so that every fallback can be tested: {@code [sim:gone]} (404: no longer stored), {@code [sim:failed]},
+ * {@code [sim:cancelled]}, {@code [sim:queued]} (stuck in {@code queued}) and {@code [sim:old]} (refuses to re-stream).
+ */
+@ApplicationScoped
+public class ResponsesSimulator {
+
+    private static final String PATH = "/simulator/v1/responses";
+    private static final int KEPT = 1000;
+
+    private final SimulatorConfig config;
+    private final SimulatorStats stats;
+    private final ObjectMapper json;
+    private final Vertx vertx;
+    private final Map<String, SimulatedResponse> responses = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, SimulatedResponse> eldest) {
+            return size() > KEPT;
+        }
+    };
+    private final Map<String, String> directives = new LinkedHashMap<>();
+    private final Map<String, List<String>> byRequestId = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, List<String>> eldest) {
+            return size() > KEPT;
+        }
+    };
+
+    public ResponsesSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json, Vertx vertx) {
+        this.config = config;
+        this.stats = stats;
+        this.json = json;
+        this.vertx = vertx;
+    }
+
+    void install(@Observes Router router) {
+        if (!config.enabled()) {
+            return;
+        }
+        router.post(PATH).handler(BodyHandler.create(false)).handler(this::create);
+        router.get(PATH + "/:id").handler(this::retrieve);
+        router.post(PATH + "/:id/cancel").handler(this::cancel);
+    }
+
+    private void create(RoutingContext context) {
+        {
+            String body = context.body().asString();
+            JsonNode request;
+            try {
+                request = json.readTree(body == null ? "" : body);
+            } catch (java.io.IOException e) {
+                error(context.response(), 400, "the body must be JSON: " + e.getMessage());
+                return;
+            }
+            List<String[]> messages = messages(request.path("input"));
+            if (messages.isEmpty()) {
+                error(context.response(), 400, "`input` must be a string or a non-empty array of messages");
+                return;
+            }
+            List<String> tokens;
+            try {
+                tokens = SimulatedCompletion.tokens(messages, config.answerWords(), config.trailingAssistant(),
+                        config.seamRepeatWords());
+            } catch (SimulatedCompletion.Refused refused) {
+                error(context.response(), 400, refused.getMessage());
+                return;
+            }
+            int max = request.path("max_output_tokens").asInt(Integer.MAX_VALUE);
+            String id = "resp_sim_" + UUID.randomUUID().toString().replace("-", "");
+            String model = request.path("model").asText(ChatCompletionsClient.SIMULATOR_MODEL);
+            long input = messages.stream().mapToLong(m -> m[1] == null ? 0 : m[1].split("\\s+").length).sum();
+            SimulatedResponse response = new SimulatedResponse(id, model, System.currentTimeMillis(),
+                    tokens.subList(0, Math.min(max, tokens.size())), input, json);
+            synchronized (responses) {
+                responses.put(id, response);
+                byRequestId.computeIfAbsent(String.valueOf(context.request().getHeader("X-Request-ID")),
+                        key -> new ArrayList<>()).add(id);
+                directives.put(id, directive(messages));
+                if (directives.size() > KEPT) {
+                    directives.remove(directives.keySet().iterator().next());
+                }
+            }
+            vertx.setPeriodic(Math.max(1, config.tokenInterval().toMillis()), timer -> {
+                response.step();
+                if (!response.running()) {
+                    vertx.cancelTimer(timer);
+                }
+            });
+            if (request.path("stream").asBoolean(false)) {
+                stream(context, response, -1);
+            } else {
+                send(context.response(), 200, response.snapshot());
+            }
+        }
+    }
+
+    private void retrieve(RoutingContext context) {
+        SimulatedResponse response = comeBack(context);
+        if (response == null) {
+            return;
+        }
+        if (!"true".equals(context.request().getParam("stream"))) {
+            send(context.response(), 200, response.snapshot());
+            return;
+        }
+        long age = System.currentTimeMillis() - response.createdAtMillis();
+        if ("old".equals(directive(response.id())) || age > config.restreamWindow().toMillis()) {
+            error(context.response(), 400, "Response " + response.id() + " cannot be streamed because it is more than "
+                    + config.restreamWindow().toSeconds() + " seconds old.");
+            return;
+        }
+        String after = context.request().getParam("starting_after");
+        stream(context, response, after == null ? -1 : Long.parseLong(after));
+    }
+
+    private void cancel(RoutingContext context) {
+        SimulatedResponse response = find(context.pathParam("id"));
+        if (response == null) {
+            error(context.response(), 404, "No response found with id '" + context.pathParam("id") + "'.");
+            return;
+        }
+        response.stop(SimulatedResponse.Status.CANCELLED);
+        send(context.response(), 200, response.snapshot());
+    }
+
+    /** @return the response a client comes back for, after applying its question's directive; null when answered 404 */
+    private SimulatedResponse comeBack(RoutingContext context) {
+        String id = context.pathParam("id");
+        SimulatedResponse response = find(id);
+        String directive = directive(id);
+        if (response != null && directive != null) {
+            switch (directive) {
+                case "gone" -> {
+                    synchronized (responses) {
+                        responses.remove(id);
+                    }
+                    response.stop(SimulatedResponse.Status.CANCELLED);
+                    response = null;
+                }
+                case "failed" -> response.stop(SimulatedResponse.Status.FAILED);
+                case "cancelled" -> response.stop(SimulatedResponse.Status.CANCELLED);
+                case "queued" -> response.stall();
+                default -> {
+                }
+            }
+        }
+        if (response == null) {
+            error(context.response(), 404, "No response found with id '" + id + "'.");
+        }
+        return response;
+    }
+
+    private void stream(RoutingContext context, SimulatedResponse response, long after) {
+        String requestId = context.request().getHeader("X-Request-ID");
+        HttpServerResponse http = context.response().setChunked(true).putHeader("Content-Type", "text/event-stream")
+                .putHeader("Cache-Control", "no-cache");
+        stats.opened(requestId);
+        boolean[] ended = {false};
+        Runnable stop = response.subscribe(after, event -> {
+            if (!http.closed() && !http.ended()) {
+                http.write("event: " + type(event) + "\ndata: " + event + "\n\n");
+            }
+        }, () -> vertx.runOnContext(ignored -> {
+            ended[0] = true;
+            stats.completed(requestId);
+            if (!http.closed() && !http.ended()) {
+                http.end();
+            }
+        }));
+        http.closeHandler(ignored -> {
+            stop.run();
+            if (!ended[0]) {
+                stats.closedEarly(requestId);
+            }
+        });
+    }
+
+    /**
+     * @param requestId the {@code X-Request-ID} the responses were created with (a job id)
+     * @return the status of each response created with it, in order of creation ({@code queued},
+     *         {@code in_progress}, {@code completed}, {@code failed}, {@code cancelled}; {@code gone} when no longer kept)
+     */
+    List<String> statuses(String requestId) {
+        synchronized (responses) {
+            return byRequestId.getOrDefault(requestId, List.of()).stream().map(id -> responses.containsKey(id)
+                    ? responses.get(id).snapshot().path("status").asText() : "gone").toList();
+        }
+    }
+
+    private SimulatedResponse find(String id) {
+        synchronized (responses) {
+            return responses.get(id);
+        }
+    }
+
+    private String directive(String id) {
+        synchronized (responses) {
+            return directives.get(id);
+        }
+    }
+
+    private String type(String event) {
+        try {
+            return json.readTree(event).path("type").asText();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the simulator wrote an event that is not JSON", e);
+        }
+    }
+
+    private static String directive(List<String[]> messages) {
+        for (String[] message : messages) {
+            if ("user".equals(message[0]) && message[1] != null) {
+                java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\\[sim:([a-z]+)]").matcher(message[1]);
+                return matcher.find() ? matcher.group(1) : null;
+            }
+        }
+        return null;
+    }
+
+    /** @return {@code input} as {@code [role, text]} pairs: a string is one user message */
+    private static List<String[]> messages(JsonNode input) {
+        List<String[]> messages = new ArrayList<>();
+        if (input.isTextual()) {
+            messages.add(new String[] {"user", input.asText()});
+        } else if (input.isArray()) {
+            for (JsonNode item : input) {
+                JsonNode content = item.path("content");
+                String text;
+                if (content.isArray()) {
+                    StringBuilder joined = new StringBuilder();
+                    content.forEach(part -> joined.append(part.path("text").asText("")));
+                    text = joined.toString();
+                } else {
+                    text = content.asText("");
+                }
+                messages.add(new String[] {item.path("role").asText("user"), text});
+            }
+        }
+        return messages;
+    }
+
+    private void send(HttpServerResponse response, int status, ObjectNode body) {
+        response.setStatusCode(status).putHeader("Content-Type", "application/json").end(body.toString());
+    }
+
+    private void error(HttpServerResponse response, int status, String message) {
+        ObjectNode body = json.createObjectNode();
+        body.putObject("error").put("message", message).put("type", "invalid_request_error");
+        send(response, status, body);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.fencedqueue.research;
+
+import static dev.fencedqueue.research.ResumedAnswerTest.awaitCompleted;
+import static dev.fencedqueue.research.ResumedAnswerTest.awaitTokens;
+import static dev.fencedqueue.research.ResumedAnswerTest.uninterrupted;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.worker.Worker;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * OpenAI's Responses API in background mode (the simulator): a takeover re-attaches to the response the first run
+ * started, after the last committed sequence number, so nothing is generated twice and the answer equals the
+ * uninterrupted one; a response that can no longer be streamed again is polled; one that is gone, failed or stuck in
+ * {@code queued} is given up and the answer continued in a new response; the zombie never cancels the response, an
+ * abort does.
+ */
+@QuarkusTest
+@TestProfile(OpenAiResumeProfile.Responses.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class ResponsesTakeoverTest extends ResearchTestSupport {
+
+    @Inject
+    ResponsesSimulator simulator;
+
+    @Test
+    void aTakeoverReattachesToTheResponseAndNothingIsGeneratedTwice() {
+        String question = "re-attached";
+        String jobId = takenOverAt(question, 200);
+
+        JsonPath status = status(jobId);
+        assertThat(status.getString("result.text")).isEqualTo(uninterrupted(question));
+        assertThat(status.getString("result.reasoning")).isEqualTo(uninterruptedReasoning());
+        List<Map<String, Object>> valid = validHistory(jobId);
+        assertThat(answerText(valid)).as("what a reader keeps").isEqualTo(uninterrupted(question));
+        assertThat(valid).anyMatch(e -> "resume".equals(e.get("event")));
+        assertThat(valid).as("web searches shown as they happen")
+                .anyMatch(e -> "web search: searching".equals(e.get("message")));
+        assertThat(sequenceNumbers(valid)).as("each upstream event at most once, in order").isSorted()
+                .doesNotHaveDuplicates();
+        assertThat(status.getInt("tokens.takeovers.reattach")).isEqualTo(1);
+        long saved = status.getLong("tokens.saved.completionTokens");
+        assertThat(status.getLong("tokens.result.completionTokens")).isEqualTo(OpenAiResumeProfile.ANSWER_WORDS - saved);
+        assertThat(status.getLong("result.usage.completionTokens")).isEqualTo(OpenAiResumeProfile.ANSWER_WORDS);
+        assertThat(simulator.statuses(jobId)).as("one response, not cancelled by the zombie").containsExactly("completed");
+    }
+
+    @Test
+    void aResponseThatCannotBeStreamedAgainIsPolledAndItsRestPublished() {
+        String question = "too old to stream again [sim:old]";
+        String jobId = takenOverAt(question, 200);
+
+        JsonPath status = status(jobId);
+        assertThat(status.getString("result.text")).isEqualTo(uninterrupted(question));
+        assertThat(answerText(validHistory(jobId))).isEqualTo(uninterrupted(question));
+        assertThat(status.getInt("tokens.takeovers.reattach")).isEqualTo(1);
+        assertThat(simulator.statuses(jobId)).containsExactly("completed");
+    }
+
+    @Test
+    void aResponseThatIsGoneFailedOrStuckIsGivenUpAndTheAnswerContinuedInANewOne() {
+        for (String directive : new String[] {"[sim:gone]", "[sim:failed]", "[sim:queued]"}) {
+            String question = "given up " + directive;
+            String jobId = takenOverAt(question, 200);
+
+            JsonPath status = status(jobId);
+            assertThat(status.getString("result.text")).as(directive).isEqualTo(uninterrupted(question));
+            assertThat(answerText(validHistory(jobId))).as(directive).isEqualTo(uninterrupted(question));
+            assertThat(status.getInt("tokens.takeovers.continue")).as(directive).isEqualTo(1);
+            assertThat(simulator.statuses(jobId)).as(directive).hasSize(2).last().isEqualTo("completed");
+        }
+    }
+
+    @Test
+    void abortingTheJobCancelsItsResponseUpstream() {
+        startResearchWorker("worker-abort");
+        String jobId = startJob("aborted while the response runs");
+        awaitTokens(jobId, 50);
+
+        given().post("/research/abort/" + jobId).then().statusCode(200);
+
+        await("the response is cancelled upstream").atMost(TIMEOUT)
+                .until(() -> simulator.statuses(jobId), statuses -> statuses.equals(List.of("cancelled")));
+    }
+
+    /** @return the id of a job on {@code question} taken over once it has {@code tokens} tokens, completed */
+    private String takenOverAt(String question, long tokens) {
+        Worker workerA = startResearchWorker("worker-A");
+        String jobId = startJob(question);
+        awaitTokens(jobId, tokens);
+        takeOver(workerA, worker(research, "worker-B"), jobId);
+        awaitCompleted(jobId);
+        workers.stopAll();
+        return jobId;
+    }
+
+    private static String uninterruptedReasoning() {
+        StringBuilder reasoning = new StringBuilder();
+        for (int word = 0; word < OpenAiResumeProfile.ANSWER_WORDS; word += SimulatedResponse.REASONING_EVERY) {
+            reasoning.append(word == 0 ? "" : " ").append("Checking source ")
+                    .append(word / SimulatedResponse.REASONING_EVERY + 1).append(".");
+        }
+        return reasoning.toString();
+    }
+
+    private static List<Long> sequenceNumbers(List<Map<String, Object>> events) {
+        return events.stream().filter(e -> e.get("sequenceNumber") != null)
+                .map(e -> ((Number) e.get("sequenceNumber")).longValue()).toList();
+    }
+}
