@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.config.SimulatorConfig.TrailingAssistant;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SimulatorStreams;
@@ -95,8 +94,7 @@ class ResumedAnswerTest extends ResearchTestSupport {
 
     /** @return the simulator's answer to {@code question}, as one uninterrupted run streams it */
     static String uninterrupted(String question) {
-        return String.join("", SimulatedCompletion.tokens(List.<String[]>of(new String[] {"user", question}),
-                OpenAiResumeProfile.ANSWER_WORDS, TrailingAssistant.CONTINUE, 0));
+        return SimulatorAnswers.uninterrupted(question, OpenAiResumeProfile.ANSWER_WORDS);
     }
 
     static void awaitTokens(String jobId, long tokens) {
