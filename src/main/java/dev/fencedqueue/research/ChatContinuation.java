@@ -76,11 +76,8 @@ public class ChatContinuation {
 
     private Uni<Opened> continuing(String query, String jobId, CommittedAnswer committed, ContinuationStyle style) {
         return chat.open(chat.continuation(query, committed, style), jobId).map(chunks -> {
-            if (style == ContinuationStyle.INSTRUCTION) {
-                SeamCleaner seam = new SeamCleaner(committed.text());
-                chunks = chunks.onItem().transformToIterable(seam::accept).onCompletion().continueWith(seam::end);
-            }
-            return new Opened(Takeover.CONTINUE, committed, chunks);
+            return new Opened(Takeover.CONTINUE, committed,
+                    style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, committed.text()) : chunks);
         });
     }
 

@@ -19,8 +19,11 @@ import org.jboss.logging.Logger;
  * Accounts for the LLM tokens each attempt spent (zombie LLM calls are cancelled because tokens cost money): into the
  * job's status ({@code tokens}, by outcome) and into Prometheus as {@code fq_llm_tokens_total} (tags {@code queue},
  * {@code kind} = {@code prompt} | {@code completion}, {@code outcome} = {@code result} | {@code failed} |
- * {@code zombie} | {@code aborted} | {@code handed-back}) and {@code fq_llm_attempts_total} ({@code queue},
- * {@code outcome}). A zombie's tokens are counted too: the count is not a fenced write.
+ * {@code zombie} | {@code aborted} | {@code handed-back}; and {@code saved}, committed completion tokens a takeover
+ * continued instead of generating again, and {@code lost}, completion tokens an attempt generated after its last
+ * commit), {@code fq_llm_attempts_total} ({@code queue}, {@code outcome}) and {@code fq_llm_takeovers_total}
+ * ({@code queue}, {@code kind} = {@code reattach} | {@code continue} | {@code restart}). A zombie's tokens are
+ * counted too: the count is not a fenced write.
  */
 @ApplicationScoped
 public class LlmTokens {

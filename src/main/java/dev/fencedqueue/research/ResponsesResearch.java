@@ -123,11 +123,8 @@ public class ResponsesResearch {
                 : ContinuationStyle.INSTRUCTION;
         return client.create(client.continuation(query, base, style), context.jobId()).map(events -> {
             Multi<ChatChunk> chunks = chunks(context, events, -1, responseId);
-            if (style == ContinuationStyle.INSTRUCTION) {
-                SeamCleaner seam = new SeamCleaner(base.text());
-                chunks = chunks.onItem().transformToIterable(seam::accept).onCompletion().continueWith(seam::end);
-            }
-            return new Opened(Takeover.CONTINUE, base, chunks);
+            return new Opened(Takeover.CONTINUE, base,
+                    style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, base.text()) : chunks);
         }).onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
             LOG.warnf("job %s: the answer starts over: the LLM server refused to continue it (%s)", context.jobId(),
                     refusal.getMessage());

@@ -73,54 +73,52 @@ public class ResponsesSimulator {
     }
 
     private void create(RoutingContext context) {
-        {
-            String body = context.body().asString();
-            JsonNode request;
-            try {
-                request = json.readTree(body == null ? "" : body);
-            } catch (java.io.IOException e) {
-                error(context.response(), 400, "the body must be JSON: " + e.getMessage());
-                return;
+        String body = context.body().asString();
+        JsonNode request;
+        try {
+            request = json.readTree(body == null ? "" : body);
+        } catch (java.io.IOException e) {
+            error(context.response(), 400, "the body must be JSON: " + e.getMessage());
+            return;
+        }
+        List<String[]> messages = messages(request.path("input"));
+        if (messages.isEmpty()) {
+            error(context.response(), 400, "`input` must be a string or a non-empty array of messages");
+            return;
+        }
+        List<String> tokens;
+        try {
+            tokens = SimulatedCompletion.tokens(messages, config.answerWords(), config.trailingAssistant(),
+                    config.seamRepeatWords());
+        } catch (SimulatedCompletion.Refused refused) {
+            error(context.response(), 400, refused.getMessage());
+            return;
+        }
+        int max = request.path("max_output_tokens").asInt(Integer.MAX_VALUE);
+        String id = "resp_sim_" + UUID.randomUUID().toString().replace("-", "");
+        String model = request.path("model").asText(ChatCompletionsClient.SIMULATOR_MODEL);
+        long input = messages.stream().mapToLong(m -> m[1] == null ? 0 : m[1].split("\\s+").length).sum();
+        SimulatedResponse response = new SimulatedResponse(id, model, System.currentTimeMillis(),
+                tokens.subList(0, Math.min(max, tokens.size())), input, json);
+        synchronized (responses) {
+            responses.put(id, response);
+            byRequestId.computeIfAbsent(String.valueOf(context.request().getHeader("X-Request-ID")),
+                    key -> new ArrayList<>()).add(id);
+            directives.put(id, directive(messages));
+            if (directives.size() > KEPT) {
+                directives.remove(directives.keySet().iterator().next());
             }
-            List<String[]> messages = messages(request.path("input"));
-            if (messages.isEmpty()) {
-                error(context.response(), 400, "`input` must be a string or a non-empty array of messages");
-                return;
+        }
+        vertx.setPeriodic(Math.max(1, config.tokenInterval().toMillis()), timer -> {
+            response.step();
+            if (!response.running()) {
+                vertx.cancelTimer(timer);
             }
-            List<String> tokens;
-            try {
-                tokens = SimulatedCompletion.tokens(messages, config.answerWords(), config.trailingAssistant(),
-                        config.seamRepeatWords());
-            } catch (SimulatedCompletion.Refused refused) {
-                error(context.response(), 400, refused.getMessage());
-                return;
-            }
-            int max = request.path("max_output_tokens").asInt(Integer.MAX_VALUE);
-            String id = "resp_sim_" + UUID.randomUUID().toString().replace("-", "");
-            String model = request.path("model").asText(ChatCompletionsClient.SIMULATOR_MODEL);
-            long input = messages.stream().mapToLong(m -> m[1] == null ? 0 : m[1].split("\\s+").length).sum();
-            SimulatedResponse response = new SimulatedResponse(id, model, System.currentTimeMillis(),
-                    tokens.subList(0, Math.min(max, tokens.size())), input, json);
-            synchronized (responses) {
-                responses.put(id, response);
-                byRequestId.computeIfAbsent(String.valueOf(context.request().getHeader("X-Request-ID")),
-                        key -> new ArrayList<>()).add(id);
-                directives.put(id, directive(messages));
-                if (directives.size() > KEPT) {
-                    directives.remove(directives.keySet().iterator().next());
-                }
-            }
-            vertx.setPeriodic(Math.max(1, config.tokenInterval().toMillis()), timer -> {
-                response.step();
-                if (!response.running()) {
-                    vertx.cancelTimer(timer);
-                }
-            });
-            if (request.path("stream").asBoolean(false)) {
-                stream(context, response, -1);
-            } else {
-                send(context.response(), 200, response.snapshot());
-            }
+        });
+        if (request.path("stream").asBoolean(false)) {
+            stream(context, response, -1);
+        } else {
+            send(context.response(), 200, response.snapshot());
         }
     }
 

@@ -2,6 +2,8 @@ package dev.fencedqueue.research;
 
 import java.util.List;
 
+import io.smallrye.mutiny.Multi;
+
 /**
  * Cleans the seam where a continuation asked for by instruction meets the committed answer: a model asked to go on
  * "without repeating" often repeats the last words before it goes on, or starts the whole answer again. The cleaner
@@ -20,6 +22,16 @@ final class SeamCleaner {
     private final String committed;
     private final StringBuilder held = new StringBuilder();
     private boolean decided;
+
+    /**
+     * @param chunks a continuation asked for by instruction
+     * @param committed the committed answer text it follows, must not be {@code null}
+     * @return the continuation with its seam cleaned
+     */
+    static Multi<ChatChunk> clean(Multi<ChatChunk> chunks, String committed) {
+        SeamCleaner seam = new SeamCleaner(committed);
+        return chunks.onItem().transformToIterable(seam::accept).onCompletion().continueWith(seam::end);
+    }
 
     /** @param committed the committed answer text the continuation follows, must not be {@code null} */
     SeamCleaner(String committed) {
