@@ -1,5 +1,7 @@
 package dev.fencedqueue.research;
 
+import java.util.concurrent.CancellationException;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -82,7 +84,9 @@ public class ChatResearch {
                 .map(ignored -> (Object) answer.result(chat.model()))
                 .call(() -> account(context, answer, opened, null))
                 .onFailure().call(failure -> account(context, answer, opened, failure))
-                .onCancellation().invoke(() -> account(context, answer, opened, null));
+                // Cancelled by the worker (its reason says how the attempt ended) or by a caller that then fails it.
+                .onCancellation().invoke(() -> account(context, answer, opened,
+                        new CancellationException("the attempt's pipeline was cancelled")));
     }
 
     /**

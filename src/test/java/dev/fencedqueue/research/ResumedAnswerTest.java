@@ -11,7 +11,11 @@ import java.util.Map;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SimulatorStreams;
+import dev.fencedqueue.worker.JobContext;
+import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
+import dev.fencedqueue.worker.WorkerOptions;
+import io.smallrye.mutiny.Uni;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -90,6 +94,39 @@ class ResumedAnswerTest extends ResearchTestSupport {
         assertThat(valid).filteredOn(e -> "resume".equals(e.get("event"))).hasSize(2);
         assertThat(status.getInt("tokens.takeovers.continue")).isEqualTo(2);
         assertThat(status.getLong("result.usage.completionTokens")).isEqualTo(OpenAiResumeProfile.ANSWER_WORDS);
+    }
+
+    @Test
+    void theRetryOfAFailedAttemptContinuesItsAnswer() {
+        // The first attempt fails once it has about 200 tokens (as if its host lost the network); the queue retries
+        // the job, and the retry, a new run, continues what the failed attempt committed.
+        JobProcessor failingOnce = new JobProcessor() {
+            @Override
+            public String queue() {
+                return research.queue();
+            }
+
+            @Override
+            public Uni<Object> process(JobContext context) {
+                if (context.job().attemptsStarted() > 1) {
+                    return research.process(context);
+                }
+                return research.process(context).ifNoItem().after(Duration.ofMillis(2000))
+                        .failWith(() -> new IllegalStateException("the first attempt lost its network"));
+            }
+        };
+        workers.start(failingOnce, WorkerOptions.from(config, "worker-failing-once"));
+        String jobId = startJob("resumed after a failure");
+        awaitCompleted(jobId);
+
+        String uninterrupted = uninterrupted("resumed after a failure");
+        JsonPath status = status(jobId);
+        assertThat(status.getString("result.text")).isEqualTo(uninterrupted);
+        assertThat(answerText(validHistory(jobId))).isEqualTo(uninterrupted);
+        assertThat(status.getInt("attemptsMade")).as("one failed attempt, then the one that completed").isEqualTo(2);
+        assertThat(status.getInt("tokens.failed.attempts")).isEqualTo(1);
+        assertThat(status.getInt("tokens.takeovers.continue")).isEqualTo(1);
+        assertThat(status.getLong("tokens.saved.completionTokens")).isPositive();
     }
 
     /** @return the simulator's answer to {@code question}, as one uninterrupted run streams it */
