@@ -1,5 +1,9 @@
 package dev.fencedqueue.research;
 
+import java.util.function.LongFunction;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -35,8 +39,16 @@ public class ChatContinuation {
      * @param takeover how the run went on after a takeover, {@code null} on a job's first run
      * @param base what the stream continues ({@link CommittedAnswer#NONE} when it starts the answer)
      * @param chunks the chunks, to subscribe once
+     * @param checkpoint the checkpoint to commit with the event that carries the text up to an upstream sequence
+     *        number (Responses API: the response id and that number), or {@code null} for a protocol without them
      */
-    public record Opened(Takeover takeover, CommittedAnswer base, Multi<ChatChunk> chunks) {
+    public record Opened(Takeover takeover, CommittedAnswer base, Multi<ChatChunk> chunks,
+            LongFunction<ObjectNode> checkpoint) {
+
+        /** A stream of a protocol without sequence numbers. */
+        public Opened(Takeover takeover, CommittedAnswer base, Multi<ChatChunk> chunks) {
+            this(takeover, base, chunks, null);
+        }
 
         /** @return whether the stream continues committed text: the run must announce it with {@code resume} */
         public boolean continues() {

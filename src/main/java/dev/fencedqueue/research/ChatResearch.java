@@ -74,13 +74,14 @@ public class ChatResearch {
                 .select().first(answer::add) // the size cap: reads no more, which closes the upstream connection
                 .onItem().transformToUniAndConcatenate(chunk -> {
                     if (chunk.activity() != null) {
-                        Uni<String> flushed = answer.pending() ? publish(context, answer) : Uni.createFrom().nullItem();
-                        return flushed.chain(() -> activity(context, answer, chunk));
+                        Uni<String> flushed = answer.pending() ? publish(context, answer, opened)
+                                : Uni.createFrom().nullItem();
+                        return flushed.chain(() -> activity(context, answer, chunk, opened));
                     }
-                    return answer.due(System.nanoTime()) ? publish(context, answer) : Uni.createFrom().nullItem();
+                    return answer.due(System.nanoTime()) ? publish(context, answer, opened) : Uni.createFrom().nullItem();
                 })
                 .collect().last()
-                .chain(() -> answer.pending() ? publish(context, answer) : Uni.createFrom().nullItem())
+                .chain(() -> answer.pending() ? publish(context, answer, opened) : Uni.createFrom().nullItem())
                 .map(ignored -> (Object) answer.result(chat.model()))
                 .call(() -> account(context, answer, opened, null))
                 .onFailure().call(failure -> account(context, answer, opened, failure))
@@ -110,7 +111,7 @@ public class ChatResearch {
         return recording;
     }
 
-    private Uni<String> publish(JobContext context, ChatAnswer answer) {
+    private Uni<String> publish(JobContext context, ChatAnswer answer, ChatContinuation.Opened opened) {
         String[] batch = answer.drain(System.nanoTime());
         long total = answer.completionTokens();
         long own = answer.ownCompletionTokens();
@@ -118,21 +119,26 @@ public class ChatResearch {
         if (!batch[1].isEmpty()) {
             details.put("reasoningDelta", batch[1]);
         }
-        if (answer.lastSequence() >= 0) {
-            details.put("sequenceNumber", answer.lastSequence());
+        long sequence = answer.lastSequence();
+        if (sequence >= 0) {
+            details.put("sequenceNumber", sequence);
         }
-        return context.progress(percent(total), "answering: " + total + " tokens", details)
-                .invoke(() -> answer.committed(own));
+        String message = "answering: " + total + " tokens";
+        Uni<String> write = opened.checkpoint() != null && sequence >= 0
+                ? context.progress(percent(total), message, details, opened.checkpoint().apply(sequence))
+                : context.progress(percent(total), message, details);
+        return write.invoke(() -> answer.committed(own));
     }
 
     /** Publishes what the model does besides writing (a web search), with its upstream sequence number. */
-    private Uni<String> activity(JobContext context, ChatAnswer answer, ChatChunk chunk) {
+    private Uni<String> activity(JobContext context, ChatAnswer answer, ChatChunk chunk, ChatContinuation.Opened opened) {
         long total = answer.completionTokens();
         ObjectNode details = json.createObjectNode().put("completionTokens", total);
-        if (chunk.sequence() >= 0) {
-            details.put("sequenceNumber", chunk.sequence());
+        if (chunk.sequence() < 0 || opened.checkpoint() == null) {
+            return context.progress(percent(total), chunk.activity(), details);
         }
-        return context.progress(percent(total), chunk.activity(), details);
+        details.put("sequenceNumber", chunk.sequence());
+        return context.progress(percent(total), chunk.activity(), details, opened.checkpoint().apply(chunk.sequence()));
     }
 
     private int percent(long tokens) {

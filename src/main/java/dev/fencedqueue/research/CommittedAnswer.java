@@ -16,13 +16,11 @@ import dev.fencedqueue.events.JobEvent;
  * @param text the answer's text so far, never {@code null}
  * @param reasoning the reasoning so far, never {@code null}
  * @param completionTokens completion tokens the committed part cost (the last event's {@code completionTokens})
- * @param lastSequence the highest upstream {@code sequenceNumber} a committed event carries (Responses API), -1 when
- *        none does
  */
-record CommittedAnswer(String text, String reasoning, long completionTokens, long lastSequence) {
+record CommittedAnswer(String text, String reasoning, long completionTokens) {
 
     /** Nothing committed: the run starts the answer. */
-    static final CommittedAnswer NONE = new CommittedAnswer("", "", 0, -1);
+    static final CommittedAnswer NONE = new CommittedAnswer("", "", 0);
 
     /**
      * @param events the events a run may continue, in stream order
@@ -35,7 +33,6 @@ record CommittedAnswer(String text, String reasoning, long completionTokens, lon
         StringBuilder text = new StringBuilder();
         StringBuilder reasoning = new StringBuilder();
         long tokens = 0;
-        long sequence = -1;
         for (JobEvent event : events) {
             if (!"progress".equals(event.type())) {
                 continue;
@@ -46,7 +43,6 @@ record CommittedAnswer(String text, String reasoning, long completionTokens, lon
             } catch (IOException e) {
                 throw new IllegalStateException("event " + event.id() + " holds data that is not JSON", e);
             }
-            sequence = Math.max(sequence, data.path("sequenceNumber").asLong(-1));
             if (!data.has("delta") && !data.has("reasoningDelta")) {
                 continue;
             }
@@ -54,8 +50,8 @@ record CommittedAnswer(String text, String reasoning, long completionTokens, lon
             reasoning.append(data.path("reasoningDelta").asText(""));
             tokens = data.path("completionTokens").asLong(tokens);
         }
-        return text.isEmpty() && reasoning.isEmpty() && sequence < 0 ? NONE
-                : new CommittedAnswer(text.toString(), reasoning.toString(), tokens, sequence);
+        return text.isEmpty() && reasoning.isEmpty() ? NONE
+                : new CommittedAnswer(text.toString(), reasoning.toString(), tokens);
     }
 
     /** @return whether there is answer text to continue (reasoning alone is not continued: it is not sent back) */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongFunction;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,7 +26,9 @@ import org.jboss.logging.Logger;
  * A research job in the {@code responses} protocol (OpenAI's Responses API in background mode). The first run creates
  * a background response and commits its id as the job's checkpoint ({@code responseId}) before any of its text;
  * text, reasoning summary and web search progress become fenced {@code progress} events, each carrying the upstream
- * {@code sequenceNumber}. A run that takes the job over re-attaches to the same response after the last committed
+ * {@code sequenceNumber} and committed in one script with the checkpoint {@code {responseId, sequenceNumber}}, so the
+ * checkpoint always names the response and the last sequence number the committed events cover. A run that takes the
+ * job over re-attaches to the same response after the last committed
  * sequence number, so nothing is generated twice ({@link Takeover#REATTACH}); when the response can no longer be
  * streamed again (OpenAI refuses one more than about 5 minutes old) it is polled until it ends and the text past the
  * committed part is published as deltas. A response that failed, was cancelled, is gone, or stays {@code queued} past
@@ -83,7 +86,9 @@ public class ResponsesResearch {
         if (config.resume() == LlmConfig.Resume.RESTART || earlier == null) {
             return fresh(context, query, Takeover.RESTART, responseId);
         }
-        long after = Math.max(base.lastSequence(), checkpoint.get().path(SEQUENCE).asLong(-1));
+        // The checkpoint is written with each event that carries text (in the same script): its sequence number is
+        // the last one committed, of the response it names.
+        long after = checkpoint.get().path(SEQUENCE).asLong(-1);
         responseId.set(earlier);
         // Where the response stands decides: a response still queued is waited for (up to fq.llm.queued-timeout).
         return poll(context, earlier, System.nanoTime(), false).chain(response -> switch (response.path("status").asText()) {
@@ -98,7 +103,8 @@ public class ResponsesResearch {
             AtomicReference<String> responseId, long after) {
         String id = responseId.get();
         return client.reattach(id, after, context.jobId())
-                .map(events -> new Opened(Takeover.REATTACH, base, chunks(context, events, after, responseId)))
+                .map(events -> new Opened(Takeover.REATTACH, base, chunks(context, events, after, responseId),
+                        checkpoint(responseId)))
                 .onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
                     LOG.infof("job %s: response %s cannot be streamed again (%s); polling it until it ends",
                             context.jobId(), id, refusal.getMessage());
@@ -124,7 +130,8 @@ public class ResponsesResearch {
         return client.create(client.continuation(query, base, style), context.jobId()).map(events -> {
             Multi<ChatChunk> chunks = chunks(context, events, -1, responseId);
             return new Opened(Takeover.CONTINUE, base,
-                    style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, base.text()) : chunks);
+                    style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, base.text()) : chunks,
+                    checkpoint(responseId));
         }).onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
             LOG.warnf("job %s: the answer starts over: the LLM server refused to continue it (%s)", context.jobId(),
                     refusal.getMessage());
@@ -134,7 +141,13 @@ public class ResponsesResearch {
 
     private Uni<Opened> fresh(JobContext context, String query, Takeover takeover, AtomicReference<String> responseId) {
         return client.create(client.request(query), context.jobId())
-                .map(events -> new Opened(takeover, CommittedAnswer.NONE, chunks(context, events, -1, responseId)));
+                .map(events -> new Opened(takeover, CommittedAnswer.NONE, chunks(context, events, -1, responseId),
+                        checkpoint(responseId)));
+    }
+
+    /** @return the checkpoint that names the current response and an upstream sequence number of it */
+    private LongFunction<ObjectNode> checkpoint(AtomicReference<String> responseId) {
+        return sequence -> json.createObjectNode().put(RESPONSE_ID, responseId.get()).put(SEQUENCE, sequence);
     }
 
     /**

@@ -28,8 +28,8 @@ import jakarta.enterprise.event.Observes;
  * {@code fq.simulator.restream-window} (OpenAI's "more than 5 minutes old"); {@code GET /simulator/v1/responses/{id}}
  * returns the response object; {@code POST /simulator/v1/responses/{id}/cancel} cancels it. The question (first user
  * message of {@code input}) is answered as the chat endpoint answers it ({@link SimulatedCompletion}, continuations
- * included). Directives in the question make a response misbehave when a client comes back for it (a re-attach or a
- * retrieval), so that every fallback can be tested: {@code [sim:gone]} (404: no longer stored), {@code [sim:failed]},
+ * included). Directives in the question make a fresh response (not a continuation) misbehave when a client comes back
+ * for it (a re-attach or a retrieval), so that every fallback can be tested: {@code [sim:gone]} (404: no longer stored), {@code [sim:failed]},
  * {@code [sim:cancelled]}, {@code [sim:queued]} (stuck in {@code queued}) and {@code [sim:old]} (refuses to re-stream).
  */
 @ApplicationScoped
@@ -104,7 +104,9 @@ public class ResponsesSimulator {
             responses.put(id, response);
             byRequestId.computeIfAbsent(String.valueOf(context.request().getHeader("X-Request-ID")),
                     key -> new ArrayList<>()).add(id);
-            directives.put(id, directive(messages));
+            // Only a fresh answer misbehaves: a continuation of one (an assistant message given) behaves.
+            boolean continuation = messages.stream().anyMatch(message -> "assistant".equals(message[0]));
+            directives.put(id, continuation ? null : directive(messages));
             if (directives.size() > KEPT) {
                 directives.remove(directives.keySet().iterator().next());
             }

@@ -77,6 +77,21 @@ public interface JobContext {
     Uni<String> progress(int percent, String message, ObjectNode details);
 
     /**
+     * Appends a fenced {@code progress} event, as {@link #progress(int, String, ObjectNode)} does, and records a
+     * checkpoint with it in one write: both land or neither does, so the checkpoint a next run reads never disagrees
+     * with the events it covers (for example the upstream sequence number of the last text an event carries).
+     *
+     * @param percent completion, 0 to 100
+     * @param message what the job is doing, may be {@code null}
+     * @param details more fields of the event, as for {@link #progress(int, String, ObjectNode)}
+     * @param checkpoint the state to record, as for {@link #checkpoint(ObjectNode)}
+     * @return the stream entry id; fails as {@link #progress(int, String)}
+     * @throws IllegalArgumentException when {@code details} or {@code checkpoint} is {@code null}, or
+     *         {@code checkpoint} is longer than {@link #MAX_CHECKPOINT_BYTES}
+     */
+    Uni<String> progress(int percent, String message, ObjectNode details, ObjectNode checkpoint);
+
+    /**
      * Appends a fenced event of any non-terminal type. The worker adds {@code status} (= {@code type}),
      * {@code fencingToken} and {@code workerId} to {@code data}.
      *

@@ -71,6 +71,16 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public Uni<String> progress(int percent, String message, ObjectNode details) {
+        return appendProgress(percent, message, details, null);
+    }
+
+    @Override
+    public Uni<String> progress(int percent, String message, ObjectNode details, ObjectNode checkpoint) {
+        return appendProgress(percent, message, details, checkpointText(checkpoint));
+    }
+
+    /** @param checkpoint the checkpoint's JSON text to record with the event, or {@code null} for none */
+    private Uni<String> appendProgress(int percent, String message, ObjectNode details, String checkpoint) {
         if (details == null) {
             throw new IllegalArgumentException("`details` must not be null");
         }
@@ -83,7 +93,7 @@ final class WorkerJobContext implements JobContext {
                 progress.set(field.getKey(), field.getValue());
             }
         });
-        return append("progress", progress.deepCopy(), progress.toString());
+        return append("progress", progress.deepCopy(), progress.toString(), checkpoint);
     }
 
     @Override

@@ -86,6 +86,30 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
     }
 
     @Test
+    void aSecondTakeoverReattachesToTheResponseThatContinuedTheAnswer() {
+        String question = "continued, then re-attached [sim:gone]";
+        Worker workerA = startResearchWorker("worker-A");
+        Worker workerB = worker(research, "worker-B");
+        String jobId = startJob(question);
+        awaitTokens(jobId, 200);
+        takeOver(workerA, workerB, jobId);
+        long committedByA = await("B publishes").atMost(TIMEOUT)
+                .until(() -> status(jobId).getObject("progress.completionTokens", Long.class), tokens -> tokens != null);
+        awaitTokens(jobId, committedByA + 200);
+
+        takeOver(workerB, worker(research, "worker-C"), jobId);
+        awaitCompleted(jobId);
+
+        JsonPath status = status(jobId);
+        assertThat(status.getString("result.text")).isEqualTo(uninterrupted(question));
+        assertThat(answerText(validHistory(jobId))).isEqualTo(uninterrupted(question));
+        assertThat(status.getInt("tokens.takeovers.continue")).isEqualTo(1);
+        assertThat(status.getInt("tokens.takeovers.reattach")).isEqualTo(1);
+        assertThat(simulator.statuses(jobId)).as("A's response gone; B's continuation re-attached to, not started again")
+                .containsExactly("gone", "completed");
+    }
+
+    @Test
     void abortingTheJobCancelsItsResponseUpstream() {
         startResearchWorker("worker-abort");
         String jobId = startJob("aborted while the response runs");

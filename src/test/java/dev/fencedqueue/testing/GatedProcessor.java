@@ -105,6 +105,12 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
+        public Uni<String> progress(int percent, String message, ObjectNode details, ObjectNode checkpoint) {
+            return counted(Uni.createFrom().completionStage(gate.get())
+                    .chain(() -> context.progress(percent, message, details, checkpoint)));
+        }
+
+        @Override
         public Uni<String> publish(String type, ObjectNode data) {
             return counted(Uni.createFrom().completionStage(gate.get()).chain(() -> context.publish(type, data)));
         }
