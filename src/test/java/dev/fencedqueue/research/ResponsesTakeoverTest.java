@@ -72,8 +72,8 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
     }
 
     @Test
-    void aResponseThatIsGoneFailedOrStuckIsGivenUpAndTheAnswerContinuedInANewOne() {
-        for (String directive : new String[] {"[sim:gone]", "[sim:failed]", "[sim:queued]"}) {
+    void aResponseThatIsGoneFailedCancelledOrStuckIsGivenUpAndTheAnswerContinuedInANewOne() {
+        for (String directive : new String[] {"[sim:gone]", "[sim:failed]", "[sim:cancelled]", "[sim:queued]"}) {
             String question = "given up " + directive;
             String jobId = takenOverAt(question, 200);
 
