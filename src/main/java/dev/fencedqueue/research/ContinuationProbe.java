@@ -14,8 +14,9 @@ import org.jboss.logging.Logger;
  * Finds out, once per model, whether a server continues a trailing assistant message (for {@code fq.llm.resume=auto}):
  * it asks for a known reply of six words with the first three already given as a trailing assistant message, and
  * reads whether the reply goes on with the fourth word (it continues) or starts anew (it opens a new turn, as a chat
- * template that adds a generation prompt does). A server that refuses such a message ({@code 4xx}, as Anthropic's
- * Claude 4.6 and later do) does not continue either. The answer is remembered per model for the instance's life; a
+ * template that adds a generation prompt does). A server that refuses such a message ({@code 400} or another
+ * {@code 4xx} but {@code 401}, {@code 403} and {@code 404}, as Anthropic's Claude 4.6 and later do) does not continue
+ * either. The answer is remembered per model for the instance's life; a
  * probe that fails otherwise (the server unavailable) is not remembered, and counts as "does not continue".
  */
 @ApplicationScoped
@@ -47,8 +48,10 @@ public class ContinuationProbe {
                         .map(chunk -> chunk.content() == null ? "" : chunk.content())
                         .collect().with(Collectors.joining()))
                 .map(reply -> remember(model, continues(reply), "replied \"" + reply.strip() + "\""))
-                .onFailure(LlmRefusedException.class).recoverWithItem(refusal -> remember(model, false,
-                        "refused it: " + refusal.getMessage()))
+                // A refusal of the request itself is an answer; one of the caller (401, 403) or of the path (404) is not.
+                .onFailure(failure -> failure instanceof LlmRefusedException refused && refused.status() != 401
+                        && refused.status() != 403 && refused.status() != 404)
+                .recoverWithItem(refusal -> remember(model, false, "refused it: " + refusal.getMessage()))
                 .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("could not find out whether model %s continues a trailing assistant message: %s; "
                             + "continuing by instruction this time", model, failure.getMessage());

@@ -91,11 +91,14 @@ public class ResponsesResearch {
         long after = checkpoint.get().path(SEQUENCE).asLong(-1);
         responseId.set(earlier);
         // Where the response stands decides: a response still queued is waited for (up to fq.llm.queued-timeout).
-        return poll(context, earlier, System.nanoTime(), false).chain(response -> switch (response.path("status").asText()) {
-            case "in_progress", "completed", "incomplete" -> reattach(context, query, base, responseId, after);
-            default -> givenUp(context, query, base, responseId, "it is " + response.path("status").asText());
-        }).onFailure(LlmRefusedException.class)
-                .recoverWithUni(gone -> givenUp(context, query, base, responseId, gone.getMessage()));
+        // Only the retrieval's refusal (404: gone) is recovered here, not what follows: a server that refuses
+        // everything (a bad key) fails the attempt instead of being asked again and again.
+        return poll(context, earlier, System.nanoTime(), false).map(response -> response.path("status").asText())
+                .onFailure(LlmRefusedException.class).recoverWithItem(gone -> "gone: " + gone.getMessage())
+                .chain(status -> switch (status) {
+                    case "in_progress", "completed", "incomplete" -> reattach(context, query, base, responseId, after);
+                    default -> givenUp(context, query, base, responseId, "it is " + status);
+                });
     }
 
     /** Streams the response again after {@code after}, or polls it to its end when it cannot be streamed again. */
