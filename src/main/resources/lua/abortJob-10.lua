@@ -1,7 +1,8 @@
 --[[
   Aborts a job (an intended stop, never retried): a waiting or delayed job leaves the queue, a running
   job loses its lock and its worker is told through the revoked channel, so it closes its LLM call.
-  Either way the job ends in state 'aborted' (kept in the failed set, where its removeOnFail retention
+  A parent waiting for its children ('waiting-children') leaves that set; the service then aborts the children.
+  A child leaves a notice for its parent (noteParent). Either way the job ends in state 'aborted' (kept in the failed set, where its removeOnFail retention
   applies at once) and its stream ends with one 'aborted' event carrying the current fencing token; later
   writes of any epoch are rejected.
 
@@ -34,9 +35,10 @@
 --- @include "releaseDedup"
 --- @include "removeJobKeys"
 --- @include "applyRetention"
+--- @include "noteParent"
 
 local jobId = ARGV[1]
-local job = redis.call('HMGET', KEYS[6], 'state', 'fencingToken', 'events', 'keepFailed')
+local job = redis.call('HMGET', KEYS[6], 'state', 'fencingToken', 'events', 'keepFailed', 'parentKey', 'parentPolicy')
 local state, token = job[1], job[2] or '0'
 if not state then
     return {-1, ''}
@@ -58,6 +60,7 @@ else
     redis.call('LREM', KEYS[1], 0, jobId)
     redis.call('ZREM', KEYS[3], jobId)
     redis.call('ZREM', KEYS[4], jobId)
+    redis.call('ZREM', ARGV[5] .. 'waiting-children', jobId)
 end
 
 local now = nowMs()
@@ -68,6 +71,7 @@ if job[3] == '1' then
 end
 queueEvent(KEYS[8], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
 releaseDedup(ARGV[5], KEYS[6], jobId)
+noteParent(ARGV[5], jobId, job[5], job[6], 'aborted', ARGV[2])
 if code == 1 then
     redis.call('PUBLISH', ARGV[4], jobId .. ':' .. token)
 end

@@ -35,6 +35,7 @@
 --- @include "removeJobKeys"
 --- @include "releaseDedup"
 --- @include "applyRetention"
+--- @include "noteParent"
 
 -- The check key lives the interval less a margin (a quarter of it, at most 100 ms): the process that ran the check
 -- then finds it gone at its next tick even when the timer or the network brings that tick a little early. With
@@ -66,6 +67,8 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
             queueEvent(KEYS[9], ARGV[6], 'stalled', jobId)
             queueEvent(KEYS[9], ARGV[6], 'failed', jobId, 'failedReason', reason)
             releaseDedup(prefix, jobRef, jobId)
+            local parent = redis.call('HMGET', jobRef, 'parentKey', 'parentPolicy')
+            noteParent(prefix, jobId, parent[1], parent[2], 'failed', reason)
             applyRetention(KEYS[5], prefix, now, redis.call('HGET', jobRef, 'keepFailed'), jobId)
             result[#result + 1] = jobId
             result[#result + 1] = 'failed'

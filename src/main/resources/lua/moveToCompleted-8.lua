@@ -6,7 +6,8 @@
   the others are completed. A job whose removeOnComplete keeps no job (count 0) is deleted with all its
   keys, without first being written as completed (its queue event still carries its return value); the keys of
   all such jobs of the call go in one DEL. A job's own keys are named from the key prefix and its id
-  ('<prefix>job:<id>', ':events', ':abort'), all within the queue's hash tag.
+  ('<prefix>job:<id>', ':events', ':abort', and a parent's ':children', ':dependencies', ':processed', ':failed'),
+  all within the queue's hash tag. A job with a parent leaves a notice for it (noteParent).
 
   KEYS[1] active list
   KEYS[2] completed set (score: finish time, ms)
@@ -46,13 +47,14 @@
 --- @include "applyRetention"
 --- @include "activateJobs"
 --- @include "finishOnce"
+--- @include "noteParent"
 
 -- Completes one job; returns 0, or the ownership check's code. The keys of a job that keeps nothing are added to
 -- doomed, deleted together once every job of the call is done.
 local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData, doomed)
     local jobKey = prefix .. 'job:' .. jobId
     local fields = redis.call('HMGET', jobKey, 'state', 'lockToken', 'fencingToken', 'events', 'keepCompleted',
-        'dedupId')
+        'dedupId', 'parentKey', 'parentPolicy', 'hasChildren')
     local code = checkOwnershipOf(fields[1], fields[2], fields[3], lockToken, token)
     if code ~= 0 then
         return code
@@ -64,6 +66,7 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
         appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
     end
     queueEvent(KEYS[8], ARGV[3], 'completed', jobId, 'returnvalue', returnValue)
+    noteParent(prefix, jobId, fields[7], fields[8], 'completed', returnValue)
     if keep and string.sub(keep, 1, 2) == '0,' then
         -- Kept nowhere: removed with all its keys (as removeJobKeys), without being written as completed first.
         if fields[6] then
@@ -75,6 +78,12 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
         doomed[#doomed + 1] = jobKey
         doomed[#doomed + 1] = jobKey .. ':events'
         doomed[#doomed + 1] = jobKey .. ':abort'
+        if fields[9] then
+            doomed[#doomed + 1] = jobKey .. ':children'
+            doomed[#doomed + 1] = jobKey .. ':dependencies'
+            doomed[#doomed + 1] = jobKey .. ':processed'
+            doomed[#doomed + 1] = jobKey .. ':failed'
+        end
         if keep ~= '0,-1' and redis.call('ZCARD', KEYS[2]) > 0 then
             applyRetention(KEYS[2], prefix, now, keep, jobId)
         end

@@ -2,7 +2,8 @@
   Ends an attempt that failed and, in the same round trip, activates the worker's next jobs. Only for
   the owner of the current epoch: either schedules the next attempt (after a backoff delay computed by
   the worker: delayed set and marker, or straight back to wait) or fails the job for good, recording its
-  reason, appending its 'failed' event and applying its retention (removeOnFail); then activateJobs. A
+  reason, appending its 'failed' event, leaving a notice for its parent (noteParent) and applying its retention
+  (removeOnFail); then activateJobs. A
   retried attempt yields the queue events 'failed' (with 'retry') and then 'delayed' (with 'delay', ms) or
   'waiting' (with 'prev' 'failed').
 
@@ -48,6 +49,7 @@
 --- @include "applyRetention"
 --- @include "activateJobs"
 --- @include "finishOnce"
+--- @include "noteParent"
 
 local prefix, jobId = ARGV[1], ARGV[2]
 local now, nowText, nowMicros = nowMs()
@@ -80,12 +82,13 @@ else
     code = 0
     redis.call('ZADD', KEYS[5], now, jobId)
     redis.call('HSET', KEYS[8], 'state', 'failed', 'finishedOn', now)
-    local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed')
+    local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed', 'parentKey', 'parentPolicy')
     if fields[1] == '1' then
         appendJobEvent(KEYS[9], ARGV[7], 'failed', ARGV[4], jobEventData('failed', ARGV[4], cjson.encode(ARGV[9]), 'reason', cjson.encode(ARGV[5])))
     end
     queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
     releaseDedup(prefix, KEYS[8], jobId)
+    noteParent(prefix, jobId, fields[3], fields[4], 'failed', ARGV[5])
     applyRetention(KEYS[5], prefix, now, fields[2], jobId)
 end
 

@@ -1,6 +1,6 @@
 --[[
-  Removes a job that is not running, with all its keys, from whichever structure holds it, and appends a
-  'removed' queue event.
+  Removes a job that is not running, with all its keys, from whichever structure holds it (the waiting-children
+  set, named from the prefix, included), and appends a 'removed' queue event.
 
   KEYS[1]  job hash
   KEYS[2]  wait list
@@ -37,6 +37,7 @@ redis.call('ZREM', KEYS[5], jobId)
 redis.call('ZREM', KEYS[6], jobId)
 redis.call('ZREM', KEYS[7], jobId)
 redis.call('SREM', KEYS[8], jobId)
+redis.call('ZREM', ARGV[1] .. 'waiting-children', jobId)
 removeJobKeys(ARGV[1], jobId)
 queueEvent(KEYS[9], ARGV[3], 'removed', jobId, 'prev', state)
 return {1, state}

@@ -1,4 +1,5 @@
--- Deletes every key of a job: its hash (which holds its fencing token and lock), event stream and abort flag, and its
+-- Deletes every key of a job: its hash (which holds its fencing token and lock), event stream and abort flag, the keys
+-- of its children when it is a flow's parent (':children', ':dependencies', ':processed', ':failed'), and its
 -- deduplication key when that key still points to the job. (Idempotency keys outlive the job on purpose.)
 -- dedupId: the job's 'dedupId' field when already read (false when absent), or nil to read it here.
 local function removeJobKeys(prefix, jobId, dedupId)
@@ -12,5 +13,6 @@ local function removeJobKeys(prefix, jobId, dedupId)
             redis.call('DEL', dedupKey)
         end
     end
-    redis.call('DEL', jobRef, jobRef .. ':events', jobRef .. ':abort')
+    redis.call('DEL', jobRef, jobRef .. ':events', jobRef .. ':abort', jobRef .. ':children', jobRef .. ':dependencies',
+        jobRef .. ':processed', jobRef .. ':failed')
 end

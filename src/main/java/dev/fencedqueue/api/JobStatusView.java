@@ -5,15 +5,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.List;
+
+import dev.fencedqueue.queue.FlowReader;
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobKey;
+import dev.fencedqueue.queue.JobQueue;
+import io.smallrye.mutiny.Uni;
 
 /**
  * The body of {@code GET /research/status/{jobId}}. Times are ms since the epoch (Redis clock).
  *
  * @param jobId the job id
  * @param name the job name
- * @param state {@code waiting}, {@code delayed}, {@code prioritized}, {@code active}, {@code completed},
- *        {@code failed} or {@code aborted}
+ * @param state {@code waiting}, {@code delayed}, {@code prioritized}, {@code waiting-children}, {@code active},
+ *        {@code completed}, {@code failed} or {@code aborted}
  * @param data the job's data
  * @param fencingToken the current fencing token (0 before the first run)
  * @param attempts attempts allowed
@@ -33,11 +39,32 @@ import dev.fencedqueue.queue.Job;
  *        generated after the attempt's last committed event); {@code saved: {"completionTokens"}}, committed tokens
  *        takeovers continued instead of generating them again; {@code takeovers: {"reattach" | "continue" |
  *        "restart": count}}; absent when none were counted
+ * @param parentId a flow's child's parent's id, or absent
+ * @param parentQueue that parent's queue, or absent
+ * @param children a flow's parent's children (each {@code jobId}, {@code queue}, {@code state} ({@code null} once the
+ *        child was removed), {@code result} or {@code failedReason}, {@code pending}: whether the parent still waits
+ *        for it), or absent for a job without children (and in lists)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
-        JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens) {
+        JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens,
+        String parentId, String parentQueue, List<Child> children) {
+
+    /**
+     * One child of a flow's parent.
+     *
+     * @param jobId its id
+     * @param queue its queue
+     * @param state its state, {@code null} once it was removed
+     * @param result its result once completed, or absent
+     * @param failedReason why it failed or was aborted, or absent
+     * @param pending whether the parent still waits for it
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Child(String jobId, String queue, String state, JsonNode result, String failedReason,
+            boolean pending) {
+    }
 
     /**
      * @param job the job, must not be {@code null}
@@ -45,10 +72,39 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
      * @return the view of the job
      */
     public static JobStatusView of(Job job, ObjectMapper json) {
+        JobKey parent = job.parentKey() == null ? null : JobKey.parse(job.parentKey());
         return new JobStatusView(job.id(), job.name(), job.state().value(), parse(json, job.data()), job.fencingToken(),
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
-                job.processedOn(), job.finishedOn(), tokens(job, json));
+                job.processedOn(), job.finishedOn(), tokens(job, json), parent == null ? null : parent.jobId(),
+                parent == null ? null : parent.queue(), null);
+    }
+
+    /**
+     * @param children the job's children, as {@link dev.fencedqueue.queue.JobQueue#getChildren} reads them
+     * @param json parses their results
+     * @return this view with its children, or as it is when there are none
+     */
+    public JobStatusView withChildren(List<FlowReader.Child> children, ObjectMapper json) {
+        if (children.isEmpty()) {
+            return this;
+        }
+        List<Child> views = children.stream().map(child -> new Child(child.jobId(), child.queue(),
+                child.state() == null ? null : child.state().value(), parse(json, child.returnValue()),
+                child.failedReason(), child.pending())).toList();
+        return new JobStatusView(jobId, name, state, data, fencingToken, attempts, attemptsMade, attemptsStarted,
+                stalledCounter, workerId, progress, result, failedReason, timestamp, processedOn, finishedOn, tokens,
+                parentId, parentQueue, views);
+    }
+
+    /**
+     * @param job the job, must not be {@code null}
+     * @param queue its queue
+     * @param json parses the job's JSON fields
+     * @return the view of the job with its children (one more read)
+     */
+    public static Uni<JobStatusView> withChildren(Job job, JobQueue queue, ObjectMapper json) {
+        return queue.getChildren(job.id()).map(children -> of(job, json).withChildren(children, json));
     }
 
     private static JsonNode tokens(Job job, ObjectMapper json) {

@@ -71,7 +71,7 @@ public class JobStreamRoutes {
     private void stream(JobQueue queue, RoutingContext context, Consumer<Job> access) {
         String jobId = context.pathParam("jobId");
         HttpServerResponse response = context.response();
-        if (!QueueKeys.isValidJobId(jobId)) {
+        if (!QueueKeys.isJobId(jobId)) {
             HttpError.of(new JobNotFoundException(queue.name(), jobId)).send(response, json);
             return;
         }

@@ -110,10 +110,11 @@ public class ResearchResource {
     @GET
     @Path("/status/{jobId}")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "A job's state, fencing token, attempts, progress, result or failure")
+    @Operation(summary = "A job's state, fencing token, attempts, progress, result or failure; a flow's parent's "
+            + "children, a child's parent")
     public Uni<JobStatusView> status(@RestPath String jobId) {
         return caller().chain(caller -> queue.requireJob(jobId).invoke(job -> ownership.checkAccess(job, caller)))
-                .map(job -> JobStatusView.of(job, json));
+                .chain(job -> JobStatusView.withChildren(job, queue, json));
     }
 
     @POST

@@ -32,11 +32,13 @@ import java.util.TreeMap;
  * @param timeout longest one attempt may run, ms, 0 for no limit
  * @param tokens LLM tokens its attempts spent, by {@code <outcome>:<attempts|prompt|completion>} (the hash's
  *        {@code tokens:*} fields), empty when none were counted
+ * @param parentKey the job key of its parent ({@code <prefix>:{<queue>}:job:<id>}, see {@link JobKey}) when it is a
+ *        flow's child, else {@code null}
  */
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
-        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens) {
+        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, String parentKey) {
 
     private static final String TOKENS = "tokens:";
 
@@ -57,7 +59,7 @@ public record Job(String queue, String id, String name, String data, String opti
                 hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
                 "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
-                longField(hash, "timeout", 0L), tokens(hash));
+                longField(hash, "timeout", 0L), tokens(hash), hash.get("parentKey"));
     }
 
     private static Map<String, Long> tokens(Map<String, String> hash) {

@@ -31,8 +31,9 @@ public record JobOptions(String jobId, int attempts, Backoff backoff, Duration d
     public static final int MAX_PRIORITY = 2_097_152;
 
     public JobOptions {
-        if (jobId != null && !QueueKeys.isValidJobId(jobId)) {
-            throw new IllegalArgumentException("`jobId` must be 1 to 128 characters of A-Z a-z 0-9 . _ ~ -");
+        if (jobId != null && !QueueKeys.isJobId(jobId)) {
+            throw new IllegalArgumentException("`jobId` must be 1 to 128 characters of A-Z a-z 0-9 . _ ~ -, or such parts "
+                    + "joined by `:` (a derived id, as a flow's child has)");
         }
         if (attempts < 1) {
             throw new IllegalArgumentException("`attempts` must be at least 1, was " + attempts);

@@ -28,11 +28,13 @@ public class JobQueue {
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final QueueMaintenance maintenance;
+    private final Flows flows;
 
-    JobQueue(QueueContext ctx) {
+    JobQueue(QueueContext ctx, Flows flows) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.maintenance = new QueueMaintenance(ctx);
+        this.flows = flows;
     }
 
     /** @return the queue name */
@@ -63,6 +65,19 @@ public class JobQueue {
      *         {@code data} cannot be serialized
      */
     public Uni<AddResult> add(String name, Object data, JobOptions options) {
+        return add(name, data, options, "", ParentPolicy.FAIL, List.of());
+    }
+
+    /**
+     * Adds a job of a flow (see {@link #add(String, Object, JobOptions)}): with a parent, and with children it then
+     * waits for ({@code waiting-children}), whose specs go to the pending-children hash in the same script.
+     *
+     * @param parentKey the parent's job key, {@code ""} for none
+     * @param policy what the job's failure does to its parent
+     * @param children two per child: its job key, its spec (JSON); empty for none
+     */
+    Uni<AddResult> add(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
+            List<String> children) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("`name` must not be blank");
         }
@@ -70,7 +85,8 @@ public class JobQueue {
             throw new IllegalArgumentException("`options` must not be null");
         }
         Deduplication dedup = options.deduplication();
-        List<String> args = List.of(keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
+        List<String> args = new java.util.ArrayList<>(20 + children.size());
+        java.util.Collections.addAll(args, keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
                 toJson(data), toJson(describe(options)), Integer.toString(options.attempts()),
                 Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
                 options.lifo() ? "1" : "0", options.eventStream() ? "1" : "0",
@@ -78,10 +94,12 @@ public class JobQueue {
                 Long.toString(options.idempotencyTtl().toMillis()), options.removeOnComplete().encode(),
                 options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
-                options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg());
+                options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
+                parentKey, policy.value());
+        args.addAll(children);
         return ctx.scripts().runReplicated(LuaScript.ADD_JOB,
                 List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
-                        keys.events()), args)
+                        keys.events(), keys.waitingChildren(), keys.pendingChildren()), args)
                 .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
     }
 
@@ -92,7 +110,7 @@ public class JobQueue {
      * @return the job, or {@code null} when the queue has no such job
      */
     public Uni<Job> getJob(String jobId) {
-        if (!QueueKeys.isValidJobId(jobId)) {
+        if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().nullItem();
         }
         return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).map(reply -> {
@@ -113,7 +131,8 @@ public class JobQueue {
 
     /**
      * Aborts a job: an intended stop that is never retried. A job that has not started (or waits for its
-     * next attempt) leaves the queue; a running job's worker is told to stop and closes its LLM call.
+     * next attempt, or for its children) leaves the queue; a running job's worker is told to stop and closes its LLM
+     * call. A flow's parent aborts its children that have not ended (in their queues); a child tells its parent.
      * Either way the job ends {@code aborted} and its event stream ends with one {@code aborted} event.
      *
      * @param jobId the job id, must not be {@code null}
@@ -122,7 +141,7 @@ public class JobQueue {
      *         job and with {@link JobFinishedException} when it already ended
      */
     public Uni<AbortResult> abort(String jobId, String reason) {
-        if (!QueueKeys.isValidJobId(jobId)) {
+        if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
         return ctx.scripts().run(LuaScript.ABORT_JOB,
@@ -131,7 +150,34 @@ public class JobQueue {
                         keys.marker(), keys.meta()),
                 List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
                 .map(reply -> new AbortResult(jobId, ScriptErrors.stateOrThrow(LuaScript.ABORT_JOB, keys.queue(), jobId,
-                        reply)));
+                        reply)))
+                .call(() -> flows.relay().aborted(keys, jobId, reason));
+    }
+
+    /**
+     * @param jobId a parent's id
+     * @return every child it ever had, with its state and result (BullMQ's {@code getDependencies}); empty for a job
+     *         without children
+     */
+    public Uni<List<FlowReader.Child>> getChildren(String jobId) {
+        return flows.reader().children(keys, jobId);
+    }
+
+    /**
+     * @param jobId a parent's id
+     * @return child job key -> return value (JSON) of each completed child (BullMQ's {@code getChildrenValues})
+     */
+    public Uni<Map<String, String>> getChildrenValues(String jobId) {
+        return flows.reader().childrenValues(keys, jobId);
+    }
+
+    /**
+     * @param jobId a parent's id
+     * @return child job key -> reason of each failed child it ignored or that failed it (BullMQ's
+     *         {@code getFailedChildrenValues})
+     */
+    public Uni<Map<String, String>> getFailedChildren(String jobId) {
+        return flows.reader().failedChildren(keys, jobId);
     }
 
     /**
@@ -204,7 +250,8 @@ public class JobQueue {
     public Uni<Map<JobState, Long>> getJobCounts() {
         return Uni.combine().all().unis(count(Command.LLEN, keys.waitList()), count(Command.ZCARD, keys.prioritized()),
                 count(Command.ZCARD, keys.delayed()), count(Command.LLEN, keys.active()),
-                count(Command.ZCARD, keys.completed()), count(Command.ZCARD, keys.failed()), isPaused())
+                count(Command.ZCARD, keys.completed()), count(Command.ZCARD, keys.failed()), isPaused(),
+                count(Command.ZCARD, keys.waitingChildren()))
                 .with(results -> {
                     boolean paused = (Boolean) results.get(6);
                     Map<JobState, Long> counts = new EnumMap<>(JobState.class);
@@ -215,6 +262,7 @@ public class JobQueue {
                     counts.put(JobState.ACTIVE, (Long) results.get(3));
                     counts.put(JobState.COMPLETED, (Long) results.get(4));
                     counts.put(JobState.FAILED, (Long) results.get(5));
+                    counts.put(JobState.WAITING_CHILDREN, (Long) results.get(7));
                     return counts;
                 });
     }
@@ -223,7 +271,8 @@ public class JobQueue {
      * Lists jobs of one state, a page at a time: waiting jobs in the order they will run, delayed jobs by
      * due time, prioritized jobs by priority, completed and failed jobs newest first.
      *
-     * @param state {@code waiting} (or {@code paused}), {@code prioritized}, {@code delayed}, {@code active},
+     * @param state {@code waiting} (or {@code paused}), {@code prioritized}, {@code delayed}, {@code waiting-children},
+     *        {@code active},
      *        {@code completed} or {@code failed}
      * @param start index of the first job, from 0
      * @param count most jobs to return, 1 to 1,000
@@ -240,6 +289,7 @@ public class JobQueue {
             case ACTIVE -> Request.cmd(Command.LRANGE).arg(keys.active()).arg(start).arg(stop);
             case PRIORITIZED -> Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(start).arg(stop);
             case DELAYED -> Request.cmd(Command.ZRANGE).arg(keys.delayed()).arg(start).arg(stop);
+            case WAITING_CHILDREN -> Request.cmd(Command.ZRANGE).arg(keys.waitingChildren()).arg(start).arg(stop);
             case COMPLETED -> Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(start).arg(stop).arg("REV");
             case FAILED -> Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(start).arg(stop).arg("REV");
             case ABORTED -> throw new IllegalArgumentException("aborted jobs are listed with the failed ones");

@@ -2,9 +2,13 @@ package dev.fencedqueue.queue;
 
 import java.util.Locale;
 
-/** A job's state, in BullMQ's terms, plus {@code aborted} for an intended stop. */
+/**
+ * A job's state, in BullMQ's terms, plus {@code aborted} for an intended stop. {@code waiting-children} is a flow's
+ * parent waiting for its children to end.
+ */
 public enum JobState {
     WAITING,
+    WAITING_CHILDREN,
     DELAYED,
     PRIORITIZED,
     ACTIVE,
@@ -13,9 +17,9 @@ public enum JobState {
     ABORTED,
     PAUSED;
 
-    /** @return the lower-case name used in Redis and in the API */
+    /** @return the lower-case name used in Redis and in the API, {@code waiting-children} for {@link #WAITING_CHILDREN} */
     public String value() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** @return whether the job has ended: completed, failed or aborted */
@@ -29,6 +33,6 @@ public enum JobState {
      * @throws IllegalArgumentException when the name is unknown
      */
     public static JobState of(String value) {
-        return valueOf(value.toUpperCase(Locale.ROOT));
+        return valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'));
     }
 }

@@ -11,6 +11,10 @@ import java.util.regex.Pattern;
  * fq:{q}:active       list   running jobs
  * fq:{q}:prioritized  zset   ready jobs with a priority (score: priority * 2^32 + insertion counter)
  * fq:{q}:delayed      zset   jobs waiting for their due time (score: due time, ms, Redis clock)
+ * fq:{q}:waiting-children zset parents waiting for their children to end (score: since when, ms)
+ * fq:{q}:parent-notices hash  child job id -> how it ended, JSON, until delivered to its parent (maybe of another
+ *                            queue) by FlowRelay
+ * fq:{q}:pending-children hash child job key -> its spec, JSON, until FlowProducer added it (maybe in another queue)
  * fq:{q}:marker       zset   wakes blocked workers: member '0' (jobs ready), 'delayed' (score: next due time)
  * fq:{q}:completed    zset   finished jobs (score: finish time, ms), for retention
  * fq:{q}:failed       zset   failed and aborted jobs (score: finish time, ms), for retention
@@ -24,7 +28,12 @@ import java.util.regex.Pattern;
  * fq:{q}:job:ID       hash   the job: its fields; its fencingToken (the current epoch), lockToken (the attempt that
  *                            holds it) and lockedUntil (its lock's expiry, ms, Redis clock: renewed while it runs);
  *                            its fields tokens:OUTCOME:attempts|prompt|completion count LLM tokens
+ *                            its fields parentKey (a child's parent's job key), parentPolicy, hasChildren
  * fq:{q}:job:ID:events stream the job's events
+ * fq:{q}:job:ID:children set every child job key the job ever had (flows)
+ * fq:{q}:job:ID:dependencies set its children that have not ended yet
+ * fq:{q}:job:ID:processed hash child job key -> return value (JSON) of each completed child
+ * fq:{q}:job:ID:failed hash  child job key -> reason, of each failed child it ignored or that failed it
  * fq:{q}:job:ID:abort string set by an operator's abort of a running chunked job, PX abort-flag TTL
  * fq:{q}:single-flight:KEY string the id of the running job that holds the single-flight key
  * fq:{q}:idempotency:KEY string job id, PX idempotency TTL
@@ -38,6 +47,12 @@ public record QueueKeys(String queue, String prefix) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._~-]{1,128}");
+    private static final Pattern DERIVED_JOB_ID = Pattern.compile("[A-Za-z0-9._~-]+(:[A-Za-z0-9._~-]+)*");
+    /** Suffixes of a job's own keys, never the last part of a derived job id (see {@link #isValidJobId}). */
+    private static final java.util.Set<String> KEY_SUFFIXES = java.util.Set.of("events", "abort", "children",
+            "dependencies", "processed", "failed");
+    /** Longest derived job id (children of children, scheduled jobs): characters. */
+    public static final int MAX_DERIVED_JOB_ID = 400;
 
     /**
      * @param keyPrefix the global key prefix, e.g. {@code fq}
@@ -54,10 +69,43 @@ public record QueueKeys(String queue, String prefix) {
 
     /**
      * @param jobId a job id
-     * @return whether it is a valid job id: 1 to 128 of {@code A-Z a-z 0-9 . _ ~ -}
+     * @return whether it is a job id a producer may choose: 1 to 128 of {@code A-Z a-z 0-9 . _ ~ -}
      */
     public static boolean isValidJobId(String jobId) {
         return jobId != null && JOB_ID.matcher(jobId).matches();
+    }
+
+    /**
+     * @param jobId a job id
+     * @return whether it names a job: a valid job id ({@link #isValidJobId}), or one the queue derives from another
+     *         (a flow's child {@code <parentId>:<key>}): parts of 1 to 128 of {@code A-Z a-z 0-9 . _ ~ -} joined by
+     *         {@code :}, at most
+     *         {@link #MAX_DERIVED_JOB_ID} characters, no part after the first being a suffix of a job's own keys
+     *         ({@code events}, {@code abort}, {@code children}, ...), so that no job id names another job's key
+     */
+    public static boolean isJobId(String jobId) {
+        if (isValidJobId(jobId)) {
+            return true;
+        }
+        if (jobId == null || jobId.length() > MAX_DERIVED_JOB_ID || !DERIVED_JOB_ID.matcher(jobId).matches()) {
+            return false;
+        }
+        String[] parts = jobId.split(":");
+        for (int i = 0; i < parts.length; i++) {
+            if (parts[i].length() > 128 || i > 0 && KEY_SUFFIXES.contains(parts[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param key a child key given by a producer or a processor
+     * @return whether it can be the last part of a derived job id: 1 to 64 of {@code A-Z a-z 0-9 . _ ~ -}, not a
+     *         suffix of a job's own keys
+     */
+    public static boolean isValidChildKey(String key) {
+        return key != null && key.length() <= 64 && JOB_ID.matcher(key).matches() && !KEY_SUFFIXES.contains(key);
     }
 
     public String waitList() {
@@ -96,6 +144,18 @@ public record QueueKeys(String queue, String prefix) {
         return prefix + "stalled-check";
     }
 
+    public String waitingChildren() {
+        return prefix + "waiting-children";
+    }
+
+    public String parentNotices() {
+        return prefix + "parent-notices";
+    }
+
+    public String pendingChildren() {
+        return prefix + "pending-children";
+    }
+
     public String meta() {
         return prefix + "meta";
     }
@@ -118,6 +178,26 @@ public record QueueKeys(String queue, String prefix) {
 
     public String events(String jobId) {
         return job(jobId) + ":events";
+    }
+
+    /** @return every child job key the job ever had */
+    public String children(String jobId) {
+        return job(jobId) + ":children";
+    }
+
+    /** @return the job's children that have not ended yet */
+    public String dependencies(String jobId) {
+        return job(jobId) + ":dependencies";
+    }
+
+    /** @return child job key -> return value of each completed child */
+    public String processed(String jobId) {
+        return job(jobId) + ":processed";
+    }
+
+    /** @return child job key -> reason of each failed child the job ignored or that failed it */
+    public String failedChildren(String jobId) {
+        return job(jobId) + ":failed";
     }
 
     /** @return the abort flag of a chunked job: set while an operator's abort waits for the next chunk boundary */

@@ -32,7 +32,7 @@ public class QueueMaintenance {
      *         and with {@link JobStateConflictException} when it is running (abort it first)
      */
     public Uni<JobState> remove(String jobId) {
-        if (!QueueKeys.isValidJobId(jobId)) {
+        if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
         return ctx.scripts().run(LuaScript.REMOVE_JOB,
@@ -51,7 +51,7 @@ public class QueueMaintenance {
      *         and with {@link JobStateConflictException} when it has not failed
      */
     public Uni<Void> retry(String jobId) {
-        if (!QueueKeys.isValidJobId(jobId)) {
+        if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
         return ctx.scripts().run(LuaScript.RETRY_JOB,

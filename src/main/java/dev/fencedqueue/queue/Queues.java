@@ -21,6 +21,7 @@ public class Queues {
     private final int maxStreamLength;
     private final int maxQueueEvents;
     private final Map<String, JobQueue> queues = new ConcurrentHashMap<>();
+    private final Flows flows;
 
     public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
             EventsConfig events) {
@@ -30,6 +31,12 @@ public class Queues {
         this.keyPrefix = redisConfig.keyPrefix();
         this.maxStreamLength = events.maxStreamLength();
         this.maxQueueEvents = events.queueStreamMaxLength();
+        this.flows = new Flows(this);
+    }
+
+    /** @return flows: adding a parent with its children, delivering children's endings to their parents */
+    public Flows flows() {
+        return flows;
     }
 
     /**
@@ -38,7 +45,7 @@ public class Queues {
      * @throws IllegalArgumentException when the name is not valid
      */
     public JobQueue queue(String name) {
-        return queues.computeIfAbsent(name, n -> new JobQueue(context(n)));
+        return queues.computeIfAbsent(name, n -> new JobQueue(context(n), flows));
     }
 
     /**
@@ -53,7 +60,7 @@ public class Queues {
      */
     public JobQueue lookup(String name) {
         JobQueue queue = queues.get(name);
-        return queue != null ? queue : new JobQueue(context(name));
+        return queue != null ? queue : new JobQueue(context(name), flows);
     }
 
     /**
@@ -70,6 +77,16 @@ public class Queues {
      */
     public QueueKeys keys(String name) {
         return QueueKeys.of(keyPrefix, name);
+    }
+
+    /** @return the global key prefix ({@code fq.redis.key-prefix}) */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /** @return Jackson */
+    public ObjectMapper json() {
+        return json;
     }
 
     /** @return the scripts registry */

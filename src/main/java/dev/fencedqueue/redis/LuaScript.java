@@ -6,7 +6,7 @@ package dev.fencedqueue.redis;
  * ARGV (with units) and return codes.
  */
 public enum LuaScript {
-    ADD_JOB("addJob", 7),
+    ADD_JOB("addJob", 9),
     MOVE_TO_ACTIVE("moveToActive", 7),
     APPEND_EVENT("appendEvent", 3),
     EXTEND_LOCKS("extendLocks", 1),
@@ -30,6 +30,9 @@ public enum LuaScript {
     CLAIM_CURSOR("claimCursor", 1),
     ADD_TOKENS("addTokens", 1),
     RATE_LIMIT("rateLimit", 1),
+    ADD_CHILDREN("addChildren", 4),
+    CHILD_ENDED("childEnded", 12),
+    MOVE_TO_WAITING_CHILDREN("moveToWaitingChildren", 9),
     /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
     COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
 

@@ -15,6 +15,12 @@ interface AttemptHost {
     /** @return the fenced append to the worker's queue's job event streams */
     FencedAppend events();
 
+    /** @return flows over all queues: adding children, reading their results */
+    dev.fencedqueue.queue.Flows flows();
+
+    /** @return the worker's queue's key layout */
+    dev.fencedqueue.queue.QueueKeys keys();
+
     /** @return the reader of what a run may continue, in the worker's queue */
     CommittedEvents committed();
 

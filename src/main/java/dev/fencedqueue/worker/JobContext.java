@@ -168,6 +168,52 @@ public interface JobContext {
     Uni<String> resume();
 
     /**
+     * Adds children to this job (a flow, BullMQ's parent and child jobs), fenced like every write of the run: a
+     * zombie run adds nothing. Each child's id is {@code <jobId>:<key>} (its key, else its position), so a later run
+     * that adds the same children adds none again. The children may run in other queues; then call
+     * {@link #moveToWaitingChildren()} to wait for them.
+     *
+     * @param children the children, not empty; see {@link dev.fencedqueue.queue.FlowJob}
+     * @return how many were new to the job; fails with {@link dev.fencedqueue.queue.OwnershipLostException} (and the
+     *         worker cancels the run) when this run no longer owns the job
+     * @throws IllegalArgumentException naming the bad field ({@code children[0].queue}); nothing is added then
+     */
+    default Uni<Integer> addChildren(List<dev.fencedqueue.queue.FlowJob> children) {
+        throw new UnsupportedOperationException("this context cannot add children");
+    }
+
+    /**
+     * Parks this job until its children have ended (BullMQ's {@code moveToWaitingChildren}): with children pending,
+     * the job leaves the active list for {@code waiting-children} (no attempt counted) and the returned {@code Uni}
+     * fails with {@link WaitingChildrenException}, which the processor lets through; the job runs again, as a new
+     * epoch, once the last child ended. With none pending, it completes and the run goes on (read
+     * {@link #childrenValues()}).
+     *
+     * @return completes when no child is pending; fails with {@link WaitingChildrenException} when parked, with
+     *         {@link UnrecoverableJobException} when a child whose failure fails the parent failed, and as
+     *         {@link #addChildren} when this run no longer owns the job
+     */
+    default Uni<Void> moveToWaitingChildren() {
+        throw new UnsupportedOperationException("this context cannot wait for children");
+    }
+
+    /**
+     * @return child job key ({@code <prefix>:{<queue>}:job:<id>}) -> return value (JSON) of each completed child
+     *         (BullMQ's {@code getChildrenValues}); empty when none
+     */
+    default Uni<java.util.Map<String, String>> childrenValues() {
+        throw new UnsupportedOperationException("this context has no children");
+    }
+
+    /**
+     * @return child job key -> reason of each child that failed and that this job ignored
+     *         ({@link dev.fencedqueue.queue.ParentPolicy#IGNORE}); empty when none
+     */
+    default Uni<java.util.Map<String, String>> failedChildren() {
+        throw new UnsupportedOperationException("this context has no children");
+    }
+
+    /**
      * @return a {@code Uni} that emits the reason once this attempt is cancelled, and never emits otherwise.
      *         Processors normally need not use it: the worker cancels their pipeline {@code Uni}.
      */

@@ -2,6 +2,8 @@ package dev.fencedqueue.worker;
 
 import java.util.concurrent.Executor;
 
+import dev.fencedqueue.queue.FlowRelay;
+import dev.fencedqueue.queue.QueueKeys;
 import org.jboss.logging.Logger;
 
 /**
@@ -19,6 +21,8 @@ final class JobEnding {
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
     private final Executor onContext;
+    private final FlowRelay relay;
+    private final QueueKeys keys;
 
     /**
      * @param workerId the worker's id, for logs
@@ -27,15 +31,19 @@ final class JobEnding {
      * @param finisher writes completions and failures
      * @param fetcher takes the next jobs a finishing write activated, and fetches when a slot frees
      * @param onContext runs tasks on the worker's context
+     * @param relay delivers a flow's child's ending to its parent
+     * @param keys the worker's queue's key layout
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext) {
+            Executor onContext, FlowRelay relay, QueueKeys keys) {
         this.workerId = workerId;
         this.active = active;
         this.counters = counters;
         this.finisher = finisher;
         this.fetcher = fetcher;
         this.onContext = onContext;
+        this.relay = relay;
+        this.keys = keys;
     }
 
     /**
@@ -55,6 +63,11 @@ final class JobEnding {
             cancel(job, CancelReason.OWNERSHIP_LOST);
             return;
         }
+        if (failure instanceof WaitingChildrenException) {
+            // Parked by its own fenced write: nothing more to write, the slot is free.
+            release(job, true);
+            return;
+        }
         active.finishing(job);
         int fetch = active.free();
         active.reserve(fetch);
@@ -66,6 +79,11 @@ final class JobEnding {
                 active.unreserve(fetch);
                 counters.finished(job, failure, outcome.code());
                 release(job, false);
+                if (outcome.code() == 0 && job.job().parentKey() != null) {
+                    relay.deliver(keys, job.id()).subscribe().with(ignored -> {
+                    }, deliveryFailure -> LOG.debugf("job %s: its parent will learn its ending at the next sweep: %s",
+                            job.id(), deliveryFailure.getMessage()));
+                }
                 fetcher.handle(outcome.next(), sentAt);
                 fetcher.pump();
             }

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
@@ -21,11 +22,13 @@ final class StalledJobChecker {
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final WorkerOptions options;
+    private final FlowRelay relay;
 
-    StalledJobChecker(QueueContext ctx, WorkerOptions options) {
+    StalledJobChecker(QueueContext ctx, WorkerOptions options, FlowRelay relay) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.options = options;
+        this.relay = relay;
     }
 
     /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
@@ -47,10 +50,12 @@ final class StalledJobChecker {
 
     /**
      * Runs {@link #check()} once in the background and logs the jobs it found stalled; a failed check is
-     * only logged (at debug), the next interval runs it again.
+     * only logged (at debug), the next interval runs it again. Then sweeps the queue's flows
+     * ({@link FlowRelay#sweep}): children's endings not delivered yet (those of the jobs this check failed among
+     * them), children an add left behind.
      */
     void checkAndLog() {
-        check().subscribe().with(
+        check().eventually(() -> relay.sweep(keys)).subscribe().with(
                 stalled -> stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s",
                         keys.queue(), jobId, outcome)),
                 failure -> LOG.debugf("stalled-job check of queue %s failed: %s", keys.queue(), failure.getMessage()));

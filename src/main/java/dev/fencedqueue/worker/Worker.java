@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.ShutdownMode;
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
+import dev.fencedqueue.queue.Flows;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueContext;
@@ -52,6 +53,7 @@ public final class Worker {
     private final JobFetcher fetcher;
     private final JobEnding ending;
     private final AttemptHost host;
+    private final Flows flows;
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
@@ -79,12 +81,14 @@ public final class Worker {
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
-        this.stalledJobChecker = new StalledJobChecker(ctx, options);
+        this.flows = queues.flows();
+        this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay());
         this.finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
-        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext);
+        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
+                keys);
         this.host = new Host(new FencedAppend(ctx), new CommittedEvents(ctx));
     }
 
@@ -111,6 +115,16 @@ public final class Worker {
         @Override
         public CommittedEvents committed() {
             return committed;
+        }
+
+        @Override
+        public Flows flows() {
+            return flows;
+        }
+
+        @Override
+        public QueueKeys keys() {
+            return keys;
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -10,9 +11,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.queue.ChildFailedException;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
+import dev.fencedqueue.queue.QueueKeys;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -171,6 +175,49 @@ final class WorkerJobContext implements JobContext {
                     + " bytes as JSON, was " + bytes);
         }
         return text;
+    }
+
+    @Override
+    public Uni<Integer> addChildren(List<FlowJob> children) {
+        if (active.isCancelled()) {
+            return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
+        }
+        Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.lockToken(),
+                fencingToken(), children);
+        return write.runSubscriptionOn(worker.lane())
+                .onFailure(WorkerJobContext::meansOwnershipLost)
+                .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
+    }
+
+    @Override
+    public Uni<Void> moveToWaitingChildren() {
+        if (active.isCancelled()) {
+            return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
+        }
+        QueueKeys keys = worker.keys();
+        String id = jobId();
+        Uni<Void> write = worker.flows().producer().moveToWaitingChildren(keys, id, active.lockToken(), fencingToken())
+                .map(parked -> {
+                    if (parked) {
+                        throw new WaitingChildrenException(id);
+                    }
+                    return null;
+                });
+        return write.runSubscriptionOn(worker.lane())
+                .onFailure(ChildFailedException.class).transform(failure -> new UnrecoverableJobException(
+                        failure.getMessage(), failure))
+                .onFailure(WorkerJobContext::meansOwnershipLost)
+                .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
+    }
+
+    @Override
+    public Uni<Map<String, String>> childrenValues() {
+        return worker.flows().reader().childrenValues(worker.keys(), jobId());
+    }
+
+    @Override
+    public Uni<Map<String, String>> failedChildren() {
+        return worker.flows().reader().failedChildren(worker.keys(), jobId());
     }
 
     @Override

@@ -36,7 +36,7 @@ class MaintenanceTest extends QueueTestSupport {
 
         assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsExactlyInAnyOrderEntriesOf(Map.of(
                 JobState.WAITING, 2L, JobState.PAUSED, 0L, JobState.PRIORITIZED, 1L, JobState.DELAYED, 1L,
-                JobState.ACTIVE, 1L, JobState.COMPLETED, 1L, JobState.FAILED, 2L));
+                JobState.ACTIVE, 1L, JobState.COMPLETED, 1L, JobState.FAILED, 2L, JobState.WAITING_CHILDREN, 0L));
         assertThat(jobs.waiting()).hasSize(2);
     }
 

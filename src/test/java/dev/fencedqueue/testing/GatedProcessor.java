@@ -142,6 +142,26 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
+        public Uni<Integer> addChildren(java.util.List<dev.fencedqueue.queue.FlowJob> children) {
+            return context.addChildren(children);
+        }
+
+        @Override
+        public Uni<Void> moveToWaitingChildren() {
+            return context.moveToWaitingChildren();
+        }
+
+        @Override
+        public Uni<java.util.Map<String, String>> childrenValues() {
+            return context.childrenValues();
+        }
+
+        @Override
+        public Uni<java.util.Map<String, String>> failedChildren() {
+            return context.failedChildren();
+        }
+
+        @Override
         public java.util.Optional<String> resumePoint() {
             return context.resumePoint();
         }

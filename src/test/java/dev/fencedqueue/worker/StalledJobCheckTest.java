@@ -144,8 +144,8 @@ class StalledJobCheckTest extends QueueTestSupport {
         JobQueue other = redis.freshQueue();
         WorkerOptions every3s = TestWorkers.options("checker")
                 .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
-        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s);
-        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s);
+        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay());
+        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay());
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
@@ -172,7 +172,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
         StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), TestWorkers.options("checker")
-                .drainDelay(Duration.ofSeconds(2)).build());
+                .drainDelay(Duration.ofSeconds(2)).build(), queues.flows().relay());
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));

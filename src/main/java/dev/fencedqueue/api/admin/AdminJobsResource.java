@@ -92,7 +92,7 @@ public class AdminJobsResource {
         if (bulkConfig.queue().equals(queue)) {
             return bulkViews.of(jobQueue, jobId).map(view -> view);
         }
-        return jobQueue.requireJob(jobId).map(job -> JobStatusView.of(job, json));
+        return jobQueue.requireJob(jobId).chain(job -> JobStatusView.withChildren(job, jobQueue, json)).map(view -> view);
     }
 
     @GET

@@ -45,10 +45,10 @@ final class AdminParams {
             return absent;
         }
         try {
-            return JobState.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            return JobState.of(value.trim());
         } catch (IllegalArgumentException e) {
             throw new InvalidParameterException(field, "`" + field + "` must be a job state (waiting, paused, "
-                    + "prioritized, delayed, active, completed, failed), was " + value);
+                    + "prioritized, delayed, waiting-children, active, completed, failed), was " + value);
         }
     }
 

@@ -97,7 +97,8 @@ function queueRow(q) {
     const row = document.createElement("tr");
     row.dataset.queue = q.queue;
     const cells = [q.queue, q.counts.waiting + q.counts.paused + q.counts.prioritized, q.counts.active,
-        q.counts.delayed, q.counts.completed, q.counts.failed, q.paused ? "yes" : "no"];
+        q.counts.delayed, q.counts["waiting-children"] ?? 0, q.counts.completed, q.counts.failed,
+        q.paused ? "yes" : "no"];
     cells.forEach((value, i) => {
         const cell = document.createElement(i === 0 ? "th" : "td");
         if (i === 0) {
@@ -171,7 +172,13 @@ function describe(progress) {
 
 // ---- one job ----------------------------------------------------------------------------------------------------
 
-async function select(jobId) {
+async function select(jobId, queue = state.queue) {
+    if (queue !== state.queue) {
+        state.queue = queue;
+        $("queue").value = queue;
+        follow(queue);
+        await loadJobs();
+    }
     state.jobId = jobId;
     $("detail").hidden = false;
     $("detail-id").textContent = jobId;
@@ -208,6 +215,7 @@ async function loadDetail() {
     $("detail-chunks").textContent = progress.chunksDone ?? "";
     $("detail-single-flight").textContent = job.data && job.data.channel ? job.data.channel : "none";
     $("detail-reason").textContent = job.failedReason || "";
+    showFlow(job);
     const chunked = isChunked();
     if (chunked) {
         const bulk = await api(`/notifications/jobs/${state.jobId}`);
@@ -234,6 +242,35 @@ async function loadDetail() {
         line.textContent = `${e.event} (run ${e.fencingToken ?? "?"}) ${e.message || e.reason || resumed}`.trim();
         return line;
     }));
+}
+
+/** Shows a flow's links: a child's parent, a parent's children (each a link to its detail, in its own queue). */
+function showFlow(job) {
+    const parent = $("detail-parent");
+    if (job.parentId) {
+        parent.replaceChildren(jobLink(job.parentId, job.parentQueue, `${job.parentId} (${job.parentQueue})`));
+    } else {
+        parent.textContent = "none";
+    }
+    const children = job.children || [];
+    $("detail-children-section").hidden = children.length === 0;
+    $("detail-children").replaceChildren(...children.map((child) => {
+        const item = document.createElement("li");
+        const outcome = child.failedReason ? `: ${child.failedReason}` : "";
+        item.append(jobLink(child.jobId, child.queue, child.jobId), ` in ${child.queue}, `
+            + `${child.state ?? "removed"}${child.pending ? " (waited for)" : ""}${outcome}`);
+        return item;
+    }));
+}
+
+function jobLink(jobId, queue, text) {
+    const link = document.createElement("button");
+    link.type = "button";
+    link.className = "job-link";
+    link.textContent = text;
+    link.setAttribute("aria-label", `Show job ${jobId} of queue ${queue}`);
+    link.addEventListener("click", () => select(jobId, queue).catch(showError));
+    return link;
 }
 
 function jobPath(suffix = "") {
@@ -302,8 +339,8 @@ function follow(queue) {
             }
         }
     });
-    for (const name of ["waiting", "active", "completed", "failed", "aborted", "stalled", "removed", "delayed",
-        "paused", "resumed", "cleaned", "drained"]) {
+    for (const name of ["waiting", "waiting-children", "active", "completed", "failed", "aborted", "stalled", "removed",
+        "delayed", "paused", "resumed", "cleaned", "drained"]) {
         feed.addEventListener(name, () => scheduleRefresh());
     }
 }

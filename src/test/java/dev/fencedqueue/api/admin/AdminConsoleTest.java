@@ -51,6 +51,9 @@ class AdminConsoleTest {
     @PostgresTestResource.InjectPostgres
     NotificationRows rows;
 
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "fq.research.queue")
+    String researchQueue;
+
     @Test
     void operatorWatchesAbortsThrottlesAndResumesAFanOutThatEndsExactlyOnce() throws Exception {
         String channel = rows.channelWith(SUBSCRIBERS);
@@ -103,6 +106,48 @@ class AdminConsoleTest {
         assertThat(rows.rows("notification", jobId)).isEqualTo(SUBSCRIBERS);
         assertThat(rows.notExactlyOnce("notification", channel, jobId)).isZero();
         assertThat(rows.notExactlyOnce("push_outbox", channel, jobId)).isZero();
+    }
+
+    @Test
+    void operatorFollowsAFlowFromItsParentToItsChildrenAndBack() {
+        // The children go to a queue nobody serves: the parent keeps waiting for them while the operator looks.
+        String flowId = "console-flow-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        String childQueue = "console-parts-" + flowId.substring(flowId.length() - 8);
+        given().auth().preemptive().basic("admin", "admin").contentType(ContentType.JSON).body(Map.of("queue",
+                researchQueue, "name", "weekly-report", "options", Map.of("jobId", flowId), "children", java.util.List.of(
+                        Map.of("queue", childQueue, "name", "part", "key", "north"),
+                        Map.of("queue", childQueue, "name", "part", "key", "south"))))
+                .post("/admin/flows").then().statusCode(201);
+
+        // Through the redirect, as an operator types it: the console's own address carries no credentials, which
+        // Chromium would refuse to send requests from.
+        browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        await("the queues are listed").atMost(BROWSER_STEP).until(() -> !browser().findElements(By.cssSelector(
+                "#queue option[value='" + researchQueue + "']")).isEmpty());
+        browser().findElement(By.cssSelector("#queue option[value='" + researchQueue + "']")).click();
+        browser().findElement(By.cssSelector("input[name=state][value=waiting-children]")).click();
+        await("the parent is listed as waiting for its children").atMost(BROWSER_STEP).until(() -> Boolean.TRUE.equals(
+                browser().executeScript("return document.querySelector(`#jobs li[data-job-id='${arguments[0]}']`) !== null",
+                        flowId)));
+        browser().findElement(By.cssSelector("#jobs li[data-job-id='" + flowId + "'] .job-link")).click();
+        await().atMost(BROWSER_STEP).until(() -> "waiting-children".equals(text("detail-state"))
+                && text("detail-children").contains(flowId + ":south"));
+        assertThat(text("detail-children")).contains(flowId + ":north in " + childQueue + ", waiting (waited for)");
+        assertThat(text("detail-parent")).isEqualTo("none");
+
+        browser().findElement(By.cssSelector("#detail-children button[aria-label='Show job " + flowId + ":north of queue "
+                + childQueue + "']")).click();
+        await("the child's detail, with its parent").atMost(BROWSER_STEP).until(() -> text("detail-id").equals(flowId
+                + ":north") && text("detail-parent").equals(flowId + " (" + researchQueue + ")"));
+        assertThat(text("detail-state")).isEqualTo("waiting");
+        browser().findElement(By.cssSelector("#detail-parent button")).click();
+        await("back to the parent").atMost(BROWSER_STEP).until(() -> text("detail-id").equals(flowId));
+        assertThat(text("error")).isEmpty();
+
+        given().auth().preemptive().basic("admin", "admin").post("/admin/queues/" + researchQueue + "/jobs/" + flowId
+                + "/abort").then().statusCode(200);
+        given().auth().preemptive().basic("admin", "admin").get("/admin/queues/" + childQueue + "/jobs/" + flowId
+                + ":north").then().statusCode(200).body("state", org.hamcrest.Matchers.equalTo("aborted"));
     }
 
     @Test

@@ -53,7 +53,7 @@ class AdminQueuesTest extends QueueTestSupport {
                 .body("find { it.queue == '" + queue.name() + "' }.paused", equalTo(false))
                 .body("find { it.queue == '" + queue.name() + "' }.counts.delayed", equalTo(1))
                 .body("find { it.queue == '" + queue.name() + "' }.counts.keySet()",
-                        contains("waiting", "delayed", "prioritized", "active", "completed", "failed", "paused"));
+                        contains("waiting", "waiting-children", "delayed", "prioritized", "active", "completed", "failed", "paused"));
     }
 
     @Test

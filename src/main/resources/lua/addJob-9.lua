@@ -1,6 +1,10 @@
 --[[
   Adds a job to the queue, or returns the existing job for the same job id, idempotency key or
-  deduplication id, and appends a 'waiting' (or 'delayed') queue event for a new job.
+  deduplication id, and appends a 'waiting' (or 'delayed', 'waiting-children') queue event for a new job.
+  Flows (BullMQ's parent and child jobs): a job added with a parent records the parent's job key and what its
+  failure does to the parent; a job added with children starts in 'waiting-children', with every child key in
+  its ':children' and ':dependencies' sets and each child's spec in the queue's pending-children hash, from
+  which the service adds the children (in their own queues: FlowRelay) and to which it comes back after a crash.
 
   KEYS[1] wait list
   KEYS[2] delayed set
@@ -9,6 +13,8 @@
   KEYS[5] meta hash
   KEYS[6] job id counter
   KEYS[7] queue event stream
+  KEYS[8] waiting-children set (score: when the job began to wait, ms)
+  KEYS[9] pending-children hash (child job key -> the child's spec, JSON, until the child is added)
 
   ARGV[1]  key prefix of the queue, 'fq:{name}:'
   ARGV[2]  job id; '' lets the queue generate one from the counter
@@ -28,6 +34,9 @@
   ARGV[16] deduplication time to live (ms); 0 = until the job ends
   ARGV[17] timeout of one attempt (ms); 0 = none
   ARGV[18] maximum length of the queue event stream (entries)
+  ARGV[19] parent's job key ('<prefix>job:<id>', maybe of another queue); '' for a job without a parent
+  ARGV[20] what the job's failure does to its parent: 'fail' | 'ignore' | 'remove'
+  ARGV[21...] two per child, for a parent added with its children: the child's job key, its spec (JSON)
 
   Returns {jobId, code}: 1 the job was added; 0 it already existed (same job id, or an idempotency key
   still within its time to live); 2 it was deduplicated (a job with the same deduplication id is live,
@@ -68,7 +77,8 @@ end
 local now, nowText = nowMs()
 local delay = tonumber(ARGV[7])
 local priority = tonumber(ARGV[8])
-local state = delay > 0 and 'delayed' or (priority > 0 and 'prioritized' or 'waiting')
+local parked = #ARGV > 20
+local state = parked and 'waiting-children' or (delay > 0 and 'delayed' or (priority > 0 and 'prioritized' or 'waiting'))
 -- One HSET; numbers are passed as the ARGV text they came in (Lua would format them again). Fields at their default
 -- (0, or '0' for the flags) are left out, as every reader takes an absent field for its default: a smaller hash
 -- costs less to read, write and delete on every job.
@@ -80,6 +90,18 @@ for i = 1, #optional, 2 do
         fields[#fields + 1] = optional[i]
         fields[#fields + 1] = optional[i + 1]
     end
+end
+if ARGV[19] ~= '' then
+    fields[#fields + 1] = 'parentKey'
+    fields[#fields + 1] = ARGV[19]
+    if ARGV[20] ~= 'fail' then
+        fields[#fields + 1] = 'parentPolicy'
+        fields[#fields + 1] = ARGV[20]
+    end
+end
+if parked then
+    fields[#fields + 1] = 'hasChildren'
+    fields[#fields + 1] = '1'
 end
 if ARGV[13] ~= '' then
     fields[#fields + 1] = 'keepCompleted'
@@ -107,7 +129,16 @@ if dedupRef then
     end
 end
 
-if delay > 0 then
+if parked then
+    local children, dependencies = jobKey .. ':children', jobKey .. ':dependencies'
+    for i = 21, #ARGV, 2 do
+        redis.call('SADD', children, ARGV[i])
+        redis.call('SADD', dependencies, ARGV[i])
+        redis.call('HSET', KEYS[9], ARGV[i], ARGV[i + 1])
+    end
+    redis.call('ZADD', KEYS[8], nowText, jobId)
+    queueEvent(KEYS[7], ARGV[18], 'waiting-children', jobId)
+elseif delay > 0 then
     scheduleDelayed(KEYS[2], KEYS[4], jobId, now + delay)
     queueEvent(KEYS[7], ARGV[18], 'delayed', jobId, 'delay', ARGV[7])
 else

@@ -1,0 +1,185 @@
+package dev.fencedqueue.queue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.redis.LuaScript;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+
+/**
+ * Adds flows (BullMQ's {@code FlowProducer}): a parent together with its children, and the children a running job
+ * adds. The whole flow is checked before anything is written, so a bad job refuses it all. Then the parent is written
+ * first, in {@code waiting-children}, with every child as a dependency and each child's spec in its queue's
+ * pending-children hash, in one script: from then on the flow is accepted whole. Each child is then added in its own
+ * queue (maybe another Redis Cluster node) and its spec removed; a crash in between leaves specs that
+ * {@link FlowRelay#sweep} finds and adds (adding a child whose id exists adds nothing).
+ */
+public final class FlowProducer {
+
+    private final Queues queues;
+
+    FlowProducer(Queues queues) {
+        this.queues = queues;
+    }
+
+    /**
+     * Adds a flow: its root, and every child under it, each in its own queue.
+     *
+     * @param flow the root, not {@code null}; its {@code options.jobId} names it (else {@code flow-<uuid>}), each
+     *        child's id is {@code <parentId>:<key>}
+     * @return the root's job key with the ids of its children, once every job is added; fails with
+     *         {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable (a flow whose root was
+     *         written is then finished by the relay)
+     * @throws IllegalArgumentException naming the bad field by its path ({@code children[1].options.attempts}); then
+     *         nothing is written
+     */
+    public Uni<FlowNode> add(FlowJob flow) {
+        ObjectNode root = FlowSpecs.root(flow, queues.keyPrefix());
+        return write(root, "").map(ignored -> FlowNode.of(root));
+    }
+
+    /**
+     * Adds children to a running job, fenced (the {@code addChildren} script): a zombie run adds nothing, and a later
+     * run that adds the same children (same keys) adds none again.
+     *
+     * @param parent the job's queue
+     * @param parentId the job's id
+     * @param lockToken the run's lock token
+     * @param fencingToken the run's fencing token
+     * @param children the children, not empty; each id is {@code <parentId>:<key>}
+     * @return how many children were new to the job; fails with the {@link QueueException} of a refused write
+     *         ({@link StaleFencingTokenException}, {@link JobNotActiveException}, {@link JobNotFoundException})
+     * @throws IllegalArgumentException naming the bad field ({@code children[0].name}); then nothing is written
+     */
+    public Uni<Integer> addChildren(QueueKeys parent, String parentId, String lockToken, long fencingToken,
+            List<FlowJob> children) {
+        String parentKey = parent.job(parentId);
+        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, children, queues.keyPrefix());
+        List<String> args = new ArrayList<>(2 + 2 * specs.size());
+        args.add(lockToken);
+        args.add(Long.toString(fencingToken));
+        List<String> childKeys = new ArrayList<>(specs.size());
+        for (ObjectNode spec : specs) {
+            String childKey = queues.keys(spec.get("queue").asText()).job(spec.get("jobId").asText());
+            childKeys.add(childKey);
+            args.add(childKey);
+            args.add(spec.toString());
+        }
+        return queues.scripts().run(LuaScript.ADD_CHILDREN, List.of(parent.job(parentId), parent.children(parentId),
+                parent.dependencies(parentId), parent.pendingChildren()), args)
+                .map(reply -> {
+                    long code = reply.toLong();
+                    if (code < 0) {
+                        throw ScriptErrors.toException(LuaScript.ADD_CHILDREN, parent.queue(), parentId, code,
+                                fencingToken);
+                    }
+                    return (int) code;
+                })
+                .call(added -> addPending(parent, childKeys));
+    }
+
+    /**
+     * Parks a running job until its children ended (the {@code moveToWaitingChildren} script), fenced.
+     *
+     * @param queue the job's queue
+     * @param jobId the job's id
+     * @param lockToken the run's lock token
+     * @param fencingToken the run's fencing token
+     * @return {@code true} when parked, {@code false} when no child is pending (the job stays active); fails with
+     *         {@link ChildFailedException} when a child failed the job, and with the {@link QueueException} of a refused
+     *         write
+     */
+    public Uni<Boolean> moveToWaitingChildren(QueueKeys queue, String jobId, String lockToken, long fencingToken) {
+        return queues.scripts().run(LuaScript.MOVE_TO_WAITING_CHILDREN,
+                List.of(queue.active(), queue.job(jobId), queue.dependencies(jobId), queue.waitingChildren(),
+                        queue.events(), queue.marker(), queue.meta(), queue.waitList(), queue.prioritized()),
+                List.of(jobId, lockToken, Long.toString(fencingToken), queues.context(queue.queue()).queueEventsArg()))
+                .map(reply -> {
+                    long code = reply.get(0).toLong();
+                    if (code < 0) {
+                        throw ScriptErrors.toException(LuaScript.MOVE_TO_WAITING_CHILDREN, queue.queue(), jobId, code,
+                                fencingToken);
+                    }
+                    if (code == 2) {
+                        throw new ChildFailedException(reply.get(1).toString());
+                    }
+                    return code == 1;
+                });
+    }
+
+    /**
+     * Adds the children whose specs still wait in a queue's pending-children hash (after a crash, or a write that
+     * failed), each only while it is still a pending dependency of a parent that has not ended, then removes the
+     * specs.
+     *
+     * @param parent the queue of the parents
+     * @param childKeys the child job keys to look for
+     * @return completes when done
+     */
+    public Uni<Void> addPending(QueueKeys parent, List<String> childKeys) {
+        if (childKeys.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return Uni.join().all(childKeys.stream().map(childKey -> addPending(parent, childKey)).toList())
+                .andCollectFailures().replaceWithVoid();
+    }
+
+    private Uni<Void> addPending(QueueKeys parent, String childKey) {
+        return queues.redis().send(Request.cmd(Command.HGET).arg(parent.pendingChildren()).arg(childKey))
+                .chain(stored -> {
+                    if (stored == null) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    JsonNode spec = FlowSpecs.parse(queues.json(), stored.toString());
+                    JobKey parentKey = JobKey.parse(spec.get("parentKey").asText());
+                    Request member = Request.cmd(Command.SISMEMBER).arg(parent.dependencies(parentKey.jobId())).arg(childKey);
+                    Request state = Request.cmd(Command.HGET).arg(parent.job(parentKey.jobId())).arg("state");
+                    return Uni.combine().all().unis(queues.redis().send(member), queues.redis().send(state)).asTuple()
+                            .chain(read -> read.getItem1().toInteger() == 1 && read.getItem2() != null
+                                    && !JobState.of(read.getItem2().toString()).isTerminal()
+                                            ? write(spec, spec.get("parentKey").asText())
+                                            : Uni.createFrom().voidItem())
+                            .chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(parent.pendingChildren())
+                                    .arg(childKey)))
+                            .replaceWithVoid();
+                });
+    }
+
+    /**
+     * Writes one job of a flow and, when it has children, the children after it (their specs first go to the
+     * pending-children hash with the job, and leave it once all of them are added).
+     */
+    private Uni<Void> write(JsonNode spec, String parentKey) {
+        JobQueue queue = queues.queue(spec.get("queue").asText());
+        String jobKey = queue.keys().job(spec.get("jobId").asText());
+        List<JsonNode> children = FlowSpecs.childrenOf(spec);
+        List<String> pairs = new ArrayList<>(2 * children.size());
+        List<String> childKeys = new ArrayList<>(children.size());
+        for (JsonNode child : children) {
+            ((ObjectNode) child).put("parentKey", jobKey);
+            String childKey = queues.keys(child.get("queue").asText()).job(child.get("jobId").asText());
+            childKeys.add(childKey);
+            pairs.add(childKey);
+            pairs.add(child.toString());
+        }
+        Uni<AddResult> added = queue.add(spec.get("name").asText(), spec.get("data"), FlowSpecs.options(spec),
+                parentKey, ParentPolicy.of(spec.path("policy").asText(null)), pairs);
+        if (children.isEmpty()) {
+            return added.replaceWithVoid();
+        }
+        return added.chain(result -> {
+            if (!result.created()) {
+                // Written before (the same flow added twice, or a retry): finish what that add may have left.
+                return addPending(queue.keys(), childKeys);
+            }
+            Request done = Request.cmd(Command.HDEL).arg(queue.keys().pendingChildren());
+            childKeys.forEach(done::arg);
+            return Uni.join().all(children.stream().map(child -> write(child, jobKey)).toList()).andCollectFailures()
+                    .chain(() -> queues.redis().send(done)).replaceWithVoid();
+        });
+    }
+}

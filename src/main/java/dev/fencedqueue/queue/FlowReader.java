@@ -1,0 +1,92 @@
+package dev.fencedqueue.queue;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.redis.Replies;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+
+/** Reads a flow's parent's children (BullMQ's {@code getChildrenValues}, {@code getDependencies}). */
+public final class FlowReader {
+
+    private final Queues queues;
+
+    FlowReader(Queues queues) {
+        this.queues = queues;
+    }
+
+    /**
+     * One child of a parent.
+     *
+     * @param queue its queue
+     * @param jobId its id
+     * @param state its state, {@code null} when the job is gone (removed by its retention)
+     * @param returnValue its return value (JSON) once completed, else {@code null}
+     * @param failedReason why it failed or was aborted, else {@code null}
+     * @param pending whether the parent still waits for it
+     */
+    public record Child(String queue, String jobId, JobState state, String returnValue, String failedReason,
+            boolean pending) {
+    }
+
+    /**
+     * @param parent the parent's queue
+     * @param parentId the parent's id
+     * @return child job key -> return value (JSON) of each completed child; empty when none
+     */
+    public Uni<Map<String, String>> childrenValues(QueueKeys parent, String parentId) {
+        return hash(parent.processed(parentId));
+    }
+
+    /**
+     * @param parent the parent's queue
+     * @param parentId the parent's id
+     * @return child job key -> reason of each child that failed and that the parent ignored (or that failed it)
+     */
+    public Uni<Map<String, String>> failedChildren(QueueKeys parent, String parentId) {
+        return hash(parent.failedChildren(parentId));
+    }
+
+    /**
+     * @param parent the parent's queue
+     * @param parentId the parent's id
+     * @return every child the parent ever had (a dependency removed on failure included), by queue and id; each read
+     *         from its own queue, its result from the parent's records when the child is gone
+     */
+    public Uni<List<Child>> children(QueueKeys parent, String parentId) {
+        Uni<Response> members = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.children(parentId)));
+        Uni<Response> pending = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.dependencies(parentId)));
+        return Uni.combine().all().unis(members, pending, childrenValues(parent, parentId),
+                failedChildren(parent, parentId)).asTuple().chain(all -> {
+                    List<String> keys = Replies.elements(all.getItem1()).stream().map(Response::toString).sorted().toList();
+                    java.util.Set<String> waiting = new java.util.HashSet<>();
+                    Replies.elements(all.getItem2()).forEach(key -> waiting.add(key.toString()));
+                    if (keys.isEmpty()) {
+                        return Uni.createFrom().item(List.<Child>of());
+                    }
+                    List<Uni<Child>> reads = new ArrayList<>(keys.size());
+                    for (String key : keys) {
+                        JobKey child = JobKey.parse(key);
+                        QueueKeys childKeys = queues.keys(child.queue());
+                        reads.add(queues.redis().send(Request.cmd(Command.HMGET).arg(childKeys.job(child.jobId()))
+                                .arg("state").arg("returnvalue").arg("failedReason")).map(fields -> new Child(
+                                        child.queue(), child.jobId(), fields.get(0) == null ? null
+                                                : JobState.of(fields.get(0).toString()),
+                                        fields.get(1) != null ? fields.get(1).toString() : all.getItem3().get(key),
+                                        fields.get(2) != null ? fields.get(2).toString() : all.getItem4().get(key),
+                                        waiting.contains(key))));
+                    }
+                    return Uni.join().all(reads).andFailFast()
+                            .map(list -> list.stream().sorted(Comparator.comparing(Child::jobId)).toList());
+                });
+    }
+
+    private Uni<Map<String, String>> hash(String key) {
+        return queues.redis().send(Request.cmd(Command.HGETALL).arg(key)).map(Replies::toStringMap);
+    }
+}

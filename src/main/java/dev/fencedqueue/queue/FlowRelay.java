@@ -1,0 +1,122 @@
+package dev.fencedqueue.queue;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.Replies;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import org.jboss.logging.Logger;
+
+/**
+ * Delivers a flow's child endings to their parents, and finishes what a crash left half done. A script that ends a
+ * child leaves a notice in the child's queue ({@code parent-notices}); {@link #deliver} runs {@code childEnded} in the
+ * parent's queue (maybe another Redis Cluster node), then removes the notice. A worker delivers at once the endings
+ * it writes; {@link #sweep}, which every worker runs each stalled interval, delivers the rest (a process killed
+ * between the two steps, a job ended by the stalled-job check) and adds the children whose specs an add left behind.
+ * Delivering twice changes nothing.
+ */
+public final class FlowRelay {
+
+    private static final Logger LOG = Logger.getLogger(FlowRelay.class);
+
+    private final Queues queues;
+    private final FlowProducer producer;
+    /** Per queue, the pending children the last sweep saw: a spec still there at the next sweep was left behind. */
+    private final Map<String, Set<String>> seenPending = new ConcurrentHashMap<>();
+
+    FlowRelay(Queues queues, FlowProducer producer) {
+        this.queues = queues;
+        this.producer = producer;
+    }
+
+    /**
+     * Delivers the ending of one child to its parent, when the child left a notice (and, when that failed the
+     * parent, the parent's ending to its own parent).
+     *
+     * @param child the child's queue
+     * @param childId the child's id
+     * @return completes when delivered, or at once when there is no notice
+     */
+    public Uni<Void> deliver(QueueKeys child, String childId) {
+        return queues.redis().send(Request.cmd(Command.HGET).arg(child.parentNotices()).arg(childId))
+                .chain(stored -> stored == null ? Uni.createFrom().voidItem() : deliver(child, childId, stored));
+    }
+
+    private Uni<Void> deliver(QueueKeys child, String childId, Response stored) {
+        JsonNode notice = FlowSpecs.parse(queues.json(), stored.toString());
+        JobKey parent = JobKey.parse(notice.get("parentKey").asText());
+        QueueContext ctx = queues.context(parent.queue());
+        QueueKeys keys = ctx.keys();
+        String parentId = parent.jobId();
+        return queues.scripts().run(LuaScript.CHILD_ENDED,
+                List.of(keys.job(parentId), keys.dependencies(parentId), keys.processed(parentId),
+                        keys.failedChildren(parentId), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(),
+                        keys.waitingChildren(), keys.failed(), keys.events(parentId), keys.events()),
+                List.of(keys.prefix(), parentId, child.job(childId), notice.get("outcome").asText(),
+                        notice.get("value").asText(), notice.path("policy").asText("fail"), ctx.streamLengthArg(),
+                        ctx.queueEventsArg()))
+                .chain(code -> code.toInteger() == 3 ? deliver(keys, parentId) : Uni.createFrom().voidItem())
+                .chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(child.parentNotices()).arg(childId)))
+                .replaceWithVoid();
+    }
+
+    /**
+     * Delivers every notice a queue holds, and adds the children that an earlier sweep of this instance already
+     * saw waiting in its pending-children hash (an add that did not finish).
+     *
+     * @param queue the queue
+     * @return completes when done; a failed delivery is logged and tried again at the next sweep
+     */
+    public Uni<Void> sweep(QueueKeys queue) {
+        Uni<Void> notices = queues.redis().send(Request.cmd(Command.HKEYS).arg(queue.parentNotices()))
+                .chain(ids -> Uni.join().all(Replies.elements(ids).stream().map(id -> deliver(queue, id.toString()))
+                        .toList()).andCollectFailures())
+                .replaceWithVoid();
+        Uni<Void> pending = queues.redis().send(Request.cmd(Command.HKEYS).arg(queue.pendingChildren()))
+                .chain(keys -> {
+                    Set<String> now = new HashSet<>();
+                    Replies.elements(keys).forEach(key -> now.add(key.toString()));
+                    Set<String> before = seenPending.put(queue.queue(), now);
+                    Set<String> left = new HashSet<>(now);
+                    left.retainAll(before == null ? Set.of() : before);
+                    return producer.addPending(queue, List.copyOf(left));
+                });
+        return Uni.join().all(notices, pending).andCollectFailures().replaceWithVoid()
+                .onFailure().invoke(failure -> LOG.debugf("flow sweep of queue %s: %s", queue.queue(),
+                        failure.getMessage()))
+                .onFailure().recoverWithNull();
+    }
+
+    /**
+     * What follows the abort of a job: its children that have not ended are aborted too (each in its queue, and
+     * theirs in turn), and its own ending is delivered to its parent.
+     *
+     * @param queue the job's queue
+     * @param jobId the job's id
+     * @param reason why it was aborted
+     * @return completes when done (children already ended, or gone, are skipped)
+     */
+    Uni<Void> aborted(QueueKeys queue, String jobId, String reason) {
+        Uni<Void> children = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(queue.dependencies(jobId)))
+                .chain(members -> {
+                    List<Uni<Void>> aborts = Replies.elements(members).stream().map(member -> {
+                        JobKey child = JobKey.parse(member.toString());
+                        return queues.lookup(child.queue()).abort(child.jobId(), "parent " + jobId + " aborted: " + reason)
+                                .replaceWithVoid()
+                                .onFailure(f -> f instanceof JobFinishedException || f instanceof JobNotFoundException)
+                                .recoverWithNull();
+                    }).toList();
+                    return aborts.isEmpty() ? Uni.createFrom().voidItem()
+                            : Uni.join().all(aborts).andCollectFailures().replaceWithVoid();
+                });
+        return children.chain(() -> deliver(queue, jobId));
+    }
+}
