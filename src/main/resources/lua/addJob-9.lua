@@ -36,7 +36,9 @@
   ARGV[18] maximum length of the queue event stream (entries)
   ARGV[19] parent's job key ('<prefix>job:<id>', maybe of another queue); '' for a job without a parent
   ARGV[20] what the job's failure does to its parent: 'fail' | 'ignore' | 'remove'
-  ARGV[21...] two per child, for a parent added with its children: the child's job key, its spec (JSON)
+  ARGV[21] id of the job scheduler that produced the job; '' for none
+  ARGV[22] the scheduler's tick the job is for (ms since the epoch); '' for none
+  ARGV[23...] two per child, for a parent added with its children: the child's job key, its spec (JSON)
 
   Returns {jobId, code}: 1 the job was added; 0 it already existed (same job id, or an idempotency key
   still within its time to live); 2 it was deduplicated (a job with the same deduplication id is live,
@@ -46,106 +48,6 @@
 --- @include "pushReady"
 --- @include "scheduleDelayed"
 --- @include "queueEvent"
+--- @include "addJobCore"
 
-local prefix = ARGV[1]
-local idempotencyRef
-if ARGV[11] ~= '' then
-    idempotencyRef = prefix .. 'idempotency:' .. ARGV[11]
-    local existing = redis.call('GET', idempotencyRef)
-    if existing then
-        return {existing, 0}
-    end
-end
-local dedupRef
-if ARGV[15] ~= '' then
-    dedupRef = prefix .. 'dedup:' .. ARGV[15]
-    local existing = redis.call('GET', dedupRef)
-    if existing then
-        return {existing, 2}
-    end
-end
-
-local jobId = ARGV[2]
-if jobId == '' then
-    jobId = string.format('%d', redis.call('INCR', KEYS[6]))
-end
-local jobKey = prefix .. 'job:' .. jobId
-if redis.call('EXISTS', jobKey) == 1 then
-    return {jobId, 0}
-end
-
-local now, nowText = nowMs()
-local delay = tonumber(ARGV[7])
-local priority = tonumber(ARGV[8])
-local parked = #ARGV > 20
-local state = parked and 'waiting-children' or (delay > 0 and 'delayed' or (priority > 0 and 'prioritized' or 'waiting'))
--- One HSET; numbers are passed as the ARGV text they came in (Lua would format them again). Fields at their default
--- (0, or '0' for the flags) are left out, as every reader takes an absent field for its default: a smaller hash
--- costs less to read, write and delete on every job.
-local fields = {'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5], 'timestamp', nowText, 'attempts', ARGV[6],
-    'state', state}
-local optional = {'delay', ARGV[7], 'priority', ARGV[8], 'lifo', ARGV[9], 'events', ARGV[10], 'timeout', ARGV[17]}
-for i = 1, #optional, 2 do
-    if optional[i + 1] ~= '0' then
-        fields[#fields + 1] = optional[i]
-        fields[#fields + 1] = optional[i + 1]
-    end
-end
-if ARGV[19] ~= '' then
-    fields[#fields + 1] = 'parentKey'
-    fields[#fields + 1] = ARGV[19]
-    if ARGV[20] ~= 'fail' then
-        fields[#fields + 1] = 'parentPolicy'
-        fields[#fields + 1] = ARGV[20]
-    end
-end
-if parked then
-    fields[#fields + 1] = 'hasChildren'
-    fields[#fields + 1] = '1'
-end
-if ARGV[13] ~= '' then
-    fields[#fields + 1] = 'keepCompleted'
-    fields[#fields + 1] = ARGV[13]
-end
-if ARGV[14] ~= '' then
-    fields[#fields + 1] = 'keepFailed'
-    fields[#fields + 1] = ARGV[14]
-end
-if dedupRef then
-    fields[#fields + 1] = 'dedupId'
-    fields[#fields + 1] = ARGV[15]
-    fields[#fields + 1] = 'dedupTtl'
-    fields[#fields + 1] = ARGV[16]
-end
-redis.call('HSET', jobKey, unpack(fields))
-if idempotencyRef then
-    redis.call('SET', idempotencyRef, jobId, 'PX', ARGV[12])
-end
-if dedupRef then
-    if tonumber(ARGV[16]) > 0 then
-        redis.call('SET', dedupRef, jobId, 'PX', ARGV[16])
-    else
-        redis.call('SET', dedupRef, jobId)
-    end
-end
-
-if parked then
-    local children, dependencies = jobKey .. ':children', jobKey .. ':dependencies'
-    for i = 21, #ARGV, 2 do
-        redis.call('SADD', children, ARGV[i])
-        redis.call('SADD', dependencies, ARGV[i])
-        redis.call('HSET', KEYS[9], ARGV[i], ARGV[i + 1])
-    end
-    redis.call('ZADD', KEYS[8], nowText, jobId)
-    queueEvent(KEYS[7], ARGV[18], 'waiting-children', jobId)
-elseif delay > 0 then
-    scheduleDelayed(KEYS[2], KEYS[4], jobId, now + delay)
-    queueEvent(KEYS[7], ARGV[18], 'delayed', jobId, 'delay', ARGV[7])
-else
-    pushReady(KEYS[1], KEYS[3], KEYS[4], KEYS[5], jobId, priority, ARGV[9] == '1')
-    if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
-        redis.call('ZREM', KEYS[4], '0')
-    end
-    queueEvent(KEYS[7], ARGV[18], 'waiting', jobId)
-end
-return {jobId, 1}
+return addJobCore(KEYS, ARGV)

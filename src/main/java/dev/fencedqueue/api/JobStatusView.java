@@ -44,12 +44,14 @@ import io.smallrye.mutiny.Uni;
  * @param children a flow's parent's children (each {@code jobId}, {@code queue}, {@code state} ({@code null} once the
  *        child was removed), {@code result} or {@code failedReason}, {@code pending}: whether the parent still waits
  *        for it), or absent for a job without children (and in lists)
+ * @param schedulerId the job scheduler that produced the job, or absent
+ * @param tick the scheduler's tick the job was produced for (ms since the epoch), or absent
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
         JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens,
-        String parentId, String parentQueue, List<Child> children) {
+        String parentId, String parentQueue, List<Child> children, String schedulerId, Long tick) {
 
     /**
      * One child of a flow's parent.
@@ -77,7 +79,7 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
                 job.processedOn(), job.finishedOn(), tokens(job, json), parent == null ? null : parent.jobId(),
-                parent == null ? null : parent.queue(), null);
+                parent == null ? null : parent.queue(), null, job.schedulerId(), job.tick());
     }
 
     /**
@@ -94,7 +96,7 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
                 child.failedReason(), child.pending())).toList();
         return new JobStatusView(jobId, name, state, data, fencingToken, attempts, attemptsMade, attemptsStarted,
                 stalledCounter, workerId, progress, result, failedReason, timestamp, processedOn, finishedOn, tokens,
-                parentId, parentQueue, views);
+                parentId, parentQueue, views, schedulerId, tick);
     }
 
     /**

@@ -67,6 +67,15 @@ public interface WorkerConfig {
     Duration drainTimeout();
 
     /**
+     * How late a job scheduler's tick may be produced before it counts as missed (no instance produced it in time:
+     * all were down, Redis restarted): a later tick is produced late, and several due ticks one after the other; a
+     * missed tick follows its scheduler's {@code missed} policy ({@code run-once} or {@code skip}) and the scheduler
+     * goes on from its first tick after now.
+     */
+    @WithDefault("1m")
+    Duration schedulerMissedAfter();
+
+    /**
      * A queue this instance also serves with a no-op processor, which completes each job at once without work
      * (its {@code returnValue} is {@code null}). It measures what the queue itself costs on a deployment, with no
      * LLM or database in the way (the benchmark's native and JVM throughput), and smoke-tests a new deployment's

@@ -14,4 +14,9 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 // Written to Redis and read back by Jackson outside the REST layer: the native image needs it registered.
 @RegisterForReflection
 public record FanOut(String channel, String message, int chunkSize, Throttle throttle) {
+
+    /** A fan-out's data without a throttle (a scheduler's template may leave it out) is paced by none. */
+    public FanOut {
+        throttle = throttle == null ? Throttle.NONE : throttle;
+    }
 }

@@ -34,11 +34,14 @@ import java.util.TreeMap;
  *        {@code tokens:*} fields), empty when none were counted
  * @param parentKey the job key of its parent ({@code <prefix>:{<queue>}:job:<id>}, see {@link JobKey}) when it is a
  *        flow's child, else {@code null}
+ * @param schedulerId the job scheduler that produced it, else {@code null}
+ * @param tick the scheduler's tick it was produced for, ms since the epoch, else {@code null}
  */
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
-        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, String parentKey) {
+        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, String parentKey,
+        String schedulerId, Long tick) {
 
     private static final String TOKENS = "tokens:";
 
@@ -59,7 +62,8 @@ public record Job(String queue, String id, String name, String data, String opti
                 hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
                 "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
-                longField(hash, "timeout", 0L), tokens(hash), hash.get("parentKey"));
+                longField(hash, "timeout", 0L), tokens(hash), hash.get("parentKey"),
+                hash.get("schedulerId"), longField(hash, "tick", null));
     }
 
     private static Map<String, Long> tokens(Map<String, String> hash) {

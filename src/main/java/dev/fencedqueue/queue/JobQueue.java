@@ -78,6 +78,38 @@ public class JobQueue {
      */
     Uni<AddResult> add(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
             List<String> children) {
+        List<String> args = addArgs(name, data, options, parentKey, policy, "", "");
+        args.addAll(children);
+        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(), args)
+                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+    }
+
+    /**
+     * Adds a job a scheduler produced outside its ticks (run now).
+     *
+     * @param schedulerId the scheduler's id
+     * @param tick the time it stands for, ms since the epoch
+     */
+    Uni<AddResult> addScheduled(String name, Object data, JobOptions options, String schedulerId, long tick) {
+        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(),
+                addArgs(name, data, options, "", ParentPolicy.FAIL, schedulerId, Long.toString(tick)))
+                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+    }
+
+    /** @return the KEYS of {@code addJob} for this queue */
+    List<String> addKeys() {
+        return List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
+                keys.events(), keys.waitingChildren(), keys.pendingChildren());
+    }
+
+    /**
+     * @return the ARGV of {@code addJob} up to the children (a mutable list, to append them to); {@code schedulerId}
+     *         and {@code tick} ({@code ""} for none) name the scheduler tick that produced the job
+     * @throws IllegalArgumentException when {@code name} is blank, {@code options} is {@code null} or {@code data}
+     *         cannot be serialized
+     */
+    List<String> addArgs(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
+            String schedulerId, String tick) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("`name` must not be blank");
         }
@@ -85,7 +117,7 @@ public class JobQueue {
             throw new IllegalArgumentException("`options` must not be null");
         }
         Deduplication dedup = options.deduplication();
-        List<String> args = new java.util.ArrayList<>(20 + children.size());
+        List<String> args = new java.util.ArrayList<>(24);
         java.util.Collections.addAll(args, keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
                 toJson(data), toJson(describe(options)), Integer.toString(options.attempts()),
                 Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
@@ -95,12 +127,8 @@ public class JobQueue {
                 options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
                 options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
-                parentKey, policy.value());
-        args.addAll(children);
-        return ctx.scripts().runReplicated(LuaScript.ADD_JOB,
-                List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
-                        keys.events(), keys.waitingChildren(), keys.pendingChildren()), args)
-                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+                parentKey, policy.value(), schedulerId, tick);
+        return args;
     }
 
     /**

@@ -20,6 +20,9 @@ import java.util.regex.Pattern;
  * fq:{q}:failed       zset   failed and aborted jobs (score: finish time, ms), for retention
  * fq:{q}:stalled      set    active jobs seen by the last stalled-job check
  * fq:{q}:stalled-check string  set PX stalled-interval by whoever ran the check
+ * fq:{q}:schedulers   hash   job scheduler id -> spec (JSON)
+ * fq:{q}:schedules    zset   job scheduler id -> next tick (ms since the epoch)
+ * fq:{q}:scheduler:ID hash   a job scheduler's state: ticks, lastJobId, lastTick, paused, ended, skipped
  * fq:{q}:meta         hash   queue settings (paused, counters)
  * fq:{q}:id           string job id counter
  * fq:{q}:events       stream queue events (waiting, active, progress, completed, failed, ...)
@@ -154,6 +157,21 @@ public record QueueKeys(String queue, String prefix) {
 
     public String pendingChildren() {
         return prefix + "pending-children";
+    }
+
+    /** @return job schedulers: id -> spec (JSON) */
+    public String schedulers() {
+        return prefix + "schedulers";
+    }
+
+    /** @return job schedulers' next ticks: id -> tick, ms since the epoch (absent while paused or ended) */
+    public String schedules() {
+        return prefix + "schedules";
+    }
+
+    /** @return a job scheduler's state: ticks, lastJobId, lastTick, paused, ended, skipped, skippedBecause */
+    public String schedulerState(String schedulerId) {
+        return prefix + "scheduler:" + schedulerId;
     }
 
     public String meta() {

@@ -22,6 +22,7 @@ public class Queues {
     private final int maxQueueEvents;
     private final Map<String, JobQueue> queues = new ConcurrentHashMap<>();
     private final Flows flows;
+    private final JobSchedulers schedulers;
 
     public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
             EventsConfig events) {
@@ -32,6 +33,12 @@ public class Queues {
         this.maxStreamLength = events.maxStreamLength();
         this.maxQueueEvents = events.queueStreamMaxLength();
         this.flows = new Flows(this);
+        this.schedulers = new JobSchedulers(this);
+    }
+
+    /** @return job schedulers over all queues */
+    public JobSchedulers schedulers() {
+        return schedulers;
     }
 
     /** @return flows: adding a parent with its children, delivering children's endings to their parents */

@@ -33,6 +33,10 @@ public enum LuaScript {
     ADD_CHILDREN("addChildren", 4),
     CHILD_ENDED("childEnded", 12),
     MOVE_TO_WAITING_CHILDREN("moveToWaitingChildren", 9),
+    UPSERT_SCHEDULER("upsertScheduler", 3),
+    REMOVE_SCHEDULER("removeScheduler", 3),
+    PAUSE_SCHEDULER("pauseScheduler", 3),
+    PRODUCE_TICK("produceTick", 11),
     /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
     COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
 

@@ -54,6 +54,7 @@ public final class Worker {
     private final JobEnding ending;
     private final AttemptHost host;
     private final Flows flows;
+    private final SchedulerTicker ticker;
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
@@ -82,6 +83,7 @@ public final class Worker {
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         this.flows = queues.flows();
+        this.ticker = new SchedulerTicker(queues.schedulers(), keys, vertx, options.schedulerMissedAfter().toMillis());
         this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay());
         this.finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
@@ -192,6 +194,7 @@ public final class Worker {
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
             stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> stalledJobChecker.checkAndLog());
             stalledJobChecker.checkAndLog();
+            ticker.start();
             fetcher.requestFetch();
             LOG.infof("worker %s started on queue %s (concurrency %d, lock %s, renew every %s)", id(), queue(),
                     options.concurrency(), options.lockDuration(), options.lockRenewInterval());
@@ -244,6 +247,7 @@ public final class Worker {
             closing = true;
             updateAccepting();
             fetcher.stop();
+            ticker.stop();
             markerWaiter.close().subscribe().with(v -> {
             }, f -> {
             });

@@ -149,6 +149,21 @@ public class WorkerManager {
         return Infrastructure.getDefaultWorkerPool();
     }
 
+    /**
+     * @return the queues this service has a processor for: its {@link JobProcessor} beans' (whether or not this
+     *         instance runs workers: every instance of the service has the same), the no-op queue, and the queues of
+     *         the workers created here
+     */
+    public java.util.Set<String> processedQueues() {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (JobProcessor processor : processors) {
+            names.add(processor.queue());
+        }
+        config.noopQueue().filter(queue -> !queue.isBlank()).ifPresent(names::add);
+        workers.forEach(worker -> names.add(worker.queue()));
+        return names;
+    }
+
     /** @return the workers currently managed */
     public List<Worker> workers() {
         return List.copyOf(workers);

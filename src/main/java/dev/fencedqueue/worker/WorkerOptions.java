@@ -18,10 +18,11 @@ import dev.fencedqueue.config.WorkerConfig;
  * @param drainDelay longest block on the marker before looking at the queue again
  * @param shutdownMode what {@link Worker#close()} does with running jobs
  * @param drainTimeout longest a draining worker waits for its running jobs
+ * @param schedulerMissedAfter how late a job scheduler's tick may be produced before it counts as missed
  */
 public record WorkerOptions(String workerId, int concurrency, Duration lockDuration, Duration lockRenewInterval,
         Duration stalledInterval, int maxStalledCount, Duration drainDelay, ShutdownMode shutdownMode,
-        Duration drainTimeout) {
+        Duration drainTimeout, Duration schedulerMissedAfter) {
 
     /**
      * @throws IllegalArgumentException when {@code workerId} is blank, {@code concurrency} below 1, the renewal
@@ -44,12 +45,16 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
         if (shutdownMode == null || drainTimeout == null || drainTimeout.isNegative()) {
             throw new IllegalArgumentException("`shutdownMode` must not be null and `drainTimeout` not negative");
         }
+        if (schedulerMissedAfter == null || schedulerMissedAfter.isNegative()) {
+            throw new IllegalArgumentException("`schedulerMissedAfter` must not be null or negative");
+        }
     }
 
     /**
      * @param workerId the worker id, must not be blank (checked by {@link Builder#build()})
      * @return a builder with the defaults of {@link WorkerConfig}: concurrency 4, lock 30 s renewed every 10 s,
-     *         stalled check every 15 s, one stall allowed, drain delay 5 s, hand-back on shutdown, drain timeout 25 s
+     *         stalled check every 15 s, one stall allowed, drain delay 5 s, hand-back on shutdown, drain timeout 25 s,
+     *         a scheduler tick missed once 1 min late
      */
     public static Builder builder(String workerId) {
         return new Builder(workerId);
@@ -66,6 +71,7 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
                 .stalledCheck(config.stalledInterval(), config.maxStalledCount())
                 .drainDelay(config.drainDelay())
                 .shutdown(config.shutdownMode(), config.drainTimeout())
+                .schedulerMissedAfter(config.schedulerMissedAfter())
                 .build();
     }
 
@@ -84,6 +90,7 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
         private Duration drainDelay = Duration.ofSeconds(5);
         private ShutdownMode shutdownMode = ShutdownMode.HAND_BACK;
         private Duration drainTimeout = Duration.ofSeconds(25);
+        private Duration schedulerMissedAfter = Duration.ofMinutes(1);
 
         private Builder(String workerId) {
             this.workerId = workerId;
@@ -137,13 +144,19 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
             return this;
         }
 
+        /** @param value how late a job scheduler's tick may be produced before it counts as missed */
+        public Builder schedulerMissedAfter(Duration value) {
+            this.schedulerMissedAfter = value;
+            return this;
+        }
+
         /**
          * @return the options
          * @throws IllegalArgumentException as {@link WorkerOptions#WorkerOptions} does
          */
         public WorkerOptions build() {
             return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
-                    maxStalledCount, drainDelay, shutdownMode, drainTimeout);
+                    maxStalledCount, drainDelay, shutdownMode, drainTimeout, schedulerMissedAfter);
         }
     }
 }

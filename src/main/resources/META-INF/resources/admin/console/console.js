@@ -121,6 +121,49 @@ function queueRow(q) {
     return row;
 }
 
+// ---- schedules --------------------------------------------------------------------------------------------------
+
+async function loadSchedules() {
+    const schedulers = await api("/admin/schedulers");
+    $("schedules").tBodies[0].replaceChildren(...schedulers.map(scheduleRow));
+    $("no-schedules").hidden = schedulers.length > 0;
+}
+
+function scheduleRow(s) {
+    const row = document.createElement("tr");
+    row.dataset.scheduler = s.id;
+    const every = s.pattern ?? `every ${s.every} ms`;
+    const next = s.paused ? "paused" : (s.next ? new Date(s.next).toISOString() : "none (ended)");
+    const last = s.lastJobId ? `${s.lastJobId} (${s.lastJobState ?? "removed"})` : "none";
+    [s.id, s.queue, every, s.tz ?? "", next, s.ticks, last].forEach((value, i) => {
+        const cell = document.createElement(i === 0 ? "th" : "td");
+        if (i === 0) {
+            cell.scope = "row";
+        }
+        cell.textContent = value;
+        row.append(cell);
+    });
+    const actions = document.createElement("td");
+    const path = `/admin/schedulers/${encodeURIComponent(s.id)}`;
+    actions.append(
+        scheduleButton(s.paused ? "Resume" : "Pause", s, () => api(`${path}/${s.paused ? "resume" : "pause"}`,
+            { method: "POST" }), () => `Scheduler ${s.id} ${s.paused ? "resumed" : "paused"}.`),
+        scheduleButton("Run now", s, () => api(`${path}/run-now`, { method: "POST" }), (r) => `Job ${r.jobId} added.`),
+        scheduleButton("Remove", s, () => api(path, { method: "DELETE" }), () => `Scheduler ${s.id} removed; its jobs stay.`,
+            `Remove scheduler ${s.id}? The jobs it produced stay.`));
+    row.append(actions);
+    return row;
+}
+
+function scheduleButton(text, s, action, done, question = null) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = text;
+    button.setAttribute("aria-label", `${text} scheduler ${s.id}`);
+    button.addEventListener("click", () => act(question, action, done));
+    return button;
+}
+
 // ---- jobs -------------------------------------------------------------------------------------------------------
 
 async function loadJobs() {
@@ -149,6 +192,12 @@ function jobItem(job) {
     const label = document.createElement("span");
     label.className = "job-progress";
     item.append(link, stateCell, bar, label);
+    if (job.schedulerId) {
+        const schedule = document.createElement("span");
+        schedule.className = "job-schedule";
+        schedule.textContent = `scheduled by ${job.schedulerId}, tick ${new Date(job.tick).toISOString()}`;
+        item.append(schedule);
+    }
     showProgress(item, job.progress);
     return item;
 }
@@ -216,6 +265,8 @@ async function loadDetail() {
     $("detail-single-flight").textContent = job.data && job.data.channel ? job.data.channel : "none";
     $("detail-reason").textContent = job.failedReason || "";
     showFlow(job);
+    $("detail-schedule").textContent = job.schedulerId
+        ? `${job.schedulerId}, tick ${new Date(job.tick).toISOString()}` : "none";
     const chunked = isChunked();
     if (chunked) {
         const bulk = await api(`/notifications/jobs/${state.jobId}`);
@@ -357,6 +408,7 @@ function scheduleRefresh() {
 async function refresh() {
     try {
         await loadQueues();
+        await loadSchedules();
         await loadJobs();
         await loadDetail();
     } catch (e) {

@@ -135,12 +135,11 @@ class AdminConsoleTest {
         assertThat(text("detail-children")).contains(flowId + ":north in " + childQueue + ", waiting (waited for)");
         assertThat(text("detail-parent")).isEqualTo("none");
 
-        browser().findElement(By.cssSelector("#detail-children button[aria-label='Show job " + flowId + ":north of queue "
-                + childQueue + "']")).click();
+        clickNow("#detail-children button[aria-label='Show job " + flowId + ":north of queue " + childQueue + "']");
         await("the child's detail, with its parent").atMost(BROWSER_STEP).until(() -> text("detail-id").equals(flowId
                 + ":north") && text("detail-parent").equals(flowId + " (" + researchQueue + ")"));
         assertThat(text("detail-state")).isEqualTo("waiting");
-        browser().findElement(By.cssSelector("#detail-parent button")).click();
+        clickNow("#detail-parent button");
         await("back to the parent").atMost(BROWSER_STEP).until(() -> text("detail-id").equals(flowId));
         assertThat(text("error")).isEmpty();
 
@@ -148,6 +147,39 @@ class AdminConsoleTest {
                 + "/abort").then().statusCode(200);
         given().auth().preemptive().basic("admin", "admin").get("/admin/queues/" + childQueue + "/jobs/" + flowId
                 + ":north").then().statusCode(200).body("state", org.hamcrest.Matchers.equalTo("aborted"));
+    }
+
+    @Test
+    void operatorPausesRunsNowAndRemovesASchedulerInTheSchedulesView() {
+        String id = "console-schedule-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        given().auth().preemptive().basic("admin", "admin").contentType(ContentType.JSON).body(Map.of("every", 3_600_000,
+                "template", Map.of("queue", researchQueue, "name", "research", "data", Map.of("query", "weekly news"))))
+                .put("/admin/schedulers/" + id).then().statusCode(200);
+
+        browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        String row = "#schedules tr[data-scheduler='" + id + "']";
+        await("the scheduler is listed").atMost(BROWSER_STEP).until(() -> !browser().findElements(By.cssSelector(row))
+                .isEmpty());
+        assertThat(textOf(row)).contains("every 3600000 ms").contains(researchQueue).doesNotContain("paused");
+
+        clickNow("button[aria-label='Pause scheduler " + id + "']");
+        await().atMost(BROWSER_STEP).until(() -> textOf(row).contains("paused"));
+        clickNow("button[aria-label='Run now scheduler " + id + "']");
+        await("its job ran").atMost(BROWSER_STEP).until(() -> textOf(row).contains("(completed)"));
+        assertThat(text("message")).startsWith("Job " + id + ":").endsWith(" added.");
+        browser().findElement(By.cssSelector("#queue option[value='" + researchQueue + "']")).click();
+        browser().findElement(By.cssSelector("input[name=state][value=completed]")).click();
+        await("the job shows its schedule in the list").atMost(BROWSER_STEP).until(() -> String.valueOf(browser()
+                .executeScript("return [...document.querySelectorAll('#jobs .job-schedule')].map(s => s.textContent)"
+                        + ".join('|')")).contains("scheduled by " + id));
+
+        clickNow("button[aria-label='Remove scheduler " + id + "']");
+        await().atMost(BROWSER_STEP).ignoreExceptions().until(() -> {
+            browser().switchTo().alert().accept();
+            return true;
+        });
+        await().atMost(BROWSER_STEP).until(() -> browser().findElements(By.cssSelector(row)).isEmpty());
+        assertThat(text("error")).isEmpty();
     }
 
     @Test
@@ -160,6 +192,21 @@ class AdminConsoleTest {
                 .get("/admin").then().statusCode(303).header("Location", endsWith("/admin/console/"));
         given().auth().preemptive().basic("admin", "admin").get("/admin").then().statusCode(200)
                 .contentType(ContentType.JSON);
+    }
+
+    /**
+     * Clicks the element a CSS selector finds, found and clicked at once (the console re-renders its tables), right
+     * after the script returns (so that a confirmation it opens does not interrupt the script).
+     */
+    private void clickNow(String selector) {
+        browser().executeScript("const e = document.querySelector(arguments[0]); setTimeout(() => e.click(), 0)",
+                selector);
+    }
+
+    /** @return the text of the element a CSS selector finds, read at once (the console re-renders its tables) */
+    private String textOf(String selector) {
+        return String.valueOf(browser().executeScript(
+                "const e = document.querySelector(arguments[0]); return e ? e.textContent : ''", selector));
     }
 
     private String text(String id) {

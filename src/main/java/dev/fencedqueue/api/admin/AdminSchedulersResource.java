@@ -1,0 +1,127 @@
+package dev.fencedqueue.api.admin;
+
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.api.InvalidParameterException;
+import dev.fencedqueue.queue.JobSchedulerView;
+import dev.fencedqueue.queue.JobSchedulers;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.worker.WorkerManager;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestPath;
+
+/**
+ * Job schedulers under {@code /admin/schedulers} (BullMQ's job schedulers): create or change, list, read, remove,
+ * pause, resume, run now.
+ */
+@Path("/admin/schedulers")
+@RolesAllowed(AdminUserConfigSourceFactory.ROLE)
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "admin", description = "Operator API: queues, jobs and maintenance (HTTP Basic, role admin)")
+public class AdminSchedulersResource {
+
+    private final JobSchedulers schedulers;
+    private final WorkerManager workers;
+
+    public AdminSchedulersResource(Queues queues, WorkerManager workers) {
+        this.schedulers = queues.schedulers();
+        this.workers = workers;
+    }
+
+    @PUT
+    @Path("/{id}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Creates or changes a job scheduler", description = "Body: exactly one of `pattern` (cron, 5 "
+            + "or 6 fields, read in `tz`, an IANA time zone, default UTC) or `every` (ms); optional `startDate`, "
+            + "`endDate` (ISO-8601 instants), `limit` (ticks), `missed` (`run-once` | `skip`, default), `overlap` "
+            + "(`skip` | `refuse`, default); `template`: `{\"queue\", \"name\", \"data\", \"options\"}`. Each tick "
+            + "produces one job, `<id>:<tick>`, fleet-wide. A change applies from now on. 400 naming the field.")
+    public Uni<JobSchedulerView> upsert(@RestPath String id, JsonNode body) {
+        JsonNode queue = body == null ? null : body.path("template").path("queue");
+        if (queue != null && queue.isTextual() && !workers.processedQueues().contains(queue.asText())) {
+            throw new InvalidParameterException("template.queue", "`template.queue` has no processor in this service "
+                    + "(one of " + workers.processedQueues() + "), was " + queue.asText());
+        }
+        try {
+            return schedulers.upsert(id, body);
+        } catch (IllegalArgumentException e) {
+            throw InvalidParameterException.of(e);
+        }
+    }
+
+    @GET
+    @Operation(summary = "Every job scheduler, with its next tick and last job")
+    public Uni<List<JobSchedulerView>> list() {
+        return schedulers.list();
+    }
+
+    @GET
+    @Path("/{id}")
+    @Operation(summary = "One job scheduler; 404 when there is none")
+    public Uni<JobSchedulerView> get(@RestPath String id) {
+        return schedulers.get(id).map(view -> found(id, view));
+    }
+
+    @DELETE
+    @Path("/{id}")
+    @Operation(summary = "Removes a job scheduler (the jobs it produced stay); 404 when there is none")
+    public Uni<Map<String, Object>> remove(@RestPath String id) {
+        return schedulers.remove(id).map(removed -> {
+            if (!removed) {
+                throw notFound(id);
+            }
+            return Map.of("id", id, "removed", true);
+        });
+    }
+
+    @POST
+    @Path("/{id}/pause")
+    @Operation(summary = "Pauses a job scheduler: its ticks produce nothing until resumed")
+    public Uni<JobSchedulerView> pause(@RestPath String id) {
+        return schedulers.pause(id, true).map(view -> found(id, view));
+    }
+
+    @POST
+    @Path("/{id}/resume")
+    @Operation(summary = "Resumes a job scheduler from its first tick after now")
+    public Uni<JobSchedulerView> resume(@RestPath String id) {
+        return schedulers.pause(id, false).map(view -> found(id, view));
+    }
+
+    @POST
+    @Path("/{id}/run-now")
+    @Operation(summary = "Produces a job of the scheduler now, beside its ticks (`<id>:<now>`)")
+    public Uni<Map<String, Object>> runNow(@RestPath String id) {
+        return schedulers.runNow(id).map(jobId -> {
+            if (jobId == null) {
+                throw notFound(id);
+            }
+            return Map.of("id", id, "jobId", jobId);
+        });
+    }
+
+    private static JobSchedulerView found(String id, JobSchedulerView view) {
+        if (view == null) {
+            throw notFound(id);
+        }
+        return view;
+    }
+
+    private static NotFoundException notFound(String id) {
+        return new NotFoundException("no job scheduler `" + id + "`");
+    }
+}

@@ -1,0 +1,32 @@
+package dev.fencedqueue.queue;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * What the operator API shows of a job scheduler.
+ *
+ * @param id its id
+ * @param queue the queue it produces jobs in
+ * @param pattern its cron pattern, or absent
+ * @param every its interval, ms, or absent
+ * @param tz the time zone of its pattern, or absent
+ * @param startDate no tick before it (ISO-8601), or absent
+ * @param endDate no tick after it, or absent
+ * @param limit most ticks that produce a job, or absent
+ * @param missed {@code run-once} or {@code skip}
+ * @param overlap {@code skip} or {@code refuse}
+ * @param next its next tick, ms since the epoch, or absent (paused, ended)
+ * @param paused whether it is paused
+ * @param ticks jobs it produced so far
+ * @param lastJobId the last job it produced, or absent
+ * @param lastJobState that job's state, or absent (none, or removed)
+ * @param skipped the last tick it skipped (ms), or absent
+ * @param skippedBecause why: {@code missed}, {@code overlap} or {@code limit}, or absent
+ * @param template the job it produces: {@code {"queue", "name", "data", "options"}}
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobSchedulerView(String id, String queue, String pattern, Long every, String tz, String startDate,
+        String endDate, Integer limit, String missed, String overlap, Long next, boolean paused, long ticks,
+        String lastJobId, String lastJobState, Long skipped, String skippedBecause, JsonNode template) {
+}

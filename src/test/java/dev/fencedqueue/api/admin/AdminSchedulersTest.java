@@ -1,0 +1,94 @@
+package dev.fencedqueue.api.admin;
+
+import static dev.fencedqueue.api.admin.AdminApi.admin;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueTestSupport;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.smallrye.mutiny.Uni;
+import org.junit.jupiter.api.Test;
+
+/** {@code /admin/schedulers}: create, change, list, read, pause, resume, run now, remove; bad specs name their field. */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class AdminSchedulersTest extends QueueTestSupport {
+
+    @Test
+    void managesASchedulerAndItsJobsCarryItsIdAndTick() {
+        workers.start(ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done")),
+                TestWorkers.options("w").build());
+        String id = "nightly-" + UUID.randomUUID().toString().substring(0, 8);
+        String path = "/admin/schedulers/" + id;
+
+        long next = admin().contentType(ContentType.JSON).body(Map.of("pattern", "0 3 * * *", "tz", "Europe/Berlin",
+                "missed", "run-once", "template", Map.of("queue", queue.name(), "name", "report",
+                        "data", Map.of("region", "north"), "options", Map.of("attempts", 3))))
+                .put(path).then().statusCode(200).body("id", equalTo(id)).body("queue", equalTo(queue.name()))
+                .body("pattern", equalTo("0 3 * * *")).body("tz", equalTo("Europe/Berlin")).body("paused", equalTo(false))
+                .body("ticks", equalTo(0)).body("missed", equalTo("run-once")).body("template.options.attempts", equalTo(3))
+                .extract().jsonPath().getLong("next");
+        admin().get("/admin/schedulers").then().statusCode(200).body("id", hasItem(id));
+        admin().get(path).then().statusCode(200).body("next", equalTo(next));
+
+        admin().post(path + "/pause").then().statusCode(200).body("paused", equalTo(true)).body("next", nullValue());
+        admin().post(path + "/resume").then().statusCode(200).body("paused", equalTo(false)).body("next", equalTo(next));
+        String jobId = admin().post(path + "/run-now").then().statusCode(200).body("jobId", startsWith(id + ":"))
+                .extract().path("jobId");
+        await().atMost(TIMEOUT).until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
+        long tick = Long.parseLong(jobId.substring(id.length() + 1));
+        admin().get("/admin/queues/" + queue.name() + "/jobs/" + jobId).then().statusCode(200)
+                .body("schedulerId", equalTo(id)).body("tick", equalTo(tick)).body("attempts", equalTo(3));
+        admin().get(path).then().body("lastJobId", equalTo(jobId)).body("lastJobState", equalTo("completed"))
+                .body("ticks", equalTo(0));
+
+        admin().contentType(ContentType.JSON).body(Map.of("every", 60_000, "template", Map.of("queue", queue.name(),
+                "name", "report"))).put(path).then().statusCode(200).body("every", equalTo(60_000))
+                .body("pattern", nullValue()).body("next", greaterThan(tick));
+
+        admin().delete(path).then().statusCode(200).body("removed", equalTo(true));
+        admin().get(path).then().statusCode(404);
+        admin().delete(path).then().statusCode(404);
+        admin().post(path + "/run-now").then().statusCode(404);
+    }
+
+    @Test
+    void refusesABadSchedulerNamingTheField() {
+        workers.start(ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done")),
+                TestWorkers.options("w").build());
+        Map<String, Object> template = Map.of("queue", queue.name(), "name", "report");
+        List<Map.Entry<Map<String, Object>, String>> cases = List.of(
+                Map.entry(Map.of("pattern", "61 * * * *", "template", template), "pattern"),
+                Map.entry(Map.of("pattern", "* * * *", "template", template), "pattern"),
+                Map.entry(Map.of("pattern", "0 3 * * *", "tz", "Mars/Olympus", "template", template), "tz"),
+                Map.entry(Map.of("every", 0, "template", template), "every"),
+                Map.entry(Map.of("every", 1000, "pattern", "* * * * *", "template", template), "pattern"),
+                Map.entry(Map.of("every", 1000, "startDate", "tomorrow", "template", template), "startDate"),
+                Map.entry(Map.of("every", 1000, "missed", "sometimes", "template", template), "missed"),
+                Map.entry(Map.of("every", 1000, "template", Map.of("queue", "nobody-serves-this", "name", "x")),
+                        "template.queue"),
+                Map.entry(Map.of("every", 1000, "template", Map.of("queue", queue.name(), "name", "x",
+                        "options", Map.of("attempts", 0))), "template.options.attempts"));
+        for (Map.Entry<Map<String, Object>, String> bad : cases) {
+            admin().contentType(ContentType.JSON).body(bad.getKey()).put("/admin/schedulers/bad").then()
+                    .statusCode(400).body("error", equalTo("bad_request")).body("field", equalTo(bad.getValue()));
+        }
+        admin().get("/admin/schedulers/bad").then().statusCode(404);
+    }
+}
