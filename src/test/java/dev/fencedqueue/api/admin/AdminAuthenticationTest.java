@@ -69,7 +69,8 @@ class AdminAuthenticationTest {
         List<String> operations = new ArrayList<>();
         paths.forEach((path, methods) -> {
             if (path.startsWith("/admin")) {
-                String concrete = path.replace("{queue}", "deep-research").replace("{jobId}", "no-such-job");
+                String concrete = path.replace("{queue}", "deep-research").replace("{jobId}", "no-such-job")
+                        .replace("{id}", "no-such-scheduler");
                 for (String method : methods.keySet()) {
                     operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path);
                     given().contentType(ContentType.JSON).body("{}").request(method, concrete).then()
@@ -78,7 +79,8 @@ class AdminAuthenticationTest {
             }
         });
         assertThat(operations).as("the operator API's operations").hasSizeGreaterThanOrEqualTo(14)
-                .contains("GET /admin", "DELETE /admin/queues/{queue}", "PUT /admin/queues/{queue}/limits");
+                .contains("GET /admin", "DELETE /admin/queues/{queue}", "PUT /admin/queues/{queue}/limits",
+                        "POST /admin/flows", "PUT /admin/schedulers/{id}", "POST /admin/schedulers/{id}/run-now");
     }
 
     @Test
