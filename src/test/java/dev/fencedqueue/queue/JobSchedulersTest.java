@@ -120,7 +120,10 @@ class JobSchedulersTest extends QueueTestSupport {
         startCounting("w");
         JobSchedulerView created = upsert(id, Map.of("pattern", "0 9 * * *", "tz", "Europe/Berlin",
                 "template", template()));
-        assertThat(created.next()).isGreaterThan(redis.redisTimeMillis());
+        java.time.ZonedDateTime next = java.time.Instant.ofEpochMilli(created.next())
+                .atZone(java.time.ZoneId.of("Europe/Berlin"));
+        assertThat(java.util.List.of(next.getHour(), next.getMinute(), next.getSecond())).as("a 09:00 in Berlin")
+                .containsExactly(9, 0, 0);
         assertThat(created.tz()).isEqualTo("Europe/Berlin");
 
         String ranNow = queues.schedulers().runNow(id).await().atMost(TIMEOUT);
