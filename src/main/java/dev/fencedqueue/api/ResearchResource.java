@@ -9,11 +9,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobHistory;
-import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.research.ResearchJobs;
 import dev.fencedqueue.research.ResearchRequest;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
@@ -69,11 +68,7 @@ public class ResearchResource {
     public Uni<RestResponse<StartResponse>> start(
             @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,
             @RestHeader("Idempotency-Key") String idempotencyKey, HttpServerRequest http) {
-        JobOptions options = JobOptions.defaults().withJobId("research-" + UUID.randomUUID())
-                .withAttempts(config.attempts()).withBackoff(Backoff.exponential(config.backoffDelay()))
-                .withTimeout(config.jobTimeout())
-                .withRemoveOnComplete(new KeepJobs(config.keepCompletedCount(), config.keepCompletedFor()))
-                .withRemoveOnFail(new KeepJobs(config.keepFailedCount(), config.keepFailedFor()));
+        JobOptions options = ResearchJobs.options(config).withJobId("research-" + UUID.randomUUID());
         if (idempotencyKey != null) {
             if (idempotencyKey.isBlank() || idempotencyKey.length() > 255) {
                 throw new InvalidParameterException("Idempotency-Key", "`idempotencyKey` must be 1 to 255 characters");
@@ -83,7 +78,7 @@ public class ResearchResource {
         JobOptions accepted = options;
         String client = http.remoteAddress() == null ? "unknown" : http.remoteAddress().hostAddress();
         return caller().map(caller -> ownership.dataFor(request, caller))
-                .chain(data -> rateLimit.admit(queue, client).chain(() -> queue.add("research", data, accepted)))
+                .chain(data -> rateLimit.admit(queue, client).chain(() -> queue.add(request.deep() ? "deep-research" : "research", data, accepted)))
                 .map(added -> {
                     StartResponse body = StartResponse.of(added.jobId(), added.created());
                     return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)

@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 
 /** The deep-research job type ({@code fq.research.*}). */
@@ -81,4 +82,45 @@ public interface ResearchConfig {
      */
     @WithDefault("false")
     boolean requireOwner();
+
+    /** Deep research, the flow a {@code POST /research/start} with {@code "mode": "deep"} starts. */
+    Deep deep();
+
+    /**
+     * Deep research ({@code fq.research.deep.*}): the parent job asks the LLM for {@link #subQuestions()}
+     * sub-questions ({@link #planPrompt()}), adds one child research job per sub-question (a flow), waits for them, then
+     * asks the LLM for the report ({@link #reportPrompt()}) from the children's answers.
+     */
+    interface Deep {
+
+        /** Most sub-questions of a plan, 1 to {@value #MAX_SUB_QUESTIONS}: lines of the plan past it are dropped. */
+        @WithDefault("3")
+        @Min(1)
+        @Max(MAX_SUB_QUESTIONS)
+        int subQuestions();
+
+        /**
+         * The prompt that asks for the plan; {@code {n}} is replaced by {@link #subQuestions()} and {@code {query}} by
+         * the job's question. The answer's non-blank lines (list markers stripped) are the sub-questions.
+         */
+        @WithDefault("Plan the research of the question below. Answer with at most {n} sub-questions that together "
+                + "cover it, one per line, and nothing else.\n\nQuestion: {query}")
+        String planPrompt();
+
+        /**
+         * The prompt that asks for the report; {@code {query}} is replaced by the job's question and {@code {findings}}
+         * by the children's answers, each under its sub-question.
+         */
+        @WithDefault("Write the research report that answers the question below from the findings of its "
+                + "sub-questions.\n\nQuestion: {query}\n\nFindings:\n{findings}")
+        String reportPrompt();
+
+        /** Longest part of one child's answer put in the report prompt, in characters (the rest is cut). */
+        @WithDefault("4000")
+        @Min(100)
+        int findingChars();
+
+        /** Upper bound of {@link #subQuestions()}. */
+        int MAX_SUB_QUESTIONS = 8;
+    }
 }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
+import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Multi;
@@ -46,10 +47,13 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 public class ChatCompletionsSimulator {
 
     private final SimulatorConfig config;
+    private final SimulatedPrompts prompts;
     private final SimulatorStats stats;
     private final ObjectMapper json;
 
-    public ChatCompletionsSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json) {
+    public ChatCompletionsSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json,
+            ResearchConfig research) {
+        this.prompts = SimulatedPrompts.of(research.deep());
         this.config = config;
         this.stats = stats;
         this.json = json;
@@ -69,7 +73,7 @@ public class ChatCompletionsSimulator {
         List<String> words;
         try {
             words = SimulatedCompletion.tokens(messages.stream().map(m -> new String[] {m.role(), m.content()}).toList(),
-                    config.answerWords(), config.trailingAssistant(), config.seamRepeatWords());
+                    config.answerWords(), config.trailingAssistant(), config.seamRepeatWords(), prompts);
         } catch (SimulatedCompletion.Refused refused) {
             throw new WebApplicationException(refused.getMessage(), Response.status(400).type(MediaType.APPLICATION_JSON)
                     .entity(json.createObjectNode().set("error", json.createObjectNode().put("message", refused.getMessage())

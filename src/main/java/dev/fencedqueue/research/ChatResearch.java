@@ -46,7 +46,18 @@ public class ChatResearch {
      * @return the job's result; fails as the LLM call or a fenced write fails
      */
     public Uni<Object> answer(JobContext context, String query) {
-        boolean takeover = context.resumePoint().isPresent();
+        return answer(context, query, context.resumePoint().isPresent());
+    }
+
+    /**
+     * @param context the attempt, must not be {@code null}
+     * @param query the question, must not be {@code null}
+     * @param mayContinue whether the run may continue the answer earlier runs committed (it took the job over); with
+     *        {@code false} the answer starts afresh, as a first run's
+     * @return the job's result; fails as the LLM call or a fenced write fails
+     */
+    public Uni<Object> answer(JobContext context, String query, boolean mayContinue) {
+        boolean takeover = mayContinue && context.resumePoint().isPresent();
         Uni<CommittedAnswer> committed = takeover && config.resume() != LlmConfig.Resume.RESTART
                 ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                 : Uni.createFrom().item(CommittedAnswer.NONE);

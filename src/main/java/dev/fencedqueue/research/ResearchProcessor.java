@@ -1,8 +1,5 @@
 package dev.fencedqueue.research;
 
-import java.util.Map;
-
-import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -11,27 +8,22 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The flagship processor, in the protocol {@code fq.llm.protocol} names. {@code research}: sends the job's query to
- * the research LLM and relays each progress line as a fenced {@code progress} event; the summary becomes the job's
- * result ({@code {"summary": ...}}). {@code openai}: {@link ChatResearch}. {@code responses}: {@link ResponsesResearch}. When the worker cancels the job (its token
- * went stale, it was aborted, the instance stops), the LLM stream is cancelled and its HTTP connection closed.
+ * The flagship processor, of the research queue ({@code fq.research.queue}). A plain research job
+ * ({@link ResearchRequest}) is one answer of the LLM ({@link ResearchAnswers}), which a run that took the job over may
+ * continue; a deep one ({@code "mode": "deep"}) is a flow of a plan, child research jobs and a report
+ * ({@link DeepResearch}).
  */
 @ApplicationScoped
 public class ResearchProcessor implements JobProcessor {
 
-    private final ResearchProtocolClient llm;
-    private final ChatResearch chat;
-    private final ResponsesResearch responses;
+    private final ResearchAnswers answers;
+    private final DeepResearch deep;
     private final ResearchConfig config;
-    private final LlmConfig llmConfig;
 
-    public ResearchProcessor(ResearchProtocolClient llm, ChatResearch chat, ResponsesResearch responses,
-            ResearchConfig config, LlmConfig llmConfig) {
-        this.llm = llm;
-        this.chat = chat;
-        this.responses = responses;
+    public ResearchProcessor(ResearchAnswers answers, DeepResearch deep, ResearchConfig config) {
+        this.answers = answers;
+        this.deep = deep;
         this.config = config;
-        this.llmConfig = llmConfig;
     }
 
     @Override
@@ -45,21 +37,7 @@ public class ResearchProcessor implements JobProcessor {
         if (request.query() == null || request.query().isBlank()) {
             throw new UnrecoverableJobException("job `" + context.jobId() + "` has no query");
         }
-        return switch (llmConfig.protocol()) {
-            case OPENAI -> chat.answer(context, request.query());
-            case RESPONSES -> responses.answer(context, request.query());
-            case RESEARCH -> research(context, request.query());
-        };
-    }
-
-    private Uni<Object> research(JobContext context, String query) {
-        return llm.research(query, context.jobId())
-                .onItem().transformToUniAndConcatenate(message -> message instanceof LlmMessage.Progress progress
-                        ? context.progress(progress.percent(), progress.message()).replaceWith(message)
-                        : Uni.createFrom().item(message))
-                .select().where(message -> message instanceof LlmMessage.Summary)
-                .collect().last()
-                .onItem().ifNull().failWith(() -> new LlmException("the research LLM ended its stream without a summary"))
-                .map(summary -> Map.of("summary", ((LlmMessage.Summary) summary).summary()));
+        return request.deep() ? deep.run(context, request.query())
+                : answers.answer(context, request.query(), true);
     }
 }

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Multi;
@@ -35,9 +36,11 @@ public class ResearchSimulator {
             "searching the web", "synthesizing findings", "writing the report");
 
     private final SimulatorConfig config;
+    private final SimulatedPrompts prompts;
     private final SimulatorStats stats;
 
-    public ResearchSimulator(SimulatorConfig config, SimulatorStats stats) {
+    public ResearchSimulator(SimulatorConfig config, SimulatorStats stats, ResearchConfig research) {
+        this.prompts = SimulatedPrompts.of(research.deep());
         this.config = config;
         this.stats = stats;
     }
@@ -90,10 +93,12 @@ public class ResearchSimulator {
         return event;
     }
 
-    private static Map<String, Object> summary(String query, int steps) {
+    /** @return the summary event: the plan a plan prompt asks for, else a report that names the query */
+    private Map<String, Object> summary(String query, int steps) {
         Map<String, Object> event = new LinkedHashMap<>();
         event.put("status", "completed");
-        event.put("summary", "Research report on \"" + query + "\": " + steps
+        event.put("summary", prompts.isPlan(query) ? prompts.plan(query) : "Research report on \""
+                + prompts.subject(query) + "\": " + steps
                 + " steps over collected documents, web sources and analysis, synthesized into one report.");
         return event;
     }

@@ -66,9 +66,20 @@ public class ResponsesResearch {
      * @return the job's result, as {@link ChatAnswer#result} shapes it; fails as the LLM calls or a fenced write fail
      */
     public Uni<Object> answer(JobContext context, String query) {
+        return answer(context, query, true);
+    }
+
+    /**
+     * @param context the attempt, must not be {@code null}
+     * @param query the question, must not be {@code null}
+     * @param mayContinue whether the run may continue (re-attach to) the answer earlier runs committed; with
+     *        {@code false} the answer is a new response, as a first run's
+     * @return the job's result; fails as {@link #answer(JobContext, String)}
+     */
+    public Uni<Object> answer(JobContext context, String query, boolean mayContinue) {
         AtomicReference<String> responseId = new AtomicReference<>();
         Uni<Opened> opened;
-        if (context.resumePoint().isEmpty()) {
+        if (!mayContinue || context.resumePoint().isEmpty()) {
             opened = fresh(context, query, null, responseId);
         } else {
             opened = context.committedEvents().map(events -> CommittedAnswer.of(events, json))

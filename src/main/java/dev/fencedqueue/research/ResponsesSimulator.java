@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
@@ -39,6 +40,7 @@ public class ResponsesSimulator {
     private static final int KEPT = 1000;
 
     private final SimulatorConfig config;
+    private final SimulatedPrompts prompts;
     private final SimulatorStats stats;
     private final ObjectMapper json;
     private final Vertx vertx;
@@ -56,7 +58,9 @@ public class ResponsesSimulator {
         }
     };
 
-    public ResponsesSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json, Vertx vertx) {
+    public ResponsesSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json, Vertx vertx,
+            ResearchConfig research) {
+        this.prompts = SimulatedPrompts.of(research.deep());
         this.config = config;
         this.stats = stats;
         this.json = json;
@@ -89,7 +93,7 @@ public class ResponsesSimulator {
         List<String> tokens;
         try {
             tokens = SimulatedCompletion.tokens(messages, config.answerWords(), config.trailingAssistant(),
-                    config.seamRepeatWords());
+                    config.seamRepeatWords(), prompts);
         } catch (SimulatedCompletion.Refused refused) {
             error(context.response(), 400, refused.getMessage());
             return;

@@ -38,6 +38,18 @@ final class SimulatedCompletion {
      */
     static List<String> tokens(List<String[]> messages, int answerWords, TrailingAssistant trailing,
             int seamRepeatWords) {
+        return tokens(messages, answerWords, trailing, seamRepeatWords, SimulatedPrompts.NONE);
+    }
+
+    /**
+     * As {@link #tokens(List, int, TrailingAssistant, int)}, answering a deep research job's prompts as
+     * {@code prompts} says.
+     *
+     * @param prompts the prompts the simulator recognizes, must not be {@code null}
+     * @return the tokens to stream, in order (before {@code max_tokens} applies)
+     */
+    static List<String> tokens(List<String[]> messages, int answerWords, TrailingAssistant trailing,
+            int seamRepeatWords, SimulatedPrompts prompts) {
         String question = "";
         String partial = null;
         boolean seenQuestion = false;
@@ -49,7 +61,7 @@ final class SimulatedCompletion {
                 partial = message[1] == null ? "" : message[1];
             }
         }
-        List<String> answer = answer(question, answerWords);
+        List<String> answer = answer(question, answerWords, prompts);
         String last = messages.get(messages.size() - 1)[0];
         if (partial == null || "system".equals(last)) {
             return answer;
@@ -70,10 +82,10 @@ final class SimulatedCompletion {
         return tokens;
     }
 
-    private static List<String> answer(String question, int answerWords) {
+    private static List<String> answer(String question, int answerWords, SimulatedPrompts prompts) {
         List<String> words = question.startsWith(ChatCompletionsClient.PROBE_QUESTION)
                 ? Arrays.asList(question.substring(ChatCompletionsClient.PROBE_QUESTION.length()).trim().split(" +"))
-                : SimulatedAnswer.words(question, answerWords);
+                : prompts.words(question, answerWords);
         List<String> tokens = new ArrayList<>(words.size());
         for (int i = 0; i < words.size(); i++) {
             tokens.add(i == 0 ? words.get(i) : " " + words.get(i));

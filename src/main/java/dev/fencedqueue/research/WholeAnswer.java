@@ -1,0 +1,59 @@
+package dev.fencedqueue.research;
+
+import dev.fencedqueue.config.LlmConfig;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Asks the LLM one prompt, in the protocol {@code fq.llm.protocol} names, and returns its whole answer as text,
+ * published nowhere: a step of a job whose output is not that text (a deep research job's plan). {@code research}:
+ * the {@code summary}; {@code openai}: the streamed content; {@code responses}: the output text of a background
+ * response. Cancelling the returned {@code Uni} closes the LLM's stream.
+ */
+@ApplicationScoped
+public class WholeAnswer {
+
+    private final LlmConfig config;
+    private final ResearchProtocolClient research;
+    private final ChatCompletionsClient chat;
+    private final ResponsesClient responses;
+
+    public WholeAnswer(LlmConfig config, ResearchProtocolClient research, ChatCompletionsClient chat,
+            ResponsesClient responses) {
+        this.config = config;
+        this.research = research;
+        this.chat = chat;
+        this.responses = responses;
+    }
+
+    /**
+     * @param prompt the prompt, sent as the user's question, must not be {@code null}
+     * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
+     * @return the answer's text, never {@code null}; fails with {@link LlmException} when the LLM ends without an
+     *         answer (or fails it), and as the protocol's client says when the call cannot be made
+     */
+    public Uni<String> ask(String prompt, String jobId) {
+        return switch (config.protocol()) {
+            case RESEARCH -> research.research(prompt, jobId)
+                    .select().where(message -> message instanceof LlmMessage.Summary)
+                    .collect().last()
+                    .onItem().ifNull().failWith(() -> new LlmException("the research LLM ended its stream without a summary"))
+                    .map(summary -> ((LlmMessage.Summary) summary).summary());
+            case OPENAI -> text(chat.stream(prompt, jobId));
+            case RESPONSES -> responses.create(responses.request(prompt), jobId)
+                    .chain(events -> text(events.onItem().transformToIterable(event -> {
+                        ChatChunk chunk = ResponsesResearch.chunk(event);
+                        return chunk == null ? java.util.List.<ChatChunk>of() : java.util.List.of(chunk);
+                    })));
+        };
+    }
+
+    private static Uni<String> text(Multi<ChatChunk> chunks) {
+        return chunks.collect().in(StringBuilder::new, (text, chunk) -> {
+            if (chunk.content() != null) {
+                text.append(chunk.content());
+            }
+        }).map(StringBuilder::toString);
+    }
+}

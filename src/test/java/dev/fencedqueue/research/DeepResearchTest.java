@@ -1,0 +1,89 @@
+package dev.fencedqueue.research;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.SseClient;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deep research as a flow, end to end over HTTP and SSE with the built-in simulator: the parent plans
+ * ({@code plan} event naming its children), adds one child research job per sub-question, waits in
+ * {@code waiting-children}, then runs again (a new epoch that continues its events with {@code resume}, so a reader
+ * keeps the plan) and streams the report, made from the children's answers.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class DeepResearchTest {
+
+    @TestHTTPResource("/")
+    URL base;
+
+    final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void plansResearchesEachSubQuestionAsAChildThenStreamsTheReportFromTheirAnswers() throws Exception {
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "heat pumps", "mode", "deep"))
+                .when().post("/research/start").then().statusCode(202).extract().path("jobId");
+
+        List<SseClient.Message> events;
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> sse.ended().isDone());
+            events = sse.events().stream().filter(e -> !e.isComment()).toList();
+        }
+        List<String> types = events.stream().map(SseClient.Message::event).toList();
+        assertThat(types.subList(0, 3)).containsExactly("started", "plan", "resume");
+        assertThat(types.get(types.size() - 1)).isEqualTo("completed");
+        assertThat(types).as("the reader keeps the plan: no reset").doesNotContain("reset");
+        assertThat(events.get(2).fencingToken()).as("the report is a new epoch").isGreaterThan(events.get(0).fencingToken());
+
+        JsonNode plan = json.readTree(events.get(1).data()).path("subQuestions");
+        assertThat(plan).hasSize(3);
+        for (int i = 0; i < plan.size(); i++) {
+            assertThat(plan.get(i).path("key").asText()).isEqualTo("q" + (i + 1));
+            assertThat(plan.get(i).path("jobId").asText()).isEqualTo(jobId + ":q" + (i + 1));
+            assertThat(plan.get(i).path("query").asText()).endsWith("heat pumps?");
+        }
+
+        JsonPath status = given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+        assertThat(status.getString("state")).isEqualTo("completed");
+        assertThat(status.getString("name")).isEqualTo("deep-research");
+        assertThat(status.getString("result.summary")).startsWith("Research report on \"Deep research: heat pumps\"");
+        List<Map<String, Object>> children = status.getList("children");
+        assertThat(children).extracting(child -> child.get("jobId"))
+                .containsExactlyInAnyOrder(jobId + ":q1", jobId + ":q2", jobId + ":q3");
+        assertThat(children).extracting(child -> child.get("state")).containsOnly("completed");
+        for (int i = 0; i < plan.size(); i++) {
+            String query = plan.get(i).path("query").asText();
+            given().get("/research/status/" + jobId + ":q" + (i + 1)).then().statusCode(200)
+                    .body("state", equalTo("completed")).body("parentId", equalTo(jobId))
+                    .body("data.query", equalTo(query))
+                    .body("result.summary", containsString(query));
+        }
+    }
+
+    @Test
+    void refusesAnUnknownModeNamingTheField() {
+        given().contentType(ContentType.JSON).body(Map.of("query", "heat pumps", "mode", "deeper"))
+                .when().post("/research/start").then().statusCode(400)
+                .body(containsString("mode"));
+    }
+}
