@@ -28,14 +28,14 @@
 
 /** Event types that end a job's stream. */
 const TERMINAL = new Set(['completed', 'failed', 'aborted']);
-/** Event types a job's stream carries, besides `reset`. */
-const TYPES = ['started', 'progress', ...TERMINAL];
+/** Event types a job's stream carries, besides `reset` and `resume` (`plan`: a deep research job's sub-questions). */
+const TYPES = ['started', 'progress', 'plan', ...TERMINAL];
 
 /**
  * One event of the job's current run.
  *
  * @typedef {object} JobEvent
- * @property {'started'|'resume'|'progress'|'completed'|'failed'|'aborted'} type the event type
+ * @property {'started'|'resume'|'progress'|'plan'|'completed'|'failed'|'aborted'} type the event type
  * @property {string|null} id its stream entry id (`<ms>-<seq>`)
  * @property {number} fencingToken the run (epoch) that wrote it
  * @property {object} data the event's data as the service sent it (`percent`, `message`, `delta`, `result`, ...)
@@ -53,6 +53,8 @@ const TYPES = ['started', 'progress', ...TERMINAL];
  *     everything shown of the previous one (`previous` is 0 when nothing was shown yet)
  * @property {(event: JobEvent) => void} [onResume] a newer run took the job over and continues what is shown
  *     (`data.resumeFrom`: the id of the last event it continues after; `data.attempt`, `data.workerId`)
+ * @property {(event: JobEvent) => void} [onEvent] any other event of the run (`plan`: `data.subQuestions`, each
+ *     `{key, jobId, query}`)
  * @property {(event: JobEvent) => void} [onEnd] the terminal event; the stream is closed and will not reconnect
  * @property {(state: 'connecting'|'live'|'reconnecting'|'retrying'|'closed', detail: {delayMs?: number,
  *     status?: number|null}) => void} [onConnection] the connection's state; `retrying` after a refused stream,
@@ -128,6 +130,11 @@ export class FencedStream {
             this.connection('live', {});
         };
         source.onerror = () => this.dropped(source);
+        this.listen(source);
+    }
+
+    /** @param {EventSource} source registers the listeners of the job's events */
+    listen(source) {
         source.addEventListener('reset', (message) => this.reset(parse(message.data)));
         source.addEventListener('resume', (message) => this.resume(message));
         for (const type of TYPES) {
@@ -169,6 +176,8 @@ export class FencedStream {
             this.close();
             this.connection('closed', {});
             h.onEnd?.(event);
+        } else {
+            h.onEvent?.(event);
         }
     }
 
@@ -279,6 +288,100 @@ export class FencedStream {
         if (!this.ended || state === 'closed') {
             this.handlers.onConnection?.(state, detail);
         }
+    }
+}
+
+/**
+ * Follows a flow's event stream (a deep research job and its children, `/research/stream/<jobId>/flow`): one
+ * connection, each job's events handed to that job's own {@link FencedStream} (so each job has its own run, resets
+ * and resumes, exactly as followJob keeps them), found by the event's `data.jobId`; a job's own stream entry id is
+ * `data.eventId`. The stream's `id:` resumes every job at once after a reconnect. It ends when the server ends the
+ * stream (every job of the flow ended) and the reconnect is answered 204.
+ *
+ * @param {string} streamUrl the flow's SSE stream
+ * @param {string} rootId the root job's id
+ * @param {(jobId: string) => FencedStreamHandlers} handlersOf the handlers of a job, asked once per job, when its
+ *     first event arrives (the root's first)
+ * @param {{onConnection?: Function, onError?: Function, onEnd?: () => void}} [handlers] the connection's state, a
+ *     missing root job (as followJob's), and the end of the whole flow
+ * @param {FencedStreamOptions} [options] as followJob's; `lastEventId` is a flow id
+ * @returns {FencedFlow} call `close()` to stop following
+ */
+export function followFlow(streamUrl, rootId, handlersOf, handlers = {}, options = {}) {
+    return new FencedFlow(streamUrl, rootId, handlersOf, handlers, options);
+}
+
+/** A followed flow stream; see {@link followFlow}. */
+export class FencedFlow extends FencedStream {
+
+    constructor(streamUrl, rootId, handlersOf, handlers, options) {
+        super(streamUrl, handlers, options);
+        this.rootId = rootId;
+        this.handlersOf = handlersOf;
+    }
+
+    /** @returns {Map<string, FencedStream>} each job's view, by job id */
+    get jobs() {
+        this.jobViews ??= new Map();
+        return this.jobViews;
+    }
+
+    listen(source) {
+        for (const type of ['reset', 'resume', ...TYPES]) {
+            source.addEventListener(type, (message) => this.dispatch(type, message));
+        }
+    }
+
+    /** Hands a message to its job's view, then ends the flow once every job has ended. */
+    dispatch(type, message) {
+        if (this.closed) {
+            return;
+        }
+        const data = parse(message.data);
+        const jobId = typeof data.jobId === 'string' ? data.jobId : this.rootId;
+        let job = this.jobs.get(jobId);
+        if (!job) {
+            job = new FencedStream(null, this.handlersOf(jobId) ?? {}, { EventSource: DETACHED });
+            this.jobs.set(jobId, job);
+        }
+        const inner = { lastEventId: typeof data.eventId === 'string' ? data.eventId : '', data: message.data };
+        if (type === 'reset') {
+            job.reset(data);
+        } else if (type === 'resume') {
+            job.resume(inner);
+        } else {
+            job.event(type, inner);
+        }
+        if (message.lastEventId) {
+            this.lastEventId = message.lastEventId;
+        }
+    }
+
+    /**
+     * The connection dropped or was refused. The server ends the stream once every job of the flow has ended, and
+     * answers the reconnect with 204 (the EventSource is then closed): the flow has ended when every job seen has.
+     * Anything else is handled as followJob handles it.
+     */
+    dropped(source) {
+        const root = this.jobs.get(this.rootId);
+        if (!this.closed && source === this.source && source.readyState === this.EventSourceType.CLOSED
+                && root?.ended && [...this.jobs.values()].every((view) => view.ended)) {
+            this.ended = true;
+            this.close();
+            this.connection('closed', {});
+            this.handlers.onEnd?.();
+            return;
+        }
+        super.dropped(source);
+    }
+}
+
+/** The EventSource of a job followed inside a flow: none of its own (the flow's connection feeds it). */
+class DETACHED {
+    static CLOSED = 2;
+    close() {
+    }
+    addEventListener() {
     }
 }
 

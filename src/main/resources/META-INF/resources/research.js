@@ -2,8 +2,10 @@
 // with /fenced-stream.js, which keeps one run at a time (a `reset` or a newer fencing token drops the old run),
 // shows every event once across reconnects, and retries a refused stream. A streamed answer (fq.llm.protocol=openai)
 // is rendered as Markdown as it arrives; the model's text is untrusted: raw HTML in it is shown as text (marked's
-// html renderer escapes it) and the rendered HTML is sanitized by DOMPurify before it reaches the page.
-import { followJob } from '/fenced-stream.js';
+// html renderer escapes it) and the rendered HTML is sanitized by DOMPurify before it reaches the page. A deep
+// research job is followed over its flow stream (/research/stream/{jobId}/flow, with followFlow): the plan, then one
+// row per sub-question (its child job's state, run and progress, each with its own resets), then the report.
+import { followFlow, followJob } from '/fenced-stream.js';
 import { marked } from '/webjars/marked/lib/marked.esm.js';
 import DOMPurify from '/webjars/dompurify/dist/purify.es.mjs';
 
@@ -33,6 +35,9 @@ const TERMINAL = { completed: 'Completed', failed: 'Failed', aborted: 'Aborted' 
 const page = {
     form: document.getElementById('start-form'),
     query: document.getElementById('query'),
+    deep: document.getElementById('deep'),
+    children: document.getElementById('children'),
+    childList: document.getElementById('child-list'),
     start: document.getElementById('start'),
     startError: document.getElementById('start-error'),
     job: document.getElementById('job'),
@@ -75,21 +80,43 @@ class JobFollower {
 
     /**
      * @param {string} jobId the job to follow
-     * @param {string} streamUrl its SSE stream
+     * @param {string} streamUrl its SSE stream (a flow stream for a deep research job)
+     * @param {boolean} deep whether the job is a deep research job
      */
-    constructor(jobId, streamUrl) {
+    constructor(jobId, streamUrl, deep) {
         this.jobId = jobId;
         this.answer = '';
-        this.stream = followJob(streamUrl, {
+        const connection = {
             onConnection: (state, detail) => this.connection(state, detail),
+            onError: (error) => this.unknown(error),
+        };
+        const own = {
             onReset: (token, previous) => this.reset(token, previous),
             onResume: (event) => this.resumed(event),
             onStarted: (event) => this.started(event),
             onDelta: (text) => this.delta(text),
             onProgress: (event) => this.progress(event),
+            onEvent: (event) => this.other(event),
             onEnd: (event) => this.end(event.type, event),
-            onError: (error) => this.unknown(error),
-        }, { statusUrl: `/research/status/${encodeURIComponent(jobId)}` });
+        };
+        const options = { statusUrl: `/research/status/${encodeURIComponent(jobId)}` };
+        this.stream = deep
+            ? followFlow(streamUrl, jobId, (id) => (id === jobId ? own : new ChildRow(id).handlers()), {
+                ...connection, onEnd: () => this.connection('ended', {}),
+            }, options)
+            : followJob(streamUrl, { ...connection, ...own }, options);
+    }
+
+    /** An event of another type: a deep research job's plan lists its sub-questions. */
+    other(event) {
+        if (event.type !== 'plan') {
+            return;
+        }
+        page.children.hidden = false;
+        for (const sub of event.data.subQuestions ?? []) {
+            ChildRow.of(sub.jobId).query(sub.query);
+        }
+        this.append(event, event.data.message ?? 'plan');
     }
 
     close() {
@@ -204,6 +231,78 @@ class JobFollower {
     }
 }
 
+/**
+ * One sub-question of a deep research job: a row that shows its child job as that job's own stream keeps it (state,
+ * run, progress, the last message; a reset clears the row's progress and counts the resets).
+ */
+class ChildRow {
+
+    /** @param {string} jobId the child job */
+    constructor(jobId) {
+        this.item = ChildRow.of(jobId).item;
+    }
+
+    /** @returns {{item: HTMLLIElement, query: (text: string) => void}} the row of a child, made when first needed */
+    static of(jobId) {
+        let item = [...page.childList.children].find((row) => row.dataset.jobId === jobId);
+        if (!item) {
+            item = document.createElement('li');
+            item.dataset.jobId = jobId;
+            item.dataset.state = 'waiting';
+            item.dataset.resets = '0';
+            const query = document.createElement('span');
+            query.className = 'child-query';
+            const id = document.createElement('code');
+            id.textContent = jobId;
+            const state = document.createElement('span');
+            state.className = 'child-state';
+            state.textContent = 'waiting';
+            const bar = document.createElement('progress');
+            bar.max = 100;
+            bar.value = 0;
+            const message = document.createElement('span');
+            message.className = 'child-message';
+            item.append(query, id, state, bar, message);
+            page.childList.append(item);
+            page.children.hidden = false;
+        }
+        return { item, query: (text) => { item.querySelector('.child-query').textContent = text; } };
+    }
+
+    /** @returns {object} the FencedStreamHandlers of the child's events */
+    handlers() {
+        return {
+            onStarted: (event) => this.show('active', event, event.data.workerId ? `started on ${event.data.workerId}` : 'started'),
+            onResume: (event) => this.show('active', event, 'continued on another worker'),
+            onReset: (token, previous) => {
+                this.item.querySelector('progress').value = 0;
+                if (previous > 0) {
+                    this.item.dataset.resets = String(Number(this.item.dataset.resets) + 1);
+                }
+            },
+            onProgress: (event) => {
+                if (typeof event.data.percent === 'number') {
+                    this.item.querySelector('progress').value = event.data.percent;
+                }
+                this.show('active', event, event.data.message ?? '');
+            },
+            onEnd: (event) => {
+                if (event.type === 'completed') {
+                    this.item.querySelector('progress').value = 100;
+                }
+                this.show(event.type, event, event.type === 'completed' ? 'done' : (event.data.reason ?? event.type));
+            },
+        };
+    }
+
+    show(state, event, message) {
+        this.item.dataset.state = state;
+        this.item.dataset.fencingToken = String(event.fencingToken);
+        this.item.querySelector('.child-state').textContent = `${state} (fencing token ${event.fencingToken})`;
+        this.item.querySelector('.child-message').textContent = message;
+    }
+}
+
 let pendingRender = null;
 
 /** Renders the answer at the next frame (many deltas a second become one render). */
@@ -232,9 +331,10 @@ function resultText(result) {
  * Shows the job panel, empty, and follows the job's stream.
  *
  * @param jobId the job to follow
- * @param streamUrl its SSE stream
+ * @param streamUrl its SSE stream (the flow stream of a deep research job)
+ * @param deep whether it is a deep research job
  */
-function follow(jobId, streamUrl) {
+function follow(jobId, streamUrl, deep) {
     if (current) {
         current.close();
     }
@@ -252,9 +352,16 @@ function follow(jobId, streamUrl) {
     page.answer.hidden = true;
     page.answerText.replaceChildren();
     page.tokens.textContent = '';
-    current = new JobFollower(jobId, streamUrl);
+    page.childList.replaceChildren();
+    page.children.hidden = true;
+    current = new JobFollower(jobId, streamUrl, deep);
     const url = new URL(window.location.href);
     url.searchParams.set('jobId', jobId);
+    if (deep) {
+        url.searchParams.set('mode', 'deep');
+    } else {
+        url.searchParams.delete('mode');
+    }
     window.history.replaceState(null, '', url);
 }
 
@@ -266,14 +373,14 @@ page.form.addEventListener('submit', async (event) => {
         const response = await fetch('/research/start', {
             method: 'POST',
             headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ query: page.query.value }),
+            body: JSON.stringify({ query: page.query.value, mode: page.deep.checked ? 'deep' : 'plain' }),
         });
         if (response.status !== 202) {
             await showError(page.startError, response, 'The job could not be started');
             return;
         }
         const started = await response.json();
-        follow(started.jobId, started.streamUrl);
+        follow(started.jobId, started.flowStreamUrl ?? started.streamUrl, Boolean(started.flowStreamUrl));
     } catch (failure) {
         await showError(page.startError, null, 'The service cannot be reached');
     } finally {
@@ -297,7 +404,9 @@ page.abort.addEventListener('click', async () => {
 });
 
 // A link to the page with ?jobId=... follows that job (the page puts it there, so a reload keeps following).
-const linked = new URL(window.location.href).searchParams.get('jobId');
+const params = new URL(window.location.href).searchParams;
+const linked = params.get('jobId');
 if (linked) {
-    follow(linked, `/research/stream/${encodeURIComponent(linked)}`);
+    const deep = params.get('mode') === 'deep';
+    follow(linked, `/research/stream/${encodeURIComponent(linked)}${deep ? '/flow' : ''}`, deep);
 }

@@ -5,11 +5,13 @@ import java.util.function.Consumer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.events.FlowEventFollower;
 import dev.fencedqueue.events.JobEventFollower;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.research.DeepResearch;
 import dev.fencedqueue.queue.Queues;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.core.Context;
@@ -22,7 +24,9 @@ import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 /**
- * The SSE streams of jobs, {@code GET /research/stream/{jobId}} and {@code GET /notifications/jobs/{jobId}/stream}
+ * The SSE streams of jobs, {@code GET /research/stream/{jobId}} (and a deep research job's flow stream,
+ * {@code GET /research/stream/{jobId}/flow}: its events and its children's, see {@link FlowEventFollower}) and
+ * {@code GET /notifications/jobs/{jobId}/stream}
  * (documented in {@code META-INF/openapi.yaml}): plain Vert.x routes rather than REST resources, so that each event is
  * framed once and the same bytes are written to every subscriber of the job, with no per-subscriber serialization
  * (see {@link JobEventFollower#follow}). Before the first byte they answer, as JSON errors: 404 when the job does not
@@ -39,11 +43,13 @@ public class JobStreamRoutes {
     private final JobQueue research;
     private final JobQueue notifications;
     private final JobEventFollower follower;
+    private final FlowEventFollower flows;
     private final ObjectMapper json;
     private final JobOwnership ownership;
 
     public JobStreamRoutes(Queues queues, ResearchConfig research, BulkConfig bulk, JobEventFollower follower,
-            JobOwnership ownership, ObjectMapper json) {
+            JobOwnership ownership, ObjectMapper json, FlowEventFollower flows) {
+        this.flows = flows;
         this.research = queues.queue(research.queue());
         this.notifications = queues.queue(bulk.queue());
         this.follower = follower;
@@ -52,20 +58,40 @@ public class JobStreamRoutes {
     }
 
     void install(@Observes Router router) {
-        router.get("/research/stream/:jobId").handler(context -> {
-            if (!ownership.required()) {
-                stream(research, context, job -> {
-                });
-                return;
-            }
-            Context connection = Vertx.currentContext();
-            ownership.caller(() -> QuarkusHttpUser.getSecurityIdentity(context, null)).subscribe().with(
-                    caller -> connection.runOnContext(
-                            ignored -> stream(research, context, job -> ownership.checkAccess(job, caller))),
-                    failure -> connection.runOnContext(ignored -> fail(context.response(), failure)));
-        });
+        router.get("/research/stream/:jobId").handler(context -> withAccess(context,
+                access -> stream(research, context, access)));
+        router.get("/research/stream/:jobId/flow").handler(context -> withAccess(context, access -> flow(context, access)));
         router.get("/notifications/jobs/:jobId/stream").handler(context -> stream(notifications, context, job -> {
         }));
+    }
+
+    /** Runs {@code then} with the check of the caller's access to a research job ({@code fq.research.require-owner}). */
+    private void withAccess(RoutingContext context, Consumer<Consumer<Job>> then) {
+        if (!ownership.required()) {
+            then.accept(job -> {
+            });
+            return;
+        }
+        Context connection = Vertx.currentContext();
+        ownership.caller(() -> QuarkusHttpUser.getSecurityIdentity(context, null)).subscribe().with(
+                caller -> connection.runOnContext(ignored -> then.accept(job -> ownership.checkAccess(job, caller))),
+                failure -> connection.runOnContext(ignored -> fail(context.response(), failure)));
+    }
+
+    /** A deep research job's flow stream: its events and its children's, merged ({@link FlowEventFollower}). */
+    private void flow(RoutingContext context, Consumer<Job> access) {
+        String jobId = context.pathParam("jobId");
+        HttpServerResponse response = context.response();
+        if (!QueueKeys.isJobId(jobId)) {
+            HttpError.of(new JobNotFoundException(research.name(), jobId)).send(response, json);
+            return;
+        }
+        String lastEventId = LastEventIds.ofFlow(context.request().getHeader("Last-Event-ID"),
+                context.queryParams().get(LastEventIds.QUERY));
+        Context connection = Vertx.currentContext();
+        flows.follow(research, jobId, lastEventId, response, access, DeepResearch::childrenAnnounced).subscribe().with(
+                started -> {
+                }, failure -> connection.runOnContext(ignored -> fail(response, failure)));
     }
 
     private void stream(JobQueue queue, RoutingContext context, Consumer<Job> access) {

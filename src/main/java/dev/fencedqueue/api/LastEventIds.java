@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import dev.fencedqueue.events.FlowIds;
 import dev.fencedqueue.events.StreamIds;
 
 /**
@@ -24,6 +25,19 @@ public final class LastEventIds {
      */
     public static String of(String header, String query) {
         if (StreamIds.isValid(header) || !StreamIds.isValid(query)) {
+            return header;
+        }
+        return query;
+    }
+
+    /**
+     * @param header the {@code Last-Event-ID} header of a flow's stream, or {@code null}
+     * @param query the {@code lastEventId} query parameter, or {@code null}
+     * @return the header when it is a flow id ({@link FlowIds}), else the query parameter when it is one, else the
+     *         header as sent (the flow follower treats anything but a flow id as "from the start")
+     */
+    public static String ofFlow(String header, String query) {
+        if (FlowIds.isValid(header) || !FlowIds.isValid(query)) {
             return header;
         }
         return query;

@@ -80,7 +80,7 @@ public class ResearchResource {
         return caller().map(caller -> ownership.dataFor(request, caller))
                 .chain(data -> rateLimit.admit(queue, client).chain(() -> queue.add(request.deep() ? "deep-research" : "research", data, accepted)))
                 .map(added -> {
-                    StartResponse body = StartResponse.of(added.jobId(), added.created());
+                    StartResponse body = StartResponse.of(added.jobId(), added.created(), request.deep());
                     return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
                             .location(java.net.URI.create(body.statusUrl())).build();
                 });

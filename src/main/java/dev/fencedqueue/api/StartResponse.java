@@ -1,5 +1,7 @@
 package dev.fencedqueue.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
  * The body of {@code 202 Accepted} from {@code POST /research/start}.
  *
@@ -10,12 +12,15 @@ package dev.fencedqueue.api;
  * @param validHistoryUrl the latest epoch's events
  * @param abortUrl {@code POST} here to abort the job
  * @param created {@code false} when an {@code Idempotency-Key} returned an existing job
+ * @param flowStreamUrl a deep research job's flow stream: its events and its children's, merged; absent for a plain job
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record StartResponse(String jobId, String streamUrl, String statusUrl, String historyUrl,
-        String validHistoryUrl, String abortUrl, boolean created) {
+        String validHistoryUrl, String abortUrl, boolean created, String flowStreamUrl) {
 
-    static StartResponse of(String jobId, boolean created) {
+    static StartResponse of(String jobId, boolean created, boolean deep) {
         return new StartResponse(jobId, "/research/stream/" + jobId, "/research/status/" + jobId,
-                "/research/history/" + jobId, "/research/valid-history/" + jobId, "/research/abort/" + jobId, created);
+                "/research/history/" + jobId, "/research/valid-history/" + jobId, "/research/abort/" + jobId, created,
+                deep ? "/research/stream/" + jobId + "/flow" : null);
     }
 }

@@ -72,6 +72,30 @@ public final class JobEventData {
     }
 
     /**
+     * @param data an event's data (JSON text, an object)
+     * @param jobId the job whose stream holds the event
+     * @param eventId the event's entry id in that stream, or {@code null} (a {@code reset})
+     * @return the data as a flow's stream carries it ({@link FlowSubscriber}): with {@code jobId} and, when given,
+     *         {@code eventId} added
+     * @throws IllegalArgumentException when {@code data} is not a JSON object
+     */
+    static String inFlow(String data, String jobId, String eventId) {
+        try {
+            JsonNode node = READER.readTree(data);
+            if (!(node instanceof ObjectNode object)) {
+                throw new IllegalArgumentException("an event's data is not a JSON object: " + data);
+            }
+            object.put("jobId", jobId);
+            if (eventId != null) {
+                object.put("eventId", eventId);
+            }
+            return object.toString();
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("an event's data is not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /**
      * @param data the data of a {@code resume} event (JSON text)
      * @return its {@code resumeFrom}, or {@code null} when it has none
      * @throws IllegalArgumentException when {@code data} is not JSON

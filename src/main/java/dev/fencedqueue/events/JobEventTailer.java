@@ -40,7 +40,7 @@ final class JobEventTailer {
     private static final Logger LOG = Logger.getLogger(JobEventTailer.class);
     private static final int BATCH = 500;
     private static final Duration BLOCK = Duration.ofSeconds(10);
-    private static final SseSubscriber[] NONE = new SseSubscriber[0];
+    private static final TailSubscriber[] NONE = new TailSubscriber[0];
 
     /** The subscribers of one job, by event loop, and the id of the last entry handed to them. */
     private static final class Hub {
@@ -61,17 +61,17 @@ final class JobEventTailer {
     /** The subscribers of a job on one event loop; {@code members} is replaced, never modified, so tasks may hold it. */
     private static final class Group {
         final Context context;
-        SseSubscriber[] members = NONE;
+        TailSubscriber[] members = NONE;
 
         Group(Context context) {
             this.context = context;
         }
 
         /** Runs {@code action} on each member, on their event loop. */
-        void each(Consumer<SseSubscriber> action) {
-            SseSubscriber[] snapshot = members;
+        void each(Consumer<TailSubscriber> action) {
+            TailSubscriber[] snapshot = members;
             context.runOnContext(ignored -> {
-                for (SseSubscriber subscriber : snapshot) {
+                for (TailSubscriber subscriber : snapshot) {
                     try {
                         action.accept(subscriber);
                     } catch (RuntimeException e) {
@@ -116,13 +116,13 @@ final class JobEventTailer {
      * @return the action that unregisters the subscriber (any thread); fails with {@link RedisUnavailableException}
      *         when the tailer has closed (the service is shutting down)
      */
-    Uni<Runnable> follow(String jobId, SseSubscriber subscriber) {
+    Uni<Runnable> follow(String jobId, TailSubscriber subscriber) {
         return onContext(() -> hubFor(jobId))
                 .chain(hub -> hub.ready.chain(() -> onContext(() -> attach(hub, subscriber))))
                 .chain(unregister -> unregister == null ? follow(jobId, subscriber) : Uni.createFrom().item(unregister));
     }
 
-    private Runnable attach(Hub hub, SseSubscriber subscriber) {
+    private Runnable attach(Hub hub, TailSubscriber subscriber) {
         if (closed) {
             throw new RedisUnavailableException("the service is shutting down", null);
         }
@@ -130,7 +130,7 @@ final class JobEventTailer {
             return null; // its last subscriber left meanwhile: register again
         }
         Group group = hub.groups.computeIfAbsent(subscriber.context(), Group::new);
-        SseSubscriber[] members = Arrays.copyOf(group.members, group.members.length + 1);
+        TailSubscriber[] members = Arrays.copyOf(group.members, group.members.length + 1);
         members[members.length - 1] = subscriber;
         group.members = members;
         hub.size++;
@@ -138,12 +138,12 @@ final class JobEventTailer {
         return () -> context.runOnContext(ignored -> detach(hub, subscriber));
     }
 
-    private void detach(Hub hub, SseSubscriber subscriber) {
+    private void detach(Hub hub, TailSubscriber subscriber) {
         Group group = hub.groups.get(subscriber.context());
         if (group == null) {
             return;
         }
-        List<SseSubscriber> rest = new ArrayList<>(Arrays.asList(group.members));
+        List<TailSubscriber> rest = new ArrayList<>(Arrays.asList(group.members));
         if (!rest.remove(subscriber)) {
             return;
         }
@@ -176,7 +176,7 @@ final class JobEventTailer {
             if (reader != null) {
                 reader.cancel();
             }
-            hubs.values().forEach(hub -> hub.groups.values().forEach(group -> group.each(SseSubscriber::disconnect)));
+            hubs.values().forEach(hub -> hub.groups.values().forEach(group -> group.each(TailSubscriber::disconnect)));
             hubs.clear();
             if (connection != null) {
                 connection.close().subscribe().with(v -> {

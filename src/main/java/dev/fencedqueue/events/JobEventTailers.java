@@ -70,7 +70,7 @@ public class JobEventTailers {
      * @param subscriber the subscriber
      * @return the action that unregisters it, once events appended from now on are sure to reach it
      */
-    Uni<Runnable> follow(JobQueue queue, String jobId, SseSubscriber subscriber) {
+    Uni<Runnable> follow(JobQueue queue, String jobId, TailSubscriber subscriber) {
         return tailers.computeIfAbsent(queue.name(),
                 name -> new JobEventTailer(queue.keys(), redis, store, context)).follow(jobId, subscriber);
     }

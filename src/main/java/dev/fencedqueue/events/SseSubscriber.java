@@ -22,7 +22,7 @@ import org.jboss.logging.Logger;
  * client resumes with {@code Last-Event-ID}; so is one whose connection has taken nothing for a keep-alive period while
  * frames wait. A slow subscriber therefore never holds others back: nobody waits for it.
  */
-final class SseSubscriber {
+final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
 
     private static final Logger LOG = Logger.getLogger(SseSubscriber.class);
 
@@ -38,13 +38,7 @@ final class SseSubscriber {
     private ArrayDeque<Buffer> backlog;
     /** Frames of the replay still in the backlog: they do not count against the buffer limit. */
     private int replayWaiting;
-    /** The last id of the replay until a newer live event has passed; {@code null} after. */
-    private String replayEnd;
-    private EpochGate gate;
-    /** The frame of the {@code started} the gate holds, when it came live (replayed events are framed when sent). */
-    private Buffer heldFrame;
-    /** Replayed events of earlier runs that wait with a held start: sent if its run continues them, else dropped. */
-    private List<JobEvent> pendingTail = List.of();
+    private final JobStreamView view = new JobStreamView(this);
     private boolean ending;
     private boolean finished;
     /** When a frame was last handed to the connection. */
@@ -67,7 +61,8 @@ final class SseSubscriber {
     }
 
     /** @return the event loop context of the connection, where every method of this subscriber must run */
-    Context context() {
+    @Override
+    public Context context() {
         return context;
     }
 
@@ -105,24 +100,8 @@ final class SseSubscriber {
         response.setStatusCode(200).setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream")
                 .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
         write(retry);
-        // Once epoch T is current no event of an older epoch can be appended: older ones are history, but for the
-        // committed prefix a run continues (its resume point), which a reader keeps.
-        List<JobEvent> current = ValidHistory.of(replay);
-        if (job.state().isTerminal() && current.stream().noneMatch(JobEvent::isTerminal)) {
-            end();
+        if (!view.start(job, clientEpoch, resumeAfter, replay)) {
             return;
-        }
-        replayEnd = replay.isEmpty() ? (resumeAfter == null ? "0-0" : resumeAfter) : replay.get(replay.size() - 1).id();
-        gate = resumeAfter != null && clientEpoch < 0 ? EpochGate.afterUnknownPosition() : new EpochGate(clientEpoch);
-        int last = current.size() - 1;
-        if (last > 0 && "started".equals(current.get(last).type())) {
-            // The latest run has not said yet whether it continues the earlier runs' events: they wait with its start.
-            pendingTail = current.subList(0, last);
-            gate.hold(current.get(last));
-            current = List.of();
-        }
-        for (JobEvent event : current) {
-            admit(event, null);
         }
         // What the connection has not taken of the replay waits in the backlog, but is not a sign of slowness yet.
         replayWaiting = backlog == null ? 0 : backlog.size();
@@ -134,7 +113,8 @@ final class SseSubscriber {
     }
 
     /** @param batch live events of the job, in stream order, each after every event handed over before */
-    void deliver(Iterable<FramedEvent> batch) {
+    @Override
+    public void deliver(Iterable<FramedEvent> batch) {
         if (finished) {
             return;
         }
@@ -146,14 +126,7 @@ final class SseSubscriber {
             return;
         }
         for (FramedEvent live : batch) {
-            if (replayEnd != null) {
-                // The tailer may hand over events that the replay, read after the registration, already held.
-                if (StreamIds.compare(live.event().id(), replayEnd) <= 0) {
-                    continue;
-                }
-                replayEnd = null; // events come in stream order: every later one is newer too
-            }
-            admit(live.event(), live.frame());
+            view.live(live);
         }
     }
 
@@ -161,7 +134,8 @@ final class SseSubscriber {
      * Sends a keep-alive comment when nothing was sent for {@code idleNanos}; disconnects the subscriber when its
      * connection has taken nothing for that long while frames wait (a client that stopped reading).
      */
-    void keepAlive(long nowNanos, long idleNanos) {
+    @Override
+    public void keepAlive(long nowNanos, long idleNanos) {
         if (finished || early != null || nowNanos - lastSentNanos < idleNanos) {
             return;
         }
@@ -173,7 +147,8 @@ final class SseSubscriber {
     }
 
     /** Closes the connection (shutdown, or too slow a client); its client reconnects. */
-    void disconnect() {
+    @Override
+    public void disconnect() {
         if (!finished) {
             // reset(), not close(): on HTTP/2 it ends this stream only, not the connection's other streams; on
             // HTTP/1.1 it closes the connection, as a response that has not ended cannot be cut short otherwise.
@@ -182,37 +157,14 @@ final class SseSubscriber {
         }
     }
 
-    private void admit(JobEvent event, Buffer frame) {
-        switch (gate.admit(event)) {
-            case DROP -> {
-                return;
-            }
-            case HOLD -> {
-                heldFrame = frame; // the gate holds the event; its frame waits here
-                return;
-            }
-            case RESET_THEN_SEND -> write(SseFrames.message(StreamMessage.reset(event.fencingToken(), gate.previousEpoch())));
-            case RESUME -> {
-                String resumeFrom = JobEventData.resumeFrom(event.data());
-                for (JobEvent kept : pendingTail) {
-                    if (resumeFrom != null && StreamIds.compare(kept.id(), resumeFrom) <= 0) {
-                        write(SseFrames.message(StreamMessage.of(kept)));
-                    }
-                }
-            }
-            case SEND -> {
-            }
-        }
-        JobEvent start = gate.released();
-        if (start != null) {
-            write(heldFrame != null ? heldFrame : SseFrames.message(StreamMessage.of(start)));
-        }
-        heldFrame = null;
-        pendingTail = List.of();
+    @Override
+    public void event(JobEvent event, Buffer frame) {
         write(frame != null ? frame : SseFrames.message(StreamMessage.of(event)));
-        if (gate.ended()) {
-            end();
-        }
+    }
+
+    @Override
+    public void reset(StreamMessage reset) {
+        write(SseFrames.message(reset));
     }
 
     private void write(Buffer frame) {
@@ -255,7 +207,8 @@ final class SseSubscriber {
     }
 
     /** Ends the response once the backlog is written: an {@code EventSource} then reconnects and gets 204. */
-    private void end() {
+    @Override
+    public void end() {
         ending = true;
         if (backlog == null && !finished) {
             response.end();

@@ -38,6 +38,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class DeepResearch {
 
+    /** Reads the data of {@code plan} events for {@link #childrenAnnounced}. */
+    private static final ObjectMapper READER = new ObjectMapper();
+
     private final ResearchConfig config;
     private final WholeAnswer planner;
     private final ResearchAnswers answers;
@@ -91,6 +94,25 @@ public class DeepResearch {
                     }
                     return answers.answer(context, plan.reportPrompt(config.deep(), query, findings), reportContinues);
                 });
+    }
+
+    /**
+     * What a deep research job's flow stream follows besides the job ({@code GET /research/stream/{jobId}/flow}).
+     *
+     * @param event an event of a research job
+     * @return the ids of the children a {@code plan} event announces, in the plan's order; empty for any other event
+     *         (and for a {@code plan} whose data cannot be read)
+     */
+    public static List<String> childrenAnnounced(JobEvent event) {
+        if (!ResearchPlan.EVENT.equals(event.type())) {
+            return List.of();
+        }
+        try {
+            return ResearchPlan.of(READER.readTree(event.data())).subQuestions().stream()
+                    .map(ResearchPlan.SubQuestion::jobId).toList();
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     /** @return the plan the job's committed events announced, if one did */

@@ -81,6 +81,60 @@ class DeepResearchTest {
     }
 
     @Test
+    void theFlowStreamCarriesThePlanEachChildsRunWithItsIdAndTheReportAndResumesEveryJobAtOnce() throws Exception {
+        String start = given().contentType(ContentType.JSON).body(Map.of("query", "tidal power", "mode", "deep"))
+                .when().post("/research/start").then().statusCode(202).extract().asString();
+        String jobId = JsonPath.from(start).getString("jobId");
+        assertThat(JsonPath.from(start).getString("flowStreamUrl")).isEqualTo("/research/stream/" + jobId + "/flow");
+
+        List<SseClient.Message> events;
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId + "/flow")) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> sse.ended().isDone());
+            assertThat(sse.status()).isCompletedWithValue(200);
+            events = sse.events().stream().filter(e -> !e.isComment()).toList();
+        }
+        Map<String, List<SseClient.Message>> byJob = new java.util.LinkedHashMap<>();
+        for (SseClient.Message event : events) {
+            JsonNode data = json.readTree(event.data());
+            byJob.computeIfAbsent(data.path("jobId").asText(), id -> new java.util.ArrayList<>()).add(event);
+            assertThat(data.path("eventId").asText()).as("the event's id in its job's stream").matches("\\d+-\\d+");
+            assertThat(event.id()).as("where the reader is in every job's stream").startsWith("*=");
+        }
+        assertThat(byJob.keySet()).containsExactlyInAnyOrder(jobId, jobId + ":q1", jobId + ":q2", jobId + ":q3");
+        assertThat(byJob.get(jobId)).extracting(SseClient.Message::event)
+                .startsWith("started", "plan", "resume").endsWith("completed").doesNotContain("reset");
+        for (String child : List.of(jobId + ":q1", jobId + ":q2", jobId + ":q3")) {
+            assertThat(byJob.get(child)).extracting(SseClient.Message::event).as(child)
+                    .startsWith("started").endsWith("completed").contains("progress");
+            assertThat(byJob.get(child)).extracting(SseClient.Message::fencingToken).as("one run").hasSize(
+                    byJob.get(child).size()).containsOnly(byJob.get(child).get(0).fencingToken());
+        }
+        int plan = events.indexOf(byJob.get(jobId).get(1));
+        assertThat(events.subList(0, plan)).as("children are followed once the plan names them")
+                .allSatisfy(event -> assertThat(event.data()).contains("\"jobId\":\"" + jobId + "\""));
+        assertThat(events.get(events.size() - 1)).as("the root ends last: it completes after its children")
+                .isEqualTo(byJob.get(jobId).get(byJob.get(jobId).size() - 1));
+
+        // A reader that had everything gets 204 (an EventSource stops); one that had part gets exactly the rest.
+        given().header("Accept", "text/event-stream").header("Last-Event-ID", events.get(events.size() - 1).id())
+                .when().get("/research/stream/" + jobId + "/flow").then().statusCode(204);
+        int cut = plan + 3;
+        try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId + "/flow", events.get(cut).id())) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> resumed.ended().isDone());
+            assertThat(resumed.events().stream().filter(e -> !e.isComment()).map(this::jobAndEventId).toList())
+                    .containsExactlyInAnyOrderElementsOf(events.subList(cut + 1, events.size()).stream()
+                            .map(this::jobAndEventId).toList());
+        }
+        given().header("Accept", "text/event-stream").when().get("/research/stream/no-such-job/flow")
+                .then().statusCode(404).body("error", equalTo("not_found"));
+    }
+
+    private String jobAndEventId(SseClient.Message event) {
+        JsonPath data = JsonPath.from(event.data());
+        return data.getString("jobId") + " " + data.getString("eventId");
+    }
+
+    @Test
     void refusesAnUnknownModeNamingTheField() {
         given().contentType(ContentType.JSON).body(Map.of("query", "heat pumps", "mode", "deeper"))
                 .when().post("/research/start").then().statusCode(400)

@@ -1,0 +1,328 @@
+package dev.fencedqueue.events;
+
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+import dev.fencedqueue.queue.Job;
+import io.smallrye.common.vertx.VertxContext;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import org.jboss.logging.Logger;
+
+/**
+ * One SSE response following a flow: its root job and the children the root's events announce, each job through its
+ * own {@link JobStreamView} (so each with its own epochs, {@code reset}s and {@code resume}s), merged into one stream
+ * in the order the events reach this instance. Every event's data carries the job it belongs to ({@code jobId}) and
+ * its entry id in that job's stream ({@code eventId}); the SSE {@code id:} names where the reader is in every job's
+ * stream ({@link FlowIds}), so that a reconnect resumes them all. The response ends once the root and every child
+ * followed have ended; it is answered {@code 204 No Content} instead when a reconnecting reader already had all of it.
+ *
+ * <p>Every method runs on the event loop of the response's connection ({@link #execute}). Memory is bounded as for
+ * one job's stream: a member's live events that arrive before its replay wait in a queue, and past
+ * {@code bufferLimit} frames the connection has not taken (or events waiting) the reader is disconnected and resumes
+ * with {@code Last-Event-ID}.
+ */
+final class FlowSubscriber {
+
+    private static final Logger LOG = Logger.getLogger(FlowSubscriber.class);
+
+    private final HttpServerResponse response;
+    private final Context context;
+    private final String rootId;
+    private final int bufferLimit;
+    private final Buffer retry;
+    private final Runnable onSlow;
+    private final Function<JobEvent, List<String>> childrenOf;
+    private final BiConsumer<Member, String> follow;
+    private final boolean reconnect;
+    /** key -> member, the root first. */
+    private final Map<String, Member> members = new LinkedHashMap<>();
+    /** key -> entry id of the last event shown of that job. */
+    private final Map<String, String> positions;
+    private final List<Runnable> unregisters = new java.util.ArrayList<>();
+    private boolean headWritten;
+    private int waiting;
+    private boolean finished;
+    private long lastSentNanos = System.nanoTime();
+
+    /**
+     * @param response the response, not yet written
+     * @param context the current Vert.x context: that of the request's connection
+     * @param rootId the flow's root job
+     * @param positions key -> entry id of the reader's {@code Last-Event-ID} ({@link FlowIds#parse}), empty for none
+     * @param bufferLimit the frames (or early events of one job) that may wait before a disconnect
+     * @param retry the {@code retry:} block
+     * @param onSlow called when the reader is disconnected for being slow
+     * @param childrenOf the ids of the children an event of the root announces (empty for most events)
+     * @param follow starts following a member's job from the entry id given ({@code null}: from the start): registers
+     *        it with the tailer, then reads and hands over its replay ({@link Member#start})
+     */
+    FlowSubscriber(HttpServerResponse response, Context context, String rootId, Map<String, String> positions,
+            int bufferLimit, Buffer retry, Runnable onSlow, Function<JobEvent, List<String>> childrenOf,
+            BiConsumer<Member, String> follow) {
+        this.response = response;
+        this.context = VertxContext.getRootContext(context);
+        this.rootId = rootId;
+        this.positions = new LinkedHashMap<>(positions);
+        this.reconnect = !positions.isEmpty();
+        this.bufferLimit = bufferLimit;
+        this.retry = retry;
+        this.onSlow = onSlow;
+        this.childrenOf = childrenOf;
+        this.follow = follow;
+        response.closeHandler(ignored -> finish());
+    }
+
+    /** Runs {@code action} on the connection's event loop. */
+    void execute(Runnable action) {
+        context.runOnContext(ignored -> action.run());
+    }
+
+    /** Follows the root and the children the reader's position names. */
+    void start() {
+        join(FlowIds.ROOT, rootId);
+        for (String key : List.copyOf(positions.keySet())) {
+            if (!FlowIds.ROOT.equals(key)) {
+                join(key, rootId + ":" + key);
+            }
+        }
+    }
+
+    /**
+     * Fails the stream (a job of the flow could not be followed: Redis is down): {@code 503} before the first byte, a
+     * reset after it; either way the client reconnects.
+     */
+    void fail(Throwable failure) {
+        if (!finished) {
+            LOG.warnf("a flow's SSE stream failed: %s", failure.toString());
+            disconnect();
+        }
+    }
+
+    /** @return whether the head was written (a failure then ends the stream with a reset, not an error) */
+    boolean headWritten() {
+        return headWritten;
+    }
+
+    private void join(String key, String jobId) {
+        if (finished || members.containsKey(key)) {
+            return;
+        }
+        Member member = new Member(key, jobId);
+        members.put(key, member);
+        follow.accept(member, positions.get(key));
+    }
+
+    private void write(Member member, StreamMessage message) {
+        if (message.id() != null) {
+            positions.put(member.key, message.id());
+        }
+        String data = JobEventData.inFlow(message.data(), member.jobId, message.id());
+        String id = message.id() == null ? null : FlowIds.format(positions);
+        send(Buffer.buffer(SseFrames.text(new StreamMessage(id, message.event(), data, null))));
+    }
+
+    private void send(Buffer frame) {
+        if (finished) {
+            return;
+        }
+        head();
+        lastSentNanos = System.nanoTime();
+        if (response.writeQueueFull()) {
+            if (++waiting > bufferLimit) {
+                LOG.debugf("disconnecting a slow flow SSE subscriber (%d frames waiting); it resumes with Last-Event-ID",
+                        waiting);
+                onSlow.run();
+                disconnect();
+                return;
+            }
+            response.drainHandler(ignored -> waiting = 0);
+        }
+        response.write(frame);
+    }
+
+    private void head() {
+        if (!headWritten) {
+            headWritten = true;
+            response.setStatusCode(200).setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream")
+                    .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
+            response.write(retry);
+        }
+    }
+
+    /** Sends a keep-alive comment when nothing was sent for {@code idleNanos} (the head first, when not yet sent). */
+    void keepAlive(long nowNanos, long idleNanos) {
+        if (!finished && nowNanos - lastSentNanos >= idleNanos) {
+            send(SseFrames.keepAlive());
+        }
+    }
+
+    /** Closes the connection (shutdown, a slow reader, a failure); its client reconnects. */
+    void disconnect() {
+        if (!finished) {
+            if (headWritten) {
+                response.reset();
+            } else {
+                response.setStatusCode(503).end();
+            }
+            finish();
+        }
+    }
+
+    /** Ends the response once every member has ended: with 204 when a reconnecting reader got nothing new. */
+    private void endIfDone() {
+        Member root = members.get(FlowIds.ROOT);
+        if (finished || !root.ended) {
+            return;
+        }
+        for (Member member : members.values()) {
+            if (!member.ended && member.started && !member.exists) {
+                member.ended = true; // announced, never added (the root ended before it added its children)
+            }
+            if (!member.ended) {
+                return;
+            }
+        }
+        if (!headWritten && reconnect) {
+            response.setStatusCode(204).end();
+        } else {
+            head();
+            response.end();
+        }
+        finish();
+    }
+
+    /** Writes the head once every member known at the start has handed over its replay and the flow goes on. */
+    private void replayed() {
+        if (!finished && !headWritten && members.values().stream().allMatch(member -> member.started)) {
+            head();
+        }
+    }
+
+    private void finish() {
+        if (!finished) {
+            finished = true;
+            unregisters.forEach(Runnable::run);
+            unregisters.clear();
+        }
+    }
+
+    /** One job of the flow: its view, and the live events that arrive before its replay. */
+    final class Member implements TailSubscriber, JobStreamView.Sink {
+
+        private final String key;
+        private final String jobId;
+        private final JobStreamView view = new JobStreamView(this);
+        private ArrayDeque<FramedEvent> early = new ArrayDeque<>();
+        private boolean started;
+        private boolean exists;
+        private boolean ended;
+
+        Member(String key, String jobId) {
+            this.key = key;
+            this.jobId = jobId;
+        }
+
+        /** @return the member's job id */
+        String jobId() {
+            return jobId;
+        }
+
+        /**
+         * @param unregister unregisters the member from the tailer; run when the response finishes (at once if it has)
+         */
+        void onFinish(Runnable unregister) {
+            if (finished) {
+                unregister.run();
+            } else {
+                unregisters.add(unregister);
+            }
+        }
+
+        /**
+         * Shows the member's replay, then what arrived live meanwhile.
+         *
+         * @param job the job, or {@code null} when it does not exist (yet: a child announced before it was added)
+         * @param clientEpoch as for {@link JobStreamView#start}
+         * @param resumeAfter the reader's position in the job's stream, or {@code null}
+         * @param replay the job's stream after it
+         */
+        void start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay) {
+            if (finished) {
+                return;
+            }
+            started = true;
+            exists = job != null || !replay.isEmpty();
+            ArrayDeque<FramedEvent> arrived = early;
+            early = null;
+            if (view.start(job, clientEpoch, resumeAfter, replay)) {
+                deliver(arrived);
+            }
+            replayed();
+            endIfDone();
+        }
+
+        @Override
+        public Context context() {
+            return context;
+        }
+
+        @Override
+        public void deliver(Iterable<FramedEvent> batch) {
+            if (finished) {
+                return;
+            }
+            if (early != null) {
+                batch.forEach(early::add);
+                if (early.size() > bufferLimit) {
+                    onSlow.run();
+                    disconnect();
+                }
+                return;
+            }
+            for (FramedEvent live : batch) {
+                exists = true;
+                view.live(live);
+            }
+        }
+
+        @Override
+        public void keepAlive(long nowNanos, long idleNanos) {
+            FlowSubscriber.this.keepAlive(nowNanos, idleNanos);
+        }
+
+        @Override
+        public void disconnect() {
+            FlowSubscriber.this.disconnect();
+        }
+
+        @Override
+        public void event(JobEvent event, Buffer frame) {
+            write(this, StreamMessage.of(event));
+            if (FlowIds.ROOT.equals(key)) {
+                for (String child : childrenOf.apply(event)) {
+                    if (child.startsWith(rootId + ":")) {
+                        join(child.substring(rootId.length() + 1), child);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void reset(StreamMessage reset) {
+            write(this, reset);
+        }
+
+        @Override
+        public void end() {
+            ended = true;
+            endIfDone();
+        }
+    }
+}
