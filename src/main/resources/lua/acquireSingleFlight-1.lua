@@ -12,13 +12,11 @@
   is that job's id.
 ]]
 --- @include "nowMs"
+--- @include "singleFlightHolder"
 
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then
-    local held = redis.call('HMGET', ARGV[2] .. 'job:' .. holder, 'state', 'lockedUntil')
-    if held[1] == 'active' and (tonumber(held[2]) or 0) > nowMs() then
-        return {0, holder}
-    end
+local holder = singleFlightHolder(KEYS[1], ARGV[2], ARGV[1])
+if holder then
+    return {0, holder}
 end
 redis.call('SET', KEYS[1], ARGV[1])
 return {1, ARGV[1]}

@@ -75,7 +75,10 @@ public record JobScheduler(String id, String pattern, ZoneId tz, Long every, Ins
     public enum Overlap {
         /** The tick produces nothing. */
         SKIP,
-        /** The tick produces its job, which is refused when it starts, as any job with a held key. The default. */
+        /**
+         * The tick produces nothing and is recorded as refused, with the reason (the running job that holds the key),
+         * as a second fan-out of a channel is refused; the default.
+         */
         REFUSE;
 
         /** @return {@code skip} or {@code refuse} */

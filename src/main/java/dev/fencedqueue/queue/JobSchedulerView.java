@@ -23,10 +23,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param lastJobState that job's state, or absent (none, or removed)
  * @param skipped the last tick it skipped (ms), or absent
  * @param skippedBecause why: {@code missed}, {@code overlap} or {@code limit}, or absent
+ * @param refused the last tick it refused ({@code overlap: refuse}: the template's single-flight key was held), ms, or
+ *        absent
+ * @param refusedReason why, naming the running job that held the key, or absent
  * @param template the job it produces: {@code {"queue", "name", "data", "options"}}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSchedulerView(String id, String queue, String pattern, Long every, String tz, String startDate,
         String endDate, Integer limit, String missed, String overlap, Long next, boolean paused, long ticks,
-        String lastJobId, String lastJobState, Long skipped, String skippedBecause, JsonNode template) {
+        String lastJobId, String lastJobState, Long skipped, String skippedBecause, Long refused,
+        String refusedReason, JsonNode template) {
 }

@@ -205,11 +205,17 @@ public final class JobSchedulers {
         });
     }
 
-    /** @return the template's single-flight key when ticks skip while its job runs ({@code overlap: skip}), else "" */
+    /**
+     * @return what a running job of the template's single-flight key (a fan-out's channel) does to a tick:
+     *         {@code skip:<key>} or {@code refuse:<key>} as the scheduler's {@code overlap} says; "" for a template
+     *         without one
+     */
     private static String singleFlightKey(JobScheduler scheduler) {
         JsonNode channel = scheduler.template().data() == null ? null : scheduler.template().data().get("channel");
-        return scheduler.overlap() == JobScheduler.Overlap.SKIP && channel != null && channel.isTextual()
-                ? channel.asText() : "";
+        if (channel == null || !channel.isTextual() || channel.asText().isEmpty()) {
+            return "";
+        }
+        return (scheduler.overlap() == JobScheduler.Overlap.REFUSE ? "refuse:" : "skip:") + channel.asText();
     }
 
     private Uni<Integer> remove(QueueKeys keys, String id) {
@@ -237,7 +243,8 @@ public final class JobSchedulers {
                     text(stored, "overlap"), all.getItem2() == null ? null : all.getItem2().toLong(),
                     "1".equals(fields.get("paused")), Long.parseLong(fields.getOrDefault("ticks", "0")), lastJobId,
                     lastJobState, fields.containsKey("skipped") ? Long.valueOf(fields.get("skipped")) : null,
-                    fields.get("skippedBecause"), stored.get("template")));
+                    fields.get("skippedBecause"), fields.containsKey("refused") ? Long.valueOf(fields.get("refused"))
+                            : null, fields.get("refusedReason"), stored.get("template")));
         });
     }
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -142,6 +143,50 @@ class JobSchedulersTest extends QueueTestSupport {
         assertThat(queues.schedulers().get(id).await().atMost(TIMEOUT)).isNull();
         assertThat(queues.schedulers().remove(id).await().atMost(TIMEOUT)).isFalse();
         assertThat(redis.job(queue, ranNow)).as("its jobs stay").isNotNull();
+    }
+
+    /**
+     * A fan-out template's tick while a running job holds the template's single-flight key (its channel): skipped with
+     * {@code overlap: skip}, refused with the holder named with {@code overlap: refuse}; neither produces a job, and
+     * both produce again once the holder ended.
+     */
+    @Test
+    void aTickWhileTheTemplatesSingleFlightKeyIsHeldIsSkippedOrRefusedWithTheHolderNamed() {
+        String skipper = scheduler();
+        String refuser = scheduler();
+        String holder = "holder-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        String channel = "news-" + holder;
+        java.util.concurrent.CompletableFuture<Object> release = new java.util.concurrent.CompletableFuture<>();
+        QueueContext ctx = queues.context(queue.name());
+        workers.start(ProbeProcessor.of(queue.name(), context -> !context.jobId().equals(holder)
+                ? Uni.createFrom().item(context.jobId())
+                : ctx.scripts().run(LuaScript.ACQUIRE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(channel)),
+                        List.of(holder, ctx.keys().prefix()))
+                        .chain(taken -> Uni.createFrom().completionStage(release))),
+                TestWorkers.options("w").schedulerMissedAfter(MISSED_AFTER).build());
+        queue.add("fan-out", Map.of("channel", channel), JobOptions.defaults().withJobId(holder)).await().atMost(TIMEOUT);
+        await().atMost(TIMEOUT).until(() -> holder.equals(redisValue(ctx.keys().singleFlight(channel))));
+
+        Map<String, Object> template = Map.of("queue", queue.name(), "name", "fan-out", "data", Map.of("channel", channel));
+        upsert(skipper, Map.of("every", EVERY, "overlap", "skip", "template", template));
+        upsert(refuser, Map.of("every", EVERY, "template", template));
+        await().atMost(TIMEOUT).until(() -> view(skipper).skipped() != null && view(refuser).refused() != null);
+        assertThat(view(skipper).skippedBecause()).isEqualTo("overlap");
+        assertThat(view(refuser).refusedReason()).contains(holder).contains(channel);
+        assertThat(view(skipper).ticks()).isZero();
+        assertThat(view(refuser).ticks()).as("refused ticks produce nothing").isZero();
+        assertThat(view(refuser).overlap()).as("the default").isEqualTo("refuse");
+
+        release.complete("done");
+        await().atMost(TIMEOUT).until(() -> view(skipper).ticks() > 0 && view(refuser).ticks() > 0);
+        queues.schedulers().remove(skipper).await().atMost(TIMEOUT);
+        queues.schedulers().remove(refuser).await().atMost(TIMEOUT);
+    }
+
+    private String redisValue(String key) {
+        io.vertx.mutiny.redis.client.Response value = queues.redis().send(io.vertx.mutiny.redis.client.Request.cmd(
+                io.vertx.mutiny.redis.client.Command.GET).arg(key)).await().atMost(TIMEOUT);
+        return value == null ? null : value.toString();
     }
 
     private void startCounting(String workerId) {
