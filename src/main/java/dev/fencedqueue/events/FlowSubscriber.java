@@ -1,6 +1,7 @@
 package dev.fencedqueue.events;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ final class FlowSubscriber {
     private final Map<String, Member> members = new LinkedHashMap<>();
     /** key -> entry id of the last event shown of that job. */
     private final Map<String, String> positions;
-    private final List<Runnable> unregisters = new java.util.ArrayList<>();
+    private final List<Runnable> unregisters = new ArrayList<>();
     private boolean headWritten;
     private int waiting;
     private boolean finished;
@@ -105,18 +106,19 @@ final class FlowSubscriber {
         }
     }
 
-    /** @return whether the head was written (a failure then ends the stream with a reset, not an error) */
-    boolean headWritten() {
-        return headWritten;
-    }
-
+    /**
+     * Follows a job of the flow from the reader's position in it. A job joins the position at once (from its start,
+     * {@code 0-0}), so that the next {@code id:} names it: a reader that reconnects after the event that announced it
+     * follows it again even when nothing of it was shown yet.
+     */
     private void join(String key, String jobId) {
         if (finished || members.containsKey(key)) {
             return;
         }
         Member member = new Member(key, jobId);
         members.put(key, member);
-        follow.accept(member, positions.get(key));
+        String after = positions.putIfAbsent(key, StreamIds.START);
+        follow.accept(member, after == null || StreamIds.START.equals(after) ? null : after);
     }
 
     private void write(Member member, StreamMessage message) {
@@ -304,7 +306,6 @@ final class FlowSubscriber {
 
         @Override
         public void event(JobEvent event, Buffer frame) {
-            write(this, StreamMessage.of(event));
             if (FlowIds.ROOT.equals(key)) {
                 for (String child : childrenOf.apply(event)) {
                     if (child.startsWith(rootId + ":")) {
@@ -312,6 +313,7 @@ final class FlowSubscriber {
                     }
                 }
             }
+            write(this, StreamMessage.of(event));
         }
 
         @Override

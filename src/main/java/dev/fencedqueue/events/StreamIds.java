@@ -5,6 +5,9 @@ import java.util.regex.Pattern;
 /** Redis stream entry ids ({@code <ms>-<seq>}): parsing and ordering. */
 public final class StreamIds {
 
+    /** The id before every entry of a stream: reading after it reads from the start. */
+    public static final String START = "0-0";
+
     private static final Pattern ID = Pattern.compile("\\d{1,19}-\\d{1,19}");
 
     private StreamIds() {

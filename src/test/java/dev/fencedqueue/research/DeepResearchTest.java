@@ -118,12 +118,16 @@ class DeepResearchTest {
         // A reader that had everything gets 204 (an EventSource stops); one that had part gets exactly the rest.
         given().header("Accept", "text/event-stream").header("Last-Event-ID", events.get(events.size() - 1).id())
                 .when().get("/research/stream/" + jobId + "/flow").then().statusCode(204);
-        int cut = plan + 3;
-        try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId + "/flow", events.get(cut).id())) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> resumed.ended().isDone());
-            assertThat(resumed.events().stream().filter(e -> !e.isComment()).map(this::jobAndEventId).toList())
-                    .containsExactlyInAnyOrderElementsOf(events.subList(cut + 1, events.size()).stream()
-                            .map(this::jobAndEventId).toList());
+        // Right after the plan (its children named, nothing of theirs shown yet), and a few events later.
+        assertThat(events.get(plan).id()).contains(",q1=0-0,q2=0-0,q3=0-0");
+        for (int cut : List.of(plan, plan + 3)) {
+            try (SseClient resumed = SseClient.open(base + "research/stream/" + jobId + "/flow", events.get(cut).id())) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> resumed.ended().isDone());
+                assertThat(resumed.events().stream().filter(e -> !e.isComment()).map(this::jobAndEventId).toList())
+                        .as("after " + events.get(cut).id())
+                        .containsExactlyInAnyOrderElementsOf(events.subList(cut + 1, events.size()).stream()
+                                .map(this::jobAndEventId).toList());
+            }
         }
         given().header("Accept", "text/event-stream").when().get("/research/stream/no-such-job/flow")
                 .then().statusCode(404).body("error", equalTo("not_found"));
