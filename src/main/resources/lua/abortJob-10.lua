@@ -1,7 +1,9 @@
 --[[
   Aborts a job (an intended stop, never retried): a waiting or delayed job leaves the queue, a running
   job loses its lock and its worker is told through the revoked channel, so it closes its LLM call.
-  A parent waiting for its children ('waiting-children') leaves that set; the service then aborts the children.
+  A parent waiting for its children ('waiting-children') leaves that set; one with children that have not ended is
+  recorded in 'parent-aborts' (its id -> the reason), and the service then aborts the children and removes the
+  record (the flow sweep finishes what a crash cut short).
   A child leaves a notice for its parent (noteParent). Either way the job ends in state 'aborted' (kept in the failed set, where its removeOnFail retention
   applies at once) and its stream ends with one 'aborted' event carrying the current fencing token; later
   writes of any epoch are rejected.
@@ -21,7 +23,8 @@
   ARGV[2] reason (text)
   ARGV[3] maximum stream length (entries)
   ARGV[4] revoked channel (message: '<jobId>:<fencingToken>')
-  ARGV[5] key prefix of the queue, 'fq:{name}:'
+  ARGV[5] key prefix of the queue, 'fq:{name}:' (of 'waiting-children' and 'parent-aborts'; the job's
+          'dependencies' set is KEYS[6] .. ':dependencies': all in the queue's slot)
   ARGV[6] maximum length of the queue event stream (entries)
 
   Returns {code, state}: code 1 = aborted a running job, 2 = aborted a job that had not started or was
@@ -61,6 +64,9 @@ else
     redis.call('ZREM', KEYS[3], jobId)
     redis.call('ZREM', KEYS[4], jobId)
     redis.call('ZREM', ARGV[5] .. 'waiting-children', jobId)
+end
+if redis.call('SCARD', KEYS[6] .. ':dependencies') > 0 then
+    redis.call('HSET', ARGV[5] .. 'parent-aborts', jobId, ARGV[2])
 end
 
 local now = nowMs()

@@ -273,11 +273,15 @@ class ChildRow {
     handlers() {
         return {
             onStarted: (event) => this.show('active', event, event.data.workerId ? `started on ${event.data.workerId}` : 'started'),
-            onResume: (event) => this.show('active', event, 'continued on another worker'),
+            onResume: (event) => {
+                this.item.dataset.takeovers = String(Number(this.item.dataset.takeovers ?? 0) + 1);
+                this.show('active', event, 'continued on another worker');
+            },
             onReset: (token, previous) => {
                 this.item.querySelector('progress').value = 0;
-                if (previous > 0) {
+                if (previous > 0) { // a newer run starts the child over: what its old run showed is gone
                     this.item.dataset.resets = String(Number(this.item.dataset.resets) + 1);
+                    this.item.dataset.takeovers = String(Number(this.item.dataset.takeovers ?? 0) + 1);
                 }
             },
             onProgress: (event) => {
@@ -298,7 +302,9 @@ class ChildRow {
     show(state, event, message) {
         this.item.dataset.state = state;
         this.item.dataset.fencingToken = String(event.fencingToken);
-        this.item.querySelector('.child-state').textContent = `${state} (fencing token ${event.fencingToken})`;
+        const takeovers = Number(this.item.dataset.takeovers ?? 0);
+        this.item.querySelector('.child-state').textContent = `${state} (fencing token ${event.fencingToken}`
+            + `${takeovers > 0 ? `, taken over ${takeovers}×` : ''})`;
         this.item.querySelector('.child-message').textContent = message;
     }
 }

@@ -1,5 +1,7 @@
 package dev.fencedqueue.api;
 
+import java.util.function.BiFunction;
+import java.util.function.BinaryOperator;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,9 +13,10 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.research.DeepResearch;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.research.DeepResearch;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
@@ -80,31 +83,31 @@ public class JobStreamRoutes {
 
     /** A deep research job's flow stream: its events and its children's, merged ({@link FlowEventFollower}). */
     private void flow(RoutingContext context, Consumer<Job> access) {
-        String jobId = context.pathParam("jobId");
-        HttpServerResponse response = context.response();
-        if (!QueueKeys.isJobId(jobId)) {
-            HttpError.of(new JobNotFoundException(research.name(), jobId)).send(response, json);
-            return;
-        }
-        String lastEventId = LastEventIds.ofFlow(context.request().getHeader("Last-Event-ID"),
-                context.queryParams().get(LastEventIds.QUERY));
-        Context connection = Vertx.currentContext();
-        flows.follow(research, jobId, lastEventId, response, access, DeepResearch::childrenAnnounced).subscribe().with(
-                started -> {
-                }, failure -> connection.runOnContext(ignored -> fail(response, failure)));
+        serve(research, context, LastEventIds::ofFlow, (jobId, lastEventId) -> flows.follow(research, jobId,
+                lastEventId, context.response(), access, DeepResearch::childrenAnnounced));
     }
 
     private void stream(JobQueue queue, RoutingContext context, Consumer<Job> access) {
+        serve(queue, context, LastEventIds::of, (jobId, lastEventId) -> follower.follow(queue, jobId, lastEventId,
+                context.response(), access));
+    }
+
+    /**
+     * Answers 404 for a path that names no job, else follows the job from the client's last event id (header, or
+     * query parameter), answering a failure before the stream starts as a JSON error.
+     */
+    private void serve(JobQueue queue, RoutingContext context, BinaryOperator<String> lastEventIds,
+            BiFunction<String, String, Uni<Void>> follow) {
         String jobId = context.pathParam("jobId");
         HttpServerResponse response = context.response();
         if (!QueueKeys.isJobId(jobId)) {
             HttpError.of(new JobNotFoundException(queue.name(), jobId)).send(response, json);
             return;
         }
-        String lastEventId = LastEventIds.of(context.request().getHeader("Last-Event-ID"),
+        String lastEventId = lastEventIds.apply(context.request().getHeader("Last-Event-ID"),
                 context.queryParams().get(LastEventIds.QUERY));
         Context connection = Vertx.currentContext();
-        follower.follow(queue, jobId, lastEventId, response, access).subscribe().with(started -> {
+        follow.apply(jobId, lastEventId).subscribe().with(started -> {
         }, failure -> connection.runOnContext(ignored -> fail(response, failure)));
     }
 

@@ -2,8 +2,10 @@ package dev.fencedqueue.queue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
@@ -59,16 +61,19 @@ public final class FlowReader {
      *         from its own queue, its result from the parent's records when the child is gone
      */
     public Uni<List<Child>> children(QueueKeys parent, String parentId) {
-        Uni<Response> members = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.children(parentId)));
+        // One read for a job without children, the common case; the parent's records only when there are some.
+        return queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.children(parentId))).chain(members -> {
+            List<String> keys = Replies.elements(members).stream().map(Response::toString).sorted().toList();
+            return keys.isEmpty() ? Uni.createFrom().item(List.<Child>of()) : children(parent, parentId, keys);
+        });
+    }
+
+    private Uni<List<Child>> children(QueueKeys parent, String parentId, List<String> keys) {
         Uni<Response> pending = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.dependencies(parentId)));
-        return Uni.combine().all().unis(members, pending, childrenValues(parent, parentId),
-                failedChildren(parent, parentId)).asTuple().chain(all -> {
-                    List<String> keys = Replies.elements(all.getItem1()).stream().map(Response::toString).sorted().toList();
-                    java.util.Set<String> waiting = new java.util.HashSet<>();
-                    Replies.elements(all.getItem2()).forEach(key -> waiting.add(key.toString()));
-                    if (keys.isEmpty()) {
-                        return Uni.createFrom().item(List.<Child>of());
-                    }
+        return Uni.combine().all().unis(pending, childrenValues(parent, parentId), failedChildren(parent, parentId))
+                .asTuple().chain(all -> {
+                    Set<String> waiting = new HashSet<>();
+                    Replies.elements(all.getItem1()).forEach(key -> waiting.add(key.toString()));
                     List<Uni<Child>> reads = new ArrayList<>(keys.size());
                     for (String key : keys) {
                         JobKey child = JobKey.parse(key);
@@ -77,8 +82,8 @@ public final class FlowReader {
                                 .arg("state").arg("returnvalue").arg("failedReason")).map(fields -> new Child(
                                         child.queue(), child.jobId(), fields.get(0) == null ? null
                                                 : JobState.of(fields.get(0).toString()),
-                                        fields.get(1) != null ? fields.get(1).toString() : all.getItem3().get(key),
-                                        fields.get(2) != null ? fields.get(2).toString() : all.getItem4().get(key),
+                                        fields.get(1) != null ? fields.get(1).toString() : all.getItem2().get(key),
+                                        fields.get(2) != null ? fields.get(2).toString() : all.getItem3().get(key),
                                         waiting.contains(key))));
                     }
                     return Uni.join().all(reads).andFailFast()

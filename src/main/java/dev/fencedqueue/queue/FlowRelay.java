@@ -20,7 +20,8 @@ import org.jboss.logging.Logger;
  * child leaves a notice in the child's queue ({@code parent-notices}); {@link #deliver} runs {@code childEnded} in the
  * parent's queue (maybe another Redis Cluster node), then removes the notice. A worker delivers at once the endings
  * it writes; {@link #sweep}, which every worker runs each stalled interval, delivers the rest (a process killed
- * between the two steps, a job ended by the stalled-job check) and adds the children whose specs an add left behind.
+ * between the two steps, a job ended by the stalled-job check), adds the children whose specs an add left behind, and
+ * aborts the children of an aborted parent that a crash left running ({@code parent-aborts}).
  * Delivering twice changes nothing.
  */
 public final class FlowRelay {
@@ -89,7 +90,14 @@ public final class FlowRelay {
                     left.retainAll(before == null ? Set.of() : before);
                     return producer.addPending(queue, List.copyOf(left));
                 });
-        return Uni.join().all(notices, pending).andCollectFailures().replaceWithVoid()
+        Uni<Void> aborts = queues.redis().send(Request.cmd(Command.HGETALL).arg(queue.parentAborts()))
+                .chain(all -> {
+                    Map<String, String> left = Replies.toStringMap(all);
+                    return left.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(left.entrySet().stream()
+                            .map(abort -> aborted(queue, abort.getKey(), abort.getValue())).toList())
+                            .andCollectFailures().replaceWithVoid();
+                });
+        return Uni.join().all(notices, pending, aborts).andCollectFailures().replaceWithVoid()
                 .onFailure().invoke(failure -> LOG.debugf("flow sweep of queue %s: %s", queue.queue(),
                         failure.getMessage()))
                 .onFailure().recoverWithNull();
@@ -97,7 +105,8 @@ public final class FlowRelay {
 
     /**
      * What follows the abort of a job: its children that have not ended are aborted too (each in its queue, and
-     * theirs in turn), and its own ending is delivered to its parent.
+     * theirs in turn), then the abort's record in {@code parent-aborts} is removed, and its own ending is delivered to
+     * its parent. Doing it twice changes nothing.
      *
      * @param queue the job's queue
      * @param jobId the job's id
@@ -117,6 +126,7 @@ public final class FlowRelay {
                     return aborts.isEmpty() ? Uni.createFrom().voidItem()
                             : Uni.join().all(aborts).andCollectFailures().replaceWithVoid();
                 });
-        return children.chain(() -> deliver(queue, jobId));
+        return children.chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(queue.parentAborts()).arg(jobId)))
+                .chain(() -> deliver(queue, jobId));
     }
 }

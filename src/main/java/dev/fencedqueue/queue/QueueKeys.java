@@ -37,6 +37,7 @@ import java.util.regex.Pattern;
  * fq:{q}:job:ID:dependencies set its children that have not ended yet
  * fq:{q}:job:ID:processed hash child job key -> return value (JSON) of each completed child
  * fq:{q}:job:ID:failed hash  child job key -> reason, of each failed child it ignored or that failed it
+ * fq:{q}:parent-aborts hash  aborted parent id -> reason, until its children's abort finished
  * fq:{q}:job:ID:abort string set by an operator's abort of a running chunked job, PX abort-flag TTL
  * fq:{q}:single-flight:KEY string the id of the running job that holds the single-flight key
  * fq:{q}:idempotency:KEY string job id, PX idempotency TTL
@@ -155,6 +156,15 @@ public record QueueKeys(String queue, String prefix) {
         return prefix + "parent-notices";
     }
 
+    /**
+     * @return the hash of aborted parents whose children's abort has not finished: job id -> reason (written by the
+     *         abort, removed once every child was aborted; the flow sweep finishes what a crash left)
+     */
+    public String parentAborts() {
+        return prefix + "parent-aborts";
+    }
+
+    /** @return the hash of specs of children whose add has not finished: child id -> spec (JSON) */
     public String pendingChildren() {
         return prefix + "pending-children";
     }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -153,6 +154,43 @@ class FlowTest extends QueueTestSupport {
         }
         await().atMost(TIMEOUT).until(() -> held.attempts().stream().allMatch(ProbeProcessor.Attempt::isCancelled));
         assertThat(redis.job(queue, added.jobId()).state()).isEqualTo(JobState.ABORTED);
+    }
+
+    /**
+     * The abort of a parent is one script; its children's aborts follow it. A process that dies in between leaves the
+     * abort recorded in {@code parent-aborts}, and the flow sweep of any instance aborts the children then.
+     */
+    @Test
+    void anAbortCutShortByACrashAbortsTheChildrenAtTheNextSweep() {
+        ProbeProcessor held = ProbeProcessor.held(other.name());
+        workers.start(held, TestWorkers.options("held").concurrency(2).build());
+        FlowNode added = add(FlowJob.of(queue.name(), "collect", null).withChildren(List.of(
+                FlowJob.of(other.name(), "slow", null), FlowJob.of(other.name(), "slow", null))));
+        await().atMost(TIMEOUT).until(() -> held.started() == 2);
+
+        // What JobQueue.abort runs first: the parent's own abort, and nothing after it (the process died there).
+        QueueContext ctx = queues.context(queue.name());
+        QueueKeys keys = ctx.keys();
+        String parentId = added.jobId();
+        ctx.scripts().run(LuaScript.ABORT_JOB, List.of(keys.waitList(), keys.active(), keys.delayed(),
+                keys.prioritized(), keys.failed(), keys.job(parentId), keys.events(parentId), keys.events(), keys.marker(),
+                keys.meta()), List.of(parentId, "operator", ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(),
+                ctx.queueEventsArg())).await().atMost(TIMEOUT);
+        assertThat(redis.job(queue, parentId).state()).isEqualTo(JobState.ABORTED);
+        for (FlowNode child : added.children()) {
+            assertThat(redis.job(other, child.jobId()).state()).as("not aborted yet").isEqualTo(JobState.ACTIVE);
+        }
+
+        queues.flows().relay().sweep(keys).await().atMost(TIMEOUT);
+
+        for (FlowNode child : added.children()) {
+            Job aborted = await().atMost(TIMEOUT).until(() -> redis.job(other, child.jobId()),
+                    job -> job.state() == JobState.ABORTED);
+            assertThat(aborted.failedReason()).isEqualTo("parent " + parentId + " aborted: operator");
+        }
+        await().atMost(TIMEOUT).until(() -> held.attempts().stream().allMatch(ProbeProcessor.Attempt::isCancelled));
+        assertThat(queues.redis().send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.HLEN)
+                .arg(keys.parentAborts())).await().atMost(TIMEOUT).toInteger()).as("the record is gone").isZero();
     }
 
     @Test

@@ -134,7 +134,9 @@ function scheduleRow(s) {
     row.dataset.scheduler = s.id;
     const every = s.pattern ?? `every ${s.every} ms`;
     const next = s.paused ? "paused" : (s.next ? new Date(s.next).toISOString() : "none (ended)");
-    const last = s.lastJobId ? `${s.lastJobId} (${s.lastJobState ?? "removed"})` : "none";
+    const last = (s.lastJobId ? `${s.lastJobId} (${s.lastJobState ?? "removed"})` : "none")
+        + (s.refused ? `; tick ${new Date(s.refused).toISOString()} refused: ${s.refusedReason}` : "")
+        + (s.skipped ? `; tick ${new Date(s.skipped).toISOString()} skipped (${s.skippedBecause})` : "");
     [s.id, s.queue, every, s.tz ?? "", next, s.ticks, last].forEach((value, i) => {
         const cell = document.createElement(i === 0 ? "th" : "td");
         if (i === 0) {
