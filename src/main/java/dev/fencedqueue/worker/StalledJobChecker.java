@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.QueueContext;
@@ -23,8 +24,11 @@ final class StalledJobChecker {
     private final QueueKeys keys;
     private final WorkerOptions options;
     private final FlowRelay relay;
+    private final IntConsumer onStalled;
 
-    StalledJobChecker(QueueContext ctx, WorkerOptions options, FlowRelay relay) {
+    /** @param onStalled told how many jobs each check found stalled (when it found some) */
+    StalledJobChecker(QueueContext ctx, WorkerOptions options, FlowRelay relay, IntConsumer onStalled) {
+        this.onStalled = onStalled;
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.options = options;
@@ -56,8 +60,13 @@ final class StalledJobChecker {
      */
     void checkAndLog() {
         check().eventually(() -> relay.sweep(keys)).subscribe().with(
-                stalled -> stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s",
-                        keys.queue(), jobId, outcome)),
+                stalled -> {
+                    stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s", keys.queue(),
+                            jobId, outcome));
+                    if (!stalled.isEmpty()) {
+                        onStalled.accept(stalled.size());
+                    }
+                },
                 failure -> LOG.debugf("stalled-job check of queue %s failed: %s", keys.queue(), failure.getMessage()));
     }
 }

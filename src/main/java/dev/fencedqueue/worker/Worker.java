@@ -84,10 +84,10 @@ public final class Worker {
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         this.flows = queues.flows();
         this.ticker = new SchedulerTicker(queues.schedulers(), keys, vertx, options.schedulerMissedAfter().toMillis());
-        this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay());
+        this.counters = new WorkerCounters(options.workerId());
+        this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay(), counters::stalled);
         this.finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
-        this.counters = new WorkerCounters(options.workerId());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
                 keys);

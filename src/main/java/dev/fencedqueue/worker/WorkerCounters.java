@@ -14,6 +14,7 @@ final class WorkerCounters {
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong rejectedWrites = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
+    private final AtomicLong stalled = new AtomicLong();
 
     WorkerCounters(String workerId) {
         this.workerId = workerId;
@@ -44,7 +45,13 @@ final class WorkerCounters {
         cancelled.incrementAndGet();
     }
 
+    /** @param jobs how many jobs a stalled-job check of this worker found stalled */
+    void stalled(int jobs) {
+        stalled.addAndGet(jobs);
+    }
+
     WorkerStats stats(int active) {
-        return new WorkerStats(completed.get(), failed.get(), rejectedWrites.get(), cancelled.get(), active);
+        return new WorkerStats(completed.get(), failed.get(), rejectedWrites.get(), cancelled.get(), active,
+                stalled.get());
     }
 }

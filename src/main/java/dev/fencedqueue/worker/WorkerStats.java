@@ -8,6 +8,8 @@ package dev.fencedqueue.worker;
  * @param rejectedWrites fenced writes Redis refused because the worker no longer owned the job
  * @param cancelled pipelines the worker cancelled (ownership lost, lock expired, revoked, shutdown)
  * @param active jobs running now
+ * @param stalled jobs the worker's stalled-job checks found stalled (their lock expired) and moved back to wait or
+ *        failed; the check runs once per interval across the fleet, so the fleet's sum counts each stall once
  */
-public record WorkerStats(long completed, long failed, long rejectedWrites, long cancelled, int active) {
+public record WorkerStats(long completed, long failed, long rejectedWrites, long cancelled, int active, long stalled) {
 }

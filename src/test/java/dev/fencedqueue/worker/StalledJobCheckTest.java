@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntConsumer;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
@@ -33,6 +34,11 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class StalledJobCheckTest extends QueueTestSupport {
+
+    /** Checkers made by the tests count their stalled jobs nowhere. */
+    private static final IntConsumer NOT_COUNTED = jobs -> {
+    };
+
 
     private static final String STALLED_REASON = "job stalled more than allowable limit";
 
@@ -144,8 +150,10 @@ class StalledJobCheckTest extends QueueTestSupport {
         JobQueue other = redis.freshQueue();
         WorkerOptions every3s = TestWorkers.options("checker")
                 .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
-        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay());
-        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay());
+        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay(),
+                NOT_COUNTED);
+        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay(),
+                NOT_COUNTED);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
@@ -172,7 +180,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
         StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), TestWorkers.options("checker")
-                .drainDelay(Duration.ofSeconds(2)).build(), queues.flows().relay());
+                .drainDelay(Duration.ofSeconds(2)).build(), queues.flows().relay(), NOT_COUNTED);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));

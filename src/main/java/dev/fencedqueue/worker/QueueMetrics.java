@@ -1,0 +1,146 @@
+package dev.fencedqueue.worker;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.fencedqueue.config.MetricsConfig;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * The gauges of each queue this instance's workers serve, read from Redis (the queue's own truth, the same for every
+ * instance) every {@code fq.metrics.queue-refresh}, so that a scrape reads the last values and never waits for Redis:
+ * {@code fq_queue_jobs{queue, state}} (jobs by state: {@code waiting}, {@code paused}, {@code prioritized},
+ * {@code delayed}, {@code waiting-children}, {@code active}, {@code completed}, {@code failed}, aborted included, as
+ * {@link JobQueue#getJobCounts()} counts them) and {@code fq_queue_oldest_waiting_age_seconds{queue}} (how long the job
+ * next in line, or the longest waiting prioritized one when it waited longer, has been ready to run: since it was
+ * added, or since its delay ended; 0 when nothing waits), both by the Redis clock. Before the first read they are NaN.
+ */
+@ApplicationScoped
+public class QueueMetrics {
+
+    private static final Logger LOG = Logger.getLogger(QueueMetrics.class);
+    private static final List<JobState> STATES = List.of(JobState.WAITING, JobState.PAUSED, JobState.PRIORITIZED,
+            JobState.DELAYED, JobState.WAITING_CHILDREN, JobState.ACTIVE, JobState.COMPLETED, JobState.FAILED);
+
+    /** One queue's last read, and how many workers of this instance serve it. */
+    private static final class Tracked {
+        final List<Meter> meters = new ArrayList<>();
+        volatile Map<JobState, Long> counts;
+        volatile double oldestWaitingAge = Double.NaN;
+        int workers;
+        boolean reading;
+    }
+
+    private final Queues queues;
+    private final MeterRegistry registry;
+    private final Vertx vertx;
+    private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
+    private final long timer;
+
+    public QueueMetrics(Queues queues, MeterRegistry registry, Vertx vertx, MetricsConfig config) {
+        this.queues = queues;
+        this.registry = registry;
+        this.vertx = vertx;
+        this.timer = vertx.setPeriodic(Math.max(1, config.queueRefresh().toMillis()), id -> refresh());
+    }
+
+    /** Publishes the gauges of a queue a worker of this instance started to serve. */
+    synchronized void track(String queue) {
+        Tracked queueMetrics = tracked.computeIfAbsent(queue, name -> register(name, new Tracked()));
+        queueMetrics.workers++;
+        if (queueMetrics.workers == 1) {
+            vertx.runOnContext(ignored -> read(queue, queueMetrics));
+        }
+    }
+
+    /** Removes the gauges of a queue once no worker of this instance serves it. */
+    synchronized void untrack(String queue) {
+        Tracked queueMetrics = tracked.get(queue);
+        if (queueMetrics != null && --queueMetrics.workers == 0) {
+            tracked.remove(queue);
+            queueMetrics.meters.forEach(registry::remove);
+        }
+    }
+
+    private Tracked register(String queue, Tracked queueMetrics) {
+        for (JobState state : STATES) {
+            queueMetrics.meters.add(Gauge.builder("fq.queue.jobs", queueMetrics, q -> q.counts == null ? Double.NaN
+                    : q.counts.getOrDefault(state, 0L)).tag("queue", queue).tag("state", state.value())
+                    .description("Jobs of the queue by state, read from Redis every fq.metrics.queue-refresh")
+                    .register(registry));
+        }
+        queueMetrics.meters.add(Gauge.builder("fq.queue.oldest.waiting.age", queueMetrics, q -> q.oldestWaitingAge)
+                .tag("queue", queue).baseUnit("seconds")
+                .description("How long the queue's longest-waiting ready job has waited to run (0: none waits)")
+                .register(registry));
+        return queueMetrics;
+    }
+
+    private void refresh() {
+        tracked.forEach(this::read);
+    }
+
+    private void read(String queue, Tracked queueMetrics) {
+        if (queueMetrics.reading) {
+            return; // the last read has not finished: Redis is slow or down; its gauges keep their last values
+        }
+        queueMetrics.reading = true;
+        JobQueue jobs = queues.queue(queue);
+        Uni.combine().all().unis(jobs.getJobCounts(), oldestWaitingAge(jobs.keys())).asTuple()
+                .eventually(() -> queueMetrics.reading = false)
+                .subscribe().with(read -> {
+                    queueMetrics.counts = new EnumMap<>(read.getItem1());
+                    queueMetrics.oldestWaitingAge = read.getItem2();
+                }, failure -> LOG.debugf("the gauges of queue %s were not read: %s", queue, failure.getMessage()));
+    }
+
+    /**
+     * @return seconds since the longest-waiting ready job became ready (the oldest of the wait list's next job and the
+     *         first prioritized one), by the Redis clock; 0 when none waits
+     */
+    private Uni<Double> oldestWaitingAge(QueueKeys keys) {
+        Uni<Response> next = queues.redis().send(Request.cmd(Command.LINDEX).arg(keys.waitList()).arg(-1));
+        Uni<Response> first = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(0).arg(0));
+        Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
+        return Uni.combine().all().unis(next, first, time).asTuple().chain(read -> {
+            List<String> ids = new ArrayList<>(2);
+            if (read.getItem1() != null) {
+                ids.add(read.getItem1().toString());
+            }
+            if (read.getItem2() != null && read.getItem2().size() > 0) {
+                ids.add(read.getItem2().get(0).toString());
+            }
+            long now = read.getItem3().get(0).toLong() * 1000 + read.getItem3().get(1).toLong() / 1000;
+            List<Uni<Long>> readySince = ids.stream().map(id -> queues.redis()
+                    .send(Request.cmd(Command.HMGET).arg(keys.job(id)).arg("timestamp").arg("delay"))
+                    .map(fields -> fields.get(0) == null ? now
+                            : fields.get(0).toLong() + (fields.get(1) == null ? 0 : fields.get(1).toLong())))
+                    .toList();
+            return readySince.isEmpty() ? Uni.createFrom().item(0.0)
+                    : Uni.join().all(readySince).andFailFast().map(since -> Math.max(0,
+                            now - since.stream().mapToLong(Long::longValue).min().orElse(now)) / 1000.0);
+        });
+    }
+
+    @PreDestroy
+    void close() {
+        vertx.cancelTimer(timer);
+    }
+}
