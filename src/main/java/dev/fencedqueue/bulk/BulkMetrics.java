@@ -1,7 +1,10 @@
 package dev.fencedqueue.bulk;
 
+import dev.fencedqueue.config.BulkConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 
 /**
  * Prometheus metrics of the chunked jobs: {@code fq_bulk_chunks_committed_total}, {@code fq_bulk_items_committed_total}
@@ -15,6 +18,13 @@ public class BulkMetrics {
 
     public BulkMetrics(MeterRegistry registry) {
         this.registry = registry;
+    }
+
+    /** Starts the bulk queue's counters at 0, so that they exist before its first chunk (and its first refusal). */
+    void initialize(@Observes StartupEvent event, BulkConfig config) {
+        registry.counter("fq.bulk.chunks.committed", "queue", config.queue());
+        registry.counter("fq.bulk.items.committed", "queue", config.queue());
+        registry.counter("fq.bulk.chunks.rejected", "queue", config.queue());
     }
 
     void committed(String queue, int items) {

@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.util.List;
 import java.util.Optional;
 
+import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.Queues;
@@ -11,8 +12,10 @@ import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobCancelledException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 /**
@@ -29,6 +32,8 @@ import org.jboss.logging.Logger;
 public class LlmTokens {
 
     private static final Logger LOG = Logger.getLogger(LlmTokens.class);
+    /** The outcomes an attempt's tokens are counted under. */
+    private static final List<String> OUTCOMES = List.of("result", "failed", "zombie", "aborted", "handed-back");
 
     private final Queues queues;
     private final MeterRegistry registry;
@@ -36,6 +41,24 @@ public class LlmTokens {
     public LlmTokens(Queues queues, MeterRegistry registry) {
         this.queues = queues;
         this.registry = registry;
+    }
+
+    /**
+     * Starts the research queue's counters at 0 for every outcome and kind, so that they exist before the first
+     * attempt (a dashboard's {@code rate()} and an alert see them from the start, as Prometheus advises).
+     */
+    void initialize(@Observes StartupEvent event, ResearchConfig research) {
+        String queue = research.queue();
+        for (String outcome : OUTCOMES) {
+            counter("fq.llm.tokens", queue, outcome, "prompt");
+            counter("fq.llm.tokens", queue, outcome, "completion");
+            attempts(queue, outcome);
+        }
+        counter("fq.llm.tokens", queue, "lost", "completion");
+        counter("fq.llm.tokens", queue, "saved", "completion");
+        for (Takeover takeover : Takeover.values()) {
+            takeovers(queue, takeover);
+        }
     }
 
     /**
@@ -116,12 +139,20 @@ public class LlmTokens {
         if (attempt.savedTokens() > 0) {
             counter("fq.llm.tokens", queue, "saved", "completion").increment(attempt.savedTokens());
         }
-        Counter.builder("fq.llm.attempts").description("LLM attempts, by how they ended").tag("queue", queue)
-                .tag("outcome", outcome).register(registry).increment();
+        attempts(queue, outcome).increment();
         if (attempt.takeover() != null) {
-            Counter.builder("fq.llm.takeovers").description("Runs that took a job over, by how they went on")
-                    .tag("queue", queue).tag("kind", attempt.takeover().value()).register(registry).increment();
+            takeovers(queue, attempt.takeover()).increment();
         }
+    }
+
+    private Counter attempts(String queue, String outcome) {
+        return Counter.builder("fq.llm.attempts").description("LLM attempts, by how they ended").tag("queue", queue)
+                .tag("outcome", outcome).register(registry);
+    }
+
+    private Counter takeovers(String queue, Takeover takeover) {
+        return Counter.builder("fq.llm.takeovers").description("Runs that took a job over, by how they went on")
+                .tag("queue", queue).tag("kind", takeover.value()).register(registry);
     }
 
     private Counter counter(String name, String queue, String outcome, String kind) {

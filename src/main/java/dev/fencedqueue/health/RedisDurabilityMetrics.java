@@ -1,0 +1,26 @@
+package dev.fencedqueue.health;
+
+import dev.fencedqueue.redis.SharedConnection;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * What new jobs are made durable against, as gauges (read from what the connection already tracks, no Redis call on a
+ * scrape): {@code fq_redis_replicas_waited}, the replicas a new job waits for ({@code fq.redis.wait-replicas}, or what
+ * {@code auto} makes of it), and {@code fq_redis_replicas_online}, the replicas in sync the master had when last asked
+ * (about once a second). While the second is below the first, new jobs are refused ({@code 503 not_replicated}): the
+ * alert {@code FencedQueueRedisNotDurable} of {@code monitoring/prometheus-alerts.yml}.
+ */
+@Startup
+@ApplicationScoped
+public class RedisDurabilityMetrics {
+
+    public RedisDurabilityMetrics(SharedConnection redis, MeterRegistry registry) {
+        Gauge.builder("fq.redis.replicas.waited", redis, r -> r.durability().get("replicas"))
+                .description("Redis replicas a new job waits for").register(registry);
+        Gauge.builder("fq.redis.replicas.online", redis, r -> r.durability().get("onlineReplicas"))
+                .description("Redis replicas in sync with the master, as last asked").register(registry);
+    }
+}
