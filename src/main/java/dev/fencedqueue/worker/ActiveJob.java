@@ -15,6 +15,8 @@ final class ActiveJob {
     private final String lockToken;
     private final String resumePoint;
     private final String checkpoint;
+    /** When the attempt was activated (System.nanoTime). */
+    private final long activatedAt = System.nanoTime();
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */
     private long lockValidUntil;
@@ -33,6 +35,11 @@ final class ActiveJob {
         this.resumePoint = activated.resumePoint();
         this.checkpoint = activated.checkpoint();
         this.lockValidUntil = lockValidUntil;
+    }
+
+    /** @return how long the attempt has run since its activation, ns */
+    long runningNanos() {
+        return System.nanoTime() - activatedAt;
     }
 
     /** @return the id of the last event of earlier runs when this run was activated, or {@code null} for none */

@@ -115,7 +115,7 @@ final class JobEnding {
             return;
         }
         job.cancel(reason);
-        counters.cancelled();
+        counters.cancelled(job, reason);
         release(job, true);
     }
 

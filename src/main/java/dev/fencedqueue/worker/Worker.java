@@ -155,6 +155,11 @@ public final class Worker {
         return active.ids();
     }
 
+    /** @param timings where this worker reports how long its jobs waited and ran, from now on */
+    void timings(AttemptTimings timings) {
+        counters.timings(timings);
+    }
+
     /** @return this worker's counters */
     public WorkerStats stats() {
         return counters.stats(active.size());
@@ -298,6 +303,7 @@ public final class Worker {
     private void run(Activation.Activated activated, long sentAt) {
         ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos());
         active.add(running);
+        counters.started(running);
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
         // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the
         // thread a blocking or asynchronous processor ended on).
@@ -312,7 +318,7 @@ public final class Worker {
             if (!job.isFinishing() && !job.isCancelled()) {
                 active.finishing(job);
                 job.cancel(CancelReason.SHUTDOWN);
-                counters.cancelled();
+                counters.cancelled(job, CancelReason.SHUTDOWN);
                 handBacks.add(finisher.handBack(job).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
                         .onFailure().recoverWithItem(-1L)

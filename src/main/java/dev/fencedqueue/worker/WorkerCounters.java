@@ -15,13 +15,28 @@ final class WorkerCounters {
     private final AtomicLong rejectedWrites = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
     private final AtomicLong stalled = new AtomicLong();
+    private volatile AttemptTimings timings = AttemptTimings.NONE;
 
     WorkerCounters(String workerId) {
         this.workerId = workerId;
     }
 
+    /** @param timings where the attempts' timings go from now on */
+    void timings(AttemptTimings timings) {
+        this.timings = timings;
+    }
+
+    /** Times how long a job waited before its first attempt (the Redis clock: its add, its activation). */
+    void started(ActiveJob job) {
+        Long processedOn = job.job().processedOn();
+        if (job.job().attemptsStarted() == 1 && processedOn != null) {
+            timings.waited(Math.max(0, processedOn - job.job().timestamp() - job.job().delay()));
+        }
+    }
+
     /** Counts how an attempt's end was written: {@code code} is the finishing script's answer. */
     void finished(ActiveJob job, Throwable failure, long code) {
+        timings.ran(code < 0 ? "zombie" : failure == null ? "result" : "failed", job.runningNanos());
         if (code < 0) {
             rejectedWrites.incrementAndGet();
             LOG.warnf("worker %s: BLOCKED %s of job %s (code %d): a newer run owns it", workerId,
@@ -41,8 +56,15 @@ final class WorkerCounters {
         LOG.warnf("worker %s: BLOCKED write for job %s: %s", workerId, job.id(), why);
     }
 
-    void cancelled() {
+    /** Counts an attempt the worker cancelled, and times it by why. */
+    void cancelled(ActiveJob job, CancelReason reason) {
         cancelled.incrementAndGet();
+        timings.ran(switch (reason) {
+            case OWNERSHIP_LOST, LOCK_EXPIRED -> "zombie";
+            case SHUTDOWN -> "handed-back";
+            case REVOKED -> "revoked";
+            case TIMEOUT -> "failed";
+        }, job.runningNanos());
     }
 
     /** @param jobs how many jobs a stalled-job check of this worker found stalled */

@@ -1,8 +1,10 @@
 package dev.fencedqueue.worker;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -10,6 +12,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -45,6 +48,33 @@ public class WorkerMetrics {
                 Gauge.builder("fq.worker.jobs.active", worker, w -> w.stats().active()).tags(tags)
                         .description("jobs running now").register(registry)));
         queues.track(worker.queue());
+        worker.timings(timings(Tags.of("queue", worker.queue())));
+    }
+
+    /**
+     * @return histograms of the attempts of a queue: {@code fq_job_wait_seconds} (from a job's add, or the end of its
+     *         delay, to its first attempt) and {@code fq_job_processing_seconds{outcome}} (one attempt, from its
+     *         activation to its end); shared by the queue's workers on this instance
+     */
+    private AttemptTimings timings(Tags tags) {
+        Timer waited = Timer.builder("fq.job.wait").tags(tags).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
+                .description("How long jobs waited from their add (or the end of their delay) to their first attempt")
+                .register(registry);
+        return new AttemptTimings() {
+            @Override
+            public void waited(long millis) {
+                waited.record(millis, TimeUnit.MILLISECONDS);
+            }
+
+            @Override
+            public void ran(String outcome, long nanos) {
+                Timer.builder("fq.job.processing").tags(tags).tag("outcome", outcome).publishPercentileHistogram()
+                        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
+                        .description("How long attempts ran, from their activation to their end, by how they ended")
+                        .register(registry).record(nanos, TimeUnit.NANOSECONDS);
+            }
+        };
     }
 
     void unbind(Worker worker) {

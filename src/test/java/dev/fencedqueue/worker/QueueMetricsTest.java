@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
@@ -17,6 +18,7 @@ import dev.fencedqueue.testing.TestWorkers;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -24,8 +26,9 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * The queue gauges read from Redis ({@code fq_queue_jobs}, {@code fq_queue_oldest_waiting_age_seconds}) and the stalled
- * jobs counter, checked against the queue's real state after a known sequence of jobs.
+ * The queue gauges read from Redis ({@code fq_queue_jobs}, {@code fq_queue_oldest_waiting_age_seconds}), the wait and
+ * processing time histograms and the stalled jobs counter, checked against the queue's real state after a known
+ * sequence of jobs.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -60,6 +63,22 @@ class QueueMetricsTest extends QueueTestSupport {
         awaitCounts(Map.of(JobState.ACTIVE, 0L, JobState.WAITING, 0L, JobState.DELAYED, 1L, JobState.PRIORITIZED, 0L,
                 JobState.COMPLETED, 3L, JobState.FAILED, 1L));
         await("nothing waits").atMost(TIMEOUT).until(this::oldestWaitingAge, seconds -> seconds == 0);
+
+        assertThat(timer("fq.job.wait", null).count()).as("each started job's wait, once").isEqualTo(4);
+        assertThat(timer("fq.job.processing", "result").count()).isEqualTo(3);
+        assertThat(timer("fq.job.processing", "failed").count()).isEqualTo(1);
+        assertThat(timer("fq.job.wait", null).max(TimeUnit.MILLISECONDS)).as("the jobs that waited for the first")
+                .isPositive();
+        assertThat(given().get("/q/metrics").then().extract().asString())
+                .contains("fq_job_wait_seconds_count{queue=\"" + queue.name() + "\"} 4")
+                .contains("fq_job_processing_seconds_bucket{outcome=\"result\",queue=\"" + queue.name() + "\",le=");
+    }
+
+    private Timer timer(String name, String outcome) {
+        var search = registry.find(name).tag("queue", queue.name());
+        Timer timer = (outcome == null ? search : search.tag("outcome", outcome)).timer();
+        assertThat(timer).as(name + " " + outcome).isNotNull();
+        return timer;
     }
 
     @Test

@@ -1,0 +1,29 @@
+package dev.fencedqueue.worker;
+
+/**
+ * Where a worker reports how long its jobs waited and ran ({@link WorkerMetrics} makes histograms of them).
+ */
+interface AttemptTimings {
+
+    /** Reports nothing. */
+    AttemptTimings NONE = new AttemptTimings() {
+        @Override
+        public void waited(long millis) {
+        }
+
+        @Override
+        public void ran(String outcome, long nanos) {
+        }
+    };
+
+    /** @param millis how long a job waited from its add (or the end of its delay) to its first attempt, ms */
+    void waited(long millis);
+
+    /**
+     * @param outcome how the attempt ended: {@code result}, {@code failed} (a timeout included), {@code zombie} (it
+     *        no longer owned the job), {@code handed-back} (the instance stopped) or {@code revoked} (the worker was told
+     *        to stop: the job was aborted, or the stalled-job check gave it to another worker)
+     * @param nanos how long it ran, from its activation to its end, ns
+     */
+    void ran(String outcome, long nanos);
+}
