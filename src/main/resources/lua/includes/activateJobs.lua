@@ -28,10 +28,11 @@
 -- 'checkpoint' is the last state a run committed (JobContext.checkpoint), for the next run to resume from;
 -- 'resumePoint' the id of the last event the job's stream held when the current run was activated; 'parentKey' the
 -- job key of a flow's child's parent, so that the worker delivers the child's ending to it at once; 'schedulerId' and
--- 'tick' the job scheduler tick that produced the job.
+-- 'tick' the job scheduler tick that produced the job; 'traceparent' the span that added the job, which the attempt's
+-- span continues (one trace per job).
 local JOB_FIELDS = {'fencingToken', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
     'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason', 'checkpoint',
-    'resumePoint', 'parentKey', 'schedulerId', 'tick'}
+    'resumePoint', 'parentKey', 'schedulerId', 'tick', 'traceparent'}
 
 -- The next fencing token of a job (Kleppmann, "How to do distributed locking", 2016): the larger of the stored
 -- token + 1 and the Redis clock in ms. The counter alone repeats a token when Redis loses the write that handed it

@@ -8,6 +8,7 @@ import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.tracing.JobTracing;
 
 /**
  * A chunked job as {@code GET /notifications/jobs/{jobId}} and the operator API show it: its queue state and
@@ -29,11 +30,12 @@ import dev.fencedqueue.queue.Job;
  * @param workerId the worker of the latest attempt, or absent
  * @param failedReason why it failed or was aborted, or absent
  * @param progress its last progress event's fields, or absent
+ * @param traceId the id of the job's trace (OpenTelemetry), or absent when tracing was off when it was added
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record BulkJobView(String jobId, String state, long fencingToken, String cursor, long chunksDone, long itemsDone,
         Long itemsTotal, Throttle throttle, boolean abortRequested, String singleFlightKey, JsonNode data, int attemptsMade, String workerId,
-        String failedReason, JsonNode progress) {
+        String failedReason, JsonNode progress, String traceId) {
 
     /**
      * @param job the job, must not be {@code null}
@@ -51,7 +53,7 @@ public record BulkJobView(String jobId, String state, long fencingToken, String 
                 cursor.itemsDone(), total == null || total.isNull() ? null : total.asLong(), gate.throttle().orElse(null),
                 gate.abort(),
                 data == null || !data.has("channel") ? null : data.get("channel").asText(), data, job.attemptsMade(),
-                job.workerId(), job.failedReason(), progress);
+                job.workerId(), job.failedReason(), progress, JobTracing.traceId(job.traceParent()));
     }
 
     private static Cursor mirrored(JsonNode progress) {

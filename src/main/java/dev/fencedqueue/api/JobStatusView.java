@@ -11,6 +11,7 @@ import dev.fencedqueue.queue.FlowReader;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -46,12 +47,14 @@ import io.smallrye.mutiny.Uni;
  *        for it), or absent for a job without children (and in lists)
  * @param schedulerId the job scheduler that produced the job, or absent
  * @param tick the scheduler's tick the job was produced for (ms since the epoch), or absent
+ * @param traceId the id of the job's trace (OpenTelemetry, 32 hex digits): the trace of the request that added it,
+ *        which every attempt joins; absent when tracing was off when it was added
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
         JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens,
-        String parentId, String parentQueue, List<Child> children, String schedulerId, Long tick) {
+        String parentId, String parentQueue, List<Child> children, String schedulerId, Long tick, String traceId) {
 
     /**
      * One child of a flow's parent.
@@ -79,7 +82,8 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
                 job.processedOn(), job.finishedOn(), tokens(job, json), parent == null ? null : parent.jobId(),
-                parent == null ? null : parent.queue(), null, job.schedulerId(), job.tick());
+                parent == null ? null : parent.queue(), null, job.schedulerId(), job.tick(),
+                JobTracing.traceId(job.traceParent()));
     }
 
     /**
@@ -96,7 +100,7 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
                 child.failedReason(), child.pending())).toList();
         return new JobStatusView(jobId, name, state, data, fencingToken, attempts, attemptsMade, attemptsStarted,
                 stalledCounter, workerId, progress, result, failedReason, timestamp, processedOn, finishedOn, tokens,
-                parentId, parentQueue, views, schedulerId, tick);
+                parentId, parentQueue, views, schedulerId, tick, traceId);
     }
 
     /**

@@ -112,8 +112,18 @@ public final class ChunkedProcessor<I> implements JobProcessor {
             long started = System.nanoTime();
             CompletableFuture<BulkControl.Gate> gate = control.gate(queue(), context.jobId()).subscribeAsCompletionStage();
             Cursor from = cursor;
+            ChunkSpan span = ChunkSpan.start(queues.tracing(), queue(), context.traceContext(), from);
             return store.nextChunk(from, plan.chunkSize(), gate.thenApply(read -> !read.abort()))
+                    .onItemOrFailure().invoke((outcome, failure) -> {
+                        metrics.chunkTime(queue(), outcome == null ? "failed" : outcome.status(), span.elapsedNanos());
+                        if (failure == null) {
+                            span.ended(outcome);
+                        } else {
+                            span.failed(failure);
+                        }
+                    })
                     .onCancellation().invoke(() -> {
+                        span.cancelled();
                         gate.cancel(false);
                         LOG.infof("job %s (token %d): the attempt was cancelled during the chunk after `%s`; it "
                                 + "is not committed", context.jobId(), context.fencingToken(), from.position());

@@ -46,7 +46,8 @@ public interface PostgresChunkedJob<I> extends ChunkedJob<I> {
      * @param transaction the open transaction (auto-commit off); do not commit, roll back or close it
      * @param job the attempt
      * @param chunk the chunk's items, not empty
+     * @return the rows written (the sum of the statements' update counts), for the chunk's span
      * @throws SQLException to roll the chunk back (the attempt fails and is retried from the committed cursor)
      */
-    void write(Connection transaction, JobContext job, List<I> chunk) throws SQLException;
+    long write(Connection transaction, JobContext job, List<I> chunk) throws SQLException;
 }

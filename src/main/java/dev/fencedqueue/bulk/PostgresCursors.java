@@ -103,13 +103,13 @@ public class PostgresCursors {
                     connection.rollback();
                     return ChunkOutcome.fenced(items, to);
                 }
-                job.write(connection, context, items);
+                long rows = job.write(connection, context, items);
                 if (!proceed.call()) {
                     connection.rollback();
                     return ChunkOutcome.stopped(items, to);
                 }
                 connection.commit();
-                return ChunkOutcome.committed(items, to);
+                return ChunkOutcome.committed(items, to, rows);
             } catch (Exception e) {
                 rollbackQuietly(connection, e);
                 throw e;

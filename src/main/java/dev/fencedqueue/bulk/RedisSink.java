@@ -68,7 +68,8 @@ public final class RedisSink<I> implements ChunkSink<I> {
                 RedisChunkWrites writes = new RedisChunkWrites(cursorKey);
                 job.write(writes, context, items);
                 return cursors.commit(context.fencingToken(), context.attemptId(), from, to, items.size(), writes)
-                        .map(committed -> committed ? ChunkOutcome.committed(items, to) : ChunkOutcome.fenced(items, to));
+                        .map(committed -> committed ? ChunkOutcome.committed(items, to, writes.size())
+                                : ChunkOutcome.fenced(items, to));
             }
         };
     }

@@ -17,8 +17,12 @@ public class ConfigChecks {
     private static final Logger LOG = Logger.getLogger(ConfigChecks.class);
 
     void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
-            SimulatorConfig simulator, ResearchConfig research, RedisKeysConfig redis) {
+            SimulatorConfig simulator, ResearchConfig research, RedisKeysConfig redis, TracingConfig tracing) {
         check(worker);
+        tracing.uiUrl().filter(url -> !url.contains(TracingConfig.TRACE_ID)).ifPresent(url -> {
+            throw new IllegalStateException("`fq.tracing.ui-url` must hold " + TracingConfig.TRACE_ID
+                    + " where the trace id goes, was " + url);
+        });
         // Redis's WAIT and WAITAOF take 0 as "block forever": a durability wait must end.
         requirePositive("fq.redis.wait-timeout", redis.waitTimeout());
         check(llm, simulator, worker.enabled());

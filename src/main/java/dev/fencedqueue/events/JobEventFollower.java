@@ -5,6 +5,8 @@ import java.util.function.Consumer;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.tracing.JobTracing;
+import io.opentelemetry.api.trace.Span;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -23,11 +25,13 @@ public class JobEventFollower {
     private final JobEventStore store;
     private final JobEventTailers tailers;
     private final EventsConfig config;
+    private final JobTracing tracing;
     private final Buffer retry;
     /** {@code fq.events.subscriber-write-queue}, bytes. */
     private final int writeQueueMaxSize;
 
-    public JobEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config) {
+    public JobEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing) {
+        this.tracing = tracing;
         this.store = store;
         this.tailers = tailers;
         this.config = config;
@@ -58,10 +62,11 @@ public class JobEventFollower {
         SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), writeQueueMaxSize,
                 config.subscriberBuffer(), tailers::slowDisconnect);
         String resumeAfter = StreamIds.isValid(lastEventId) ? lastEventId : null;
+        Span request = Span.current(); // the reader's request, on the route's thread
         // The job is read once: it decides the 204, and what of the replay is current.
         return queue.requireJob(jobId).invoke(access).chain(job -> hasEnded(queue, job, resumeAfter).chain(ended -> ended
                 ? Uni.createFrom().voidItem().emitOn(subscriber::execute).invoke(() -> response.setStatusCode(204).end())
-                : stream(queue, job, resumeAfter, subscriber)));
+                : stream(queue, job, resumeAfter, subscriber, request)));
     }
 
     /**
@@ -78,7 +83,7 @@ public class JobEventFollower {
         return store.lastId(queue.keys(), job.id()).map(lastId -> StreamIds.compare(lastId, resumeAfter) <= 0);
     }
 
-    private Uni<Void> stream(JobQueue queue, Job job, String resumeAfter, SseSubscriber subscriber) {
+    private Uni<Void> stream(JobQueue queue, Job job, String resumeAfter, SseSubscriber subscriber, Span request) {
         return tailers.follow(queue, job.id(), subscriber).chain(unregister -> {
             Uni<Long> clientEpoch = resumeAfter == null ? Uni.createFrom().item(-1L)
                     : store.entry(queue.keys(), job.id(), resumeAfter).map(entry -> entry == null ? -1L : entry.fencingToken());
@@ -86,7 +91,8 @@ public class JobEventFollower {
                     .emitOn(subscriber::execute)
                     .invoke(replay -> {
                         subscriber.onFinish(unregister);
-                        subscriber.start(job, epoch, resumeAfter, replay, retry);
+                        subscriber.start(job, epoch, resumeAfter, replay, retry, new StreamSpan(
+                                tracing.receive(queue.name(), job.id(), job.traceParent(), request)));
                     }))
                     .onFailure().invoke(unregister)
                     .replaceWithVoid();

@@ -41,6 +41,7 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
     private final JobStreamView view = new JobStreamView(this);
     private boolean ending;
     private boolean finished;
+    private StreamSpan span = StreamSpan.NONE;
     /** When a frame was last handed to the connection. */
     private long lastSentNanos = System.nanoTime();
 
@@ -92,11 +93,15 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
      * @param resumeAfter the client's {@code Last-Event-ID}, or {@code null}
      * @param replay the job's stream after {@code resumeAfter}, in order
      * @param retry the {@code retry:} block
+     * @param span the reader's span, ended with the stream
      */
-    void start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay, Buffer retry) {
+    void start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay, Buffer retry, StreamSpan span) {
+        this.span = span;
         if (finished) {
+            span.end();
             return;
         }
+        span.resumedAfter(resumeAfter);
         response.setStatusCode(200).setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream")
                 .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
         write(retry);
@@ -159,11 +164,13 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
 
     @Override
     public void event(JobEvent event, Buffer frame) {
+        span.sent(event.type());
         write(frame != null ? frame : SseFrames.message(StreamMessage.of(event)));
     }
 
     @Override
     public void reset(StreamMessage reset) {
+        span.reset();
         write(SseFrames.message(reset));
     }
 
@@ -228,6 +235,7 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
             finished = true;
             early = null;
             backlog = null;
+            span.end();
             onFinish.run();
         }
     }

@@ -95,21 +95,23 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
     }
 
     @Override
-    public void write(Connection transaction, JobContext job, List<String> chunk) throws SQLException {
+    public long write(Connection transaction, JobContext job, List<String> chunk) throws SQLException {
         FanOut fanOut = job.data(FanOut.class);
         Object[] ids = chunk.toArray();
+        long rows;
         try (PreparedStatement notify = transaction.prepareStatement(NOTIFY)) {
             notify.setString(1, fanOut.channel());
             notify.setString(2, job.jobId());
             notify.setString(3, fanOut.message());
             notify.setArray(4, transaction.createArrayOf("text", ids));
-            notify.executeUpdate();
+            rows = notify.executeUpdate();
         }
         try (PreparedStatement outbox = transaction.prepareStatement(OUTBOX)) {
             outbox.setString(1, job.jobId());
             outbox.setString(2, payload(json, fanOut, job.jobId()));
             outbox.setArray(3, transaction.createArrayOf("text", ids));
-            outbox.executeUpdate();
+            rows += outbox.executeUpdate();
         }
+        return rows;
     }
 }

@@ -6,6 +6,11 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.tracing.JobTracing;
+import dev.fencedqueue.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -39,7 +44,10 @@ public final class FlowProducer {
      */
     public Uni<FlowNode> add(FlowJob flow) {
         ObjectNode root = FlowSpecs.root(flow, queues.keyPrefix());
-        return write(root, "").map(ignored -> FlowNode.of(root));
+        Span send = queues.tracing().send(root.get("queue").asText(), Context.current(), FlowSpecs.count(root));
+        root.put(FlowSpecs.TRACE_PARENT, JobTracing.traceParent(send));
+        return Spans.ending(send, write(root, "").map(ignored -> FlowNode.of(root)), (span, node) -> span
+                .setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, root.get("jobId").asText()));
     }
 
     /**
@@ -51,14 +59,17 @@ public final class FlowProducer {
      * @param lockToken the run's lock token
      * @param fencingToken the run's fencing token
      * @param children the children, not empty; each id is {@code <parentId>:<key>}
+     * @param traceParent the W3C {@code traceparent} of the span that adds them, stored with each child (so that its
+     *        attempts join the parent's trace); {@code ""} for none
      * @return how many children were new to the job; fails with the {@link QueueException} of a refused write
      *         ({@link StaleFencingTokenException}, {@link JobNotActiveException}, {@link JobNotFoundException})
      * @throws IllegalArgumentException naming the bad field ({@code children[0].name}); then nothing is written
      */
     public Uni<Integer> addChildren(QueueKeys parent, String parentId, String lockToken, long fencingToken,
-            List<FlowJob> children) {
+            List<FlowJob> children, String traceParent) {
         String parentKey = parent.job(parentId);
         List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, children, queues.keyPrefix());
+        specs.forEach(spec -> spec.put(FlowSpecs.TRACE_PARENT, traceParent));
         List<String> args = new ArrayList<>(2 + 2 * specs.size());
         args.add(lockToken);
         args.add(Long.toString(fencingToken));
@@ -159,15 +170,16 @@ public final class FlowProducer {
         List<JsonNode> children = FlowSpecs.childrenOf(spec);
         List<String> pairs = new ArrayList<>(2 * children.size());
         List<String> childKeys = new ArrayList<>(children.size());
+        String traceParent = spec.path(FlowSpecs.TRACE_PARENT).asText("");
         for (JsonNode child : children) {
-            ((ObjectNode) child).put("parentKey", jobKey);
+            ((ObjectNode) child).put("parentKey", jobKey).put(FlowSpecs.TRACE_PARENT, traceParent);
             String childKey = queues.keys(child.get("queue").asText()).job(child.get("jobId").asText());
             childKeys.add(childKey);
             pairs.add(childKey);
             pairs.add(child.toString());
         }
         Uni<AddResult> added = queue.add(spec.get("name").asText(), spec.get("data"), FlowSpecs.options(spec),
-                parentKey, ParentPolicy.of(spec.path("policy").asText(null)), pairs);
+                parentKey, ParentPolicy.of(spec.path("policy").asText(null)), pairs, traceParent);
         if (children.isEmpty()) {
             return added.replaceWithVoid();
         }

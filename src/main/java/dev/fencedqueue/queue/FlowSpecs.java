@@ -16,11 +16,24 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * A flow checked and written as specs: the JSON that the pending-children hash holds for each child until it is
  * added, from which a crashed add is finished. A spec is {@code {"jobId", "queue", "name", "data", "options" (see
  * JobOptionsJson), "policy", "parentKey" (a child's), "children": [specs]}}, every job id resolved (a child's is
- * {@code <parentId>:<key>}).
+ * {@code <parentId>:<key>}), and {@code "traceparent"}: the span that added the flow (or the running job's children),
+ * which every job of it joins.
  */
 final class FlowSpecs {
 
+    /** The field of a spec that holds the W3C {@code traceparent} of the span that added it. */
+    static final String TRACE_PARENT = "traceparent";
+
     private FlowSpecs() {
+    }
+
+    /** @return how many jobs a spec's tree holds, itself included */
+    static int count(JsonNode spec) {
+        int jobs = 1;
+        for (JsonNode child : spec.path("children")) {
+            jobs += count(child);
+        }
+        return jobs;
     }
 
     /**

@@ -36,12 +36,13 @@ import java.util.TreeMap;
  *        flow's child, else {@code null}
  * @param schedulerId the job scheduler that produced it, else {@code null}
  * @param tick the scheduler's tick it was produced for, ms since the epoch, else {@code null}
+ * @param traceParent the W3C {@code traceparent} of the span that added it (its trace), else {@code null}
  */
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
         boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, String parentKey,
-        String schedulerId, Long tick) {
+        String schedulerId, Long tick, String traceParent) {
 
     private static final String TOKENS = "tokens:";
 
@@ -63,7 +64,7 @@ public record Job(String queue, String id, String name, String data, String opti
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
                 "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
                 longField(hash, "timeout", 0L), tokens(hash), hash.get("parentKey"),
-                hash.get("schedulerId"), longField(hash, "tick", null));
+                hash.get("schedulerId"), longField(hash, "tick", null), hash.get("traceparent"));
     }
 
     private static Map<String, Long> tokens(Map<String, String> hash) {

@@ -11,6 +11,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.RedisUnavailableException;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.tracing.JobTracing;
+import dev.fencedqueue.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -65,7 +70,9 @@ public class JobQueue {
      *         {@code data} cannot be serialized
      */
     public Uni<AddResult> add(String name, Object data, JobOptions options) {
-        return add(name, data, options, "", ParentPolicy.FAIL, List.of());
+        Span send = ctx.tracing().send(name(), Context.current(), 1);
+        return Spans.ending(send, add(name, data, options, "", ParentPolicy.FAIL, List.of(), JobTracing.traceParent(send)),
+                (span, added) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, added.jobId()));
     }
 
     /**
@@ -75,10 +82,12 @@ public class JobQueue {
      * @param parentKey the parent's job key, {@code ""} for none
      * @param policy what the job's failure does to its parent
      * @param children two per child: its job key, its spec (JSON); empty for none
+     * @param traceParent the W3C {@code traceparent} of the span that adds the job (its flow's), stored with it so that
+     *        its attempts join that trace; {@code ""} for none
      */
     Uni<AddResult> add(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
-            List<String> children) {
-        List<String> args = addArgs(name, data, options, parentKey, policy, "", "");
+            List<String> children, String traceParent) {
+        List<String> args = addArgs(name, data, options, parentKey, policy, "", "", traceParent);
         args.addAll(children);
         return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(), args)
                 .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
@@ -91,9 +100,12 @@ public class JobQueue {
      * @param tick the time it stands for, ms since the epoch
      */
     Uni<AddResult> addScheduled(String name, Object data, JobOptions options, String schedulerId, long tick) {
-        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(),
-                addArgs(name, data, options, "", ParentPolicy.FAIL, schedulerId, Long.toString(tick)))
-                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+        Span send = ctx.tracing().send(name(), Context.current(), 1);
+        return Spans.ending(send, ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(),
+                addArgs(name, data, options, "", ParentPolicy.FAIL, schedulerId, Long.toString(tick),
+                        JobTracing.traceParent(send)))
+                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger())),
+                (span, added) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, added.jobId()));
     }
 
     /** @return the KEYS of {@code addJob} for this queue */
@@ -104,12 +116,13 @@ public class JobQueue {
 
     /**
      * @return the ARGV of {@code addJob} up to the children (a mutable list, to append them to); {@code schedulerId}
-     *         and {@code tick} ({@code ""} for none) name the scheduler tick that produced the job
+     *         and {@code tick} ({@code ""} for none) name the scheduler tick that produced the job, {@code traceParent}
+     *         the span that adds it ({@code ""} for none)
      * @throws IllegalArgumentException when {@code name} is blank, {@code options} is {@code null} or {@code data}
      *         cannot be serialized
      */
     List<String> addArgs(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
-            String schedulerId, String tick) {
+            String schedulerId, String tick, String traceParent) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("`name` must not be blank");
         }
@@ -127,7 +140,7 @@ public class JobQueue {
                 options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
                 options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
-                parentKey, policy.value(), schedulerId, tick);
+                parentKey, policy.value(), schedulerId, tick, traceParent);
         return args;
     }
 

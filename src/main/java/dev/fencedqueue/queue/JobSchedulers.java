@@ -8,6 +8,11 @@ import java.util.OptionalLong;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.tracing.JobTracing;
+import dev.fencedqueue.tracing.TraceAttributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -193,15 +198,25 @@ public final class JobSchedulers {
             args.add(produce ? "1" : "0");
             args.add(scheduler.limit() == null ? "0" : Integer.toString(scheduler.limit()));
             args.add(singleFlightKey(scheduler));
+            // A tick's job starts a trace of its own. Every instance may try the tick; only the span of the one that
+            // produced the job is ended, so exported: a span never ended is never exported.
+            Span send = queues.tracing().send(target.name(), Context.root(), 1)
+                    .setAttribute(TraceAttributes.SCHEDULER_ID, id).setAttribute(TraceAttributes.SCHEDULER_TICK, tick);
             args.addAll(target.addArgs(scheduler.template().name(), scheduler.template().data(),
                     scheduler.template().options().withJobId(id + ":" + tick), "", ParentPolicy.FAIL, id,
-                    Long.toString(tick)));
+                    Long.toString(tick), JobTracing.traceParent(send)));
             List<String> scriptKeys = new ArrayList<>(11);
             scriptKeys.add(keys.schedules());
             scriptKeys.add(keys.schedulerState(id));
             scriptKeys.addAll(target.addKeys());
-            return queues.scripts().run(LuaScript.PRODUCE_TICK, scriptKeys, args)
-                    .map(reply -> reply.get(0).toInteger() == 2 ? 1 : 0);
+            return queues.scripts().run(LuaScript.PRODUCE_TICK, scriptKeys, args).map(reply -> {
+                if (reply.get(0).toInteger() != 2) {
+                    return 0;
+                }
+                send.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, reply.get(1).toString());
+                send.end();
+                return 1;
+            });
         });
     }
 

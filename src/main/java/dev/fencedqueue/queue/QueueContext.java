@@ -3,6 +3,7 @@ package dev.fencedqueue.queue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.tracing.JobTracing;
 
 /**
  * What every view of one queue shares: its keys, the scripts, the shared connection, Jackson, and the
@@ -14,9 +15,10 @@ import dev.fencedqueue.redis.SharedConnection;
  * @param json Jackson
  * @param maxStreamLength maximum length of a job event stream, entries
  * @param maxQueueEvents maximum length of the queue event stream, entries
+ * @param tracing the spans of jobs
  */
 public record QueueContext(QueueKeys keys, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
-        int maxStreamLength, int maxQueueEvents) {
+        int maxStreamLength, int maxQueueEvents, JobTracing tracing) {
 
     /** @return {@link #maxStreamLength()} as a script argument */
     public String streamLengthArg() {

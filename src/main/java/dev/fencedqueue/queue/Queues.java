@@ -8,6 +8,7 @@ import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.tracing.JobTracing;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /** Hands out the {@link JobQueue} of a queue name; queues are cheap views over Redis keys. */
@@ -23,10 +24,13 @@ public class Queues {
     private final Map<String, JobQueue> queues = new ConcurrentHashMap<>();
     private final Flows flows;
     private final JobSchedulers schedulers;
+    private final JobTracing tracing;
+    private final QueueFigures figures = new QueueFigures(this);
 
     public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
-            EventsConfig events) {
+            EventsConfig events, JobTracing tracing) {
         this.scripts = scripts;
+        this.tracing = tracing;
         this.redis = redis;
         this.json = json;
         this.keyPrefix = redisConfig.keyPrefix();
@@ -34,6 +38,16 @@ public class Queues {
         this.maxQueueEvents = events.queueStreamMaxLength();
         this.flows = new Flows(this);
         this.schedulers = new JobSchedulers(this);
+    }
+
+    /** @return the key figures of queues: oldest waiting age, jobs ended recently */
+    public QueueFigures figures() {
+        return figures;
+    }
+
+    /** @return the spans of jobs (a no-op while tracing is off) */
+    public JobTracing tracing() {
+        return tracing;
     }
 
     /** @return job schedulers over all queues */
@@ -75,7 +89,7 @@ public class Queues {
      * @return what the views of that queue share
      */
     public QueueContext context(String name) {
-        return new QueueContext(keys(name), scripts, redis, json, maxStreamLength, maxQueueEvents);
+        return new QueueContext(keys(name), scripts, redis, json, maxStreamLength, maxQueueEvents, tracing);
     }
 
     /**

@@ -157,6 +157,11 @@ final class ChatAnswer {
         return accounted.compareAndSet(false, true);
     }
 
+    /** @return why the answer ended as the server said ({@code stop}, {@code length}, ...), or {@code null} */
+    String finishReason() {
+        return finishReason;
+    }
+
     /** @return the usage the server reported, or {@code null} */
     ChatChunk.Usage usage() {
         return usage;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,9 +30,11 @@ public class ChatResearch {
     private final ObjectMapper json;
     private final LlmTokens tokens;
     private final String queue;
+    private final JobTracing tracing;
 
     public ChatResearch(ChatContinuation continuation, ChatCompletionsClient chat, LlmConfig config, ObjectMapper json,
-            LlmTokens tokens, ResearchConfig research) {
+            LlmTokens tokens, ResearchConfig research, JobTracing tracing) {
+        this.tracing = tracing;
         this.queue = research.queue();
         this.continuation = continuation;
         this.chat = chat;
@@ -61,8 +64,9 @@ public class ChatResearch {
         Uni<CommittedAnswer> committed = takeover && config.resume() != LlmConfig.Resume.RESTART
                 ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                 : Uni.createFrom().item(CommittedAnswer.NONE);
-        return committed.chain(base -> continuation.open(query, context.jobId(), takeover, base))
-                .chain(opened -> stream(context, opened));
+        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", chat.model(), chat.url());
+        return span.around(committed.chain(base -> continuation.open(query, context.jobId(), takeover, base))
+                .chain(opened -> stream(context, opened, span)), false);
     }
 
     /**
@@ -71,14 +75,16 @@ public class ChatResearch {
      *
      * @param context the attempt
      * @param opened the stream, subscribed once
+     * @param span the call's span, ended here with the attempt's tokens
      * @return the job's result
      */
-    Uni<Object> stream(JobContext context, ChatContinuation.Opened opened) {
+    Uni<Object> stream(JobContext context, ChatContinuation.Opened opened, LlmSpan span) {
+        span.streaming(opened.takeover(), context.traceContext());
         Uni<Void> announced = opened.continues() ? context.resume().replaceWithVoid() : Uni.createFrom().voidItem();
-        return announced.chain(() -> publishAll(context, opened));
+        return announced.chain(() -> publishAll(context, opened, span));
     }
 
-    private Uni<Object> publishAll(JobContext context, ChatContinuation.Opened opened) {
+    private Uni<Object> publishAll(JobContext context, ChatContinuation.Opened opened, LlmSpan span) {
         ChatAnswer answer = new ChatAnswer(opened.base(), opened.takeover() == Takeover.REATTACH,
                 config.maxResponseChars(), config.deltaChars(), config.deltaInterval().toNanos(), System.nanoTime());
         return opened.chunks()
@@ -94,10 +100,10 @@ public class ChatResearch {
                 .collect().last()
                 .chain(() -> answer.pending() ? publish(context, answer, opened) : Uni.createFrom().nullItem())
                 .map(ignored -> (Object) answer.result(chat.model()))
-                .call(() -> account(context, answer, opened, null))
-                .onFailure().call(failure -> account(context, answer, opened, failure))
+                .call(() -> account(context, answer, opened, span, null))
+                .onFailure().call(failure -> account(context, answer, opened, span, failure))
                 // Cancelled by the worker (its reason says how the attempt ended) or by a caller that then fails it.
-                .onCancellation().invoke(() -> account(context, answer, opened,
+                .onCancellation().invoke(() -> account(context, answer, opened, span,
                         new CancellationException("the attempt's pipeline was cancelled")));
     }
 
@@ -105,7 +111,8 @@ public class ChatResearch {
      * Counts the attempt's tokens by how it ended, once (a zombie's rejected write both fails its pipeline and gets
      * it cancelled); never fails.
      */
-    private Uni<Void> account(JobContext context, ChatAnswer answer, ChatContinuation.Opened opened, Throwable failure) {
+    private Uni<Void> account(JobContext context, ChatAnswer answer, ChatContinuation.Opened opened, LlmSpan span,
+            Throwable failure) {
         if (!answer.claimAccounting()) {
             return Uni.createFrom().voidItem();
         }
@@ -114,6 +121,8 @@ public class ChatResearch {
         LlmTokens.Attempt attempt = new LlmTokens.Attempt(outcome, usage == null ? 0 : usage.promptTokens(),
                 answer.ownCompletionTokens(), "result".equals(outcome) ? 0 : answer.uncommittedTokens(),
                 opened.base().completionTokens(), opened.takeover());
+        span.end(attempt.promptTokens(), attempt.completionTokens(), answer.finishReason(),
+                "failed".equals(outcome) ? failure : null);
         // Started here and memoized: cancelling the attempt's pipeline (as the worker does to a zombie) must not
         // cancel the count on its way.
         Uni<Void> recording = tokens.record(queue, context.jobId(), attempt).memoize().indefinitely();

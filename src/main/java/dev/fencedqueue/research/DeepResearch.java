@@ -66,7 +66,7 @@ public class DeepResearch {
         return context.committedEvents().chain(events -> {
             Optional<ResearchPlan> planned = plan(events);
             if (planned.isEmpty()) {
-                return planner.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId())
+                return planner.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(), context.traceContext())
                         .map(answer -> ResearchPlan.parse(context.jobId(), answer, config.deep().subQuestions()))
                         .call(plan -> context.publish(ResearchPlan.EVENT, plan.eventData()))
                         .chain(plan -> research(context, query, plan, false, events));

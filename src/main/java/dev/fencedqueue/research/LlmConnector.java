@@ -105,9 +105,14 @@ public class LlmConnector {
      * @return the open exchange, failing as {@link #open(URI, String, Map)} says
      */
     public Uni<LlmExchange> open(HttpMethod method, URI url, String body, Map<String, String> headers, String accept) {
-        return guard.get(() -> openOnce(method, url, body, headers, accept)
-                .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers from "
-                        + url + " within " + config.openTimeout())));
+        // The span of the LLM call this request belongs to travels in the subscriber's context: its traceparent goes
+        // along, so that the server's spans join the job's trace.
+        return Uni.createFrom().context(context -> {
+            Map<String, String> sent = LlmSpan.inject(context, headers);
+            return guard.get(() -> openOnce(method, url, body, sent, accept)
+                    .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers "
+                            + "from " + url + " within " + config.openTimeout())));
+        });
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.util.Map;
 
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,9 +22,11 @@ public class ResearchAnswers {
     private final ChatResearch chat;
     private final ResponsesResearch responses;
     private final LlmConfig config;
+    private final JobTracing tracing;
 
     public ResearchAnswers(ResearchProtocolClient llm, ChatResearch chat, ResponsesResearch responses,
-            LlmConfig config) {
+            LlmConfig config, JobTracing tracing) {
+        this.tracing = tracing;
         this.llm = llm;
         this.chat = chat;
         this.responses = responses;
@@ -46,13 +49,14 @@ public class ResearchAnswers {
     }
 
     private Uni<Object> research(JobContext context, String question) {
-        return llm.research(question, context.jobId())
+        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "invoke_agent", null, llm.url());
+        return span.around(llm.research(question, context.jobId())
                 .onItem().transformToUniAndConcatenate(message -> message instanceof LlmMessage.Progress progress
                         ? context.progress(progress.percent(), progress.message()).replaceWith(message)
                         : Uni.createFrom().item(message))
                 .select().where(message -> message instanceof LlmMessage.Summary)
                 .collect().last()
                 .onItem().ifNull().failWith(() -> new LlmException("the research LLM ended its stream without a summary"))
-                .map(summary -> Map.of("summary", ((LlmMessage.Summary) summary).summary()));
+                .map(summary -> Map.of("summary", ((LlmMessage.Summary) summary).summary())), true);
     }
 }

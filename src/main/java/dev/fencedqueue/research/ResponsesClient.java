@@ -198,6 +198,16 @@ public class ResponsesClient {
         return headers;
     }
 
+    /** @return the Responses endpoint ({@code /v1/responses} of {@code fq.llm.url}, or of this instance's simulator) */
+    URI url() {
+        return url("");
+    }
+
+    /** @return the model the requests name */
+    String model() {
+        return chat.model();
+    }
+
     private URI url(String rest) {
         return config.url().filter(url -> !url.isBlank())
                 .map(base -> URI.create(base.replaceAll("/+$", "") + "/v1/responses" + rest))

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ChatContinuation.Opened;
@@ -49,9 +50,11 @@ public class ResponsesResearch {
     private final ObjectMapper json;
     private final Queues queues;
     private final String queue;
+    private final JobTracing tracing;
 
     public ResponsesResearch(ResponsesClient client, ChatResearch publisher, LlmConfig config, ObjectMapper json,
             Queues queues, ResearchConfig research) {
+        this.tracing = queues.tracing();
         this.client = client;
         this.publisher = publisher;
         this.config = config;
@@ -85,7 +88,8 @@ public class ResponsesResearch {
             opened = context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                     .chain(base -> takeOver(context, query, base, responseId));
         }
-        return opened.chain(stream -> publisher.stream(context, stream))
+        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", client.model(), client.url());
+        return span.around(opened.chain(stream -> publisher.stream(context, stream, span)), false)
                 .onFailure().call(failure -> cancelIfAborted(context, responseId.get()))
                 .onCancellation().call(() -> cancelIfAborted(context, responseId.get()));
     }

@@ -1,6 +1,8 @@
 package dev.fencedqueue.research;
 
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.tracing.JobTracing;
+import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,9 +20,11 @@ public class WholeAnswer {
     private final ResearchProtocolClient research;
     private final ChatCompletionsClient chat;
     private final ResponsesClient responses;
+    private final JobTracing tracing;
 
     public WholeAnswer(LlmConfig config, ResearchProtocolClient research, ChatCompletionsClient chat,
-            ResponsesClient responses) {
+            ResponsesClient responses, JobTracing tracing) {
+        this.tracing = tracing;
         this.config = config;
         this.research = research;
         this.chat = chat;
@@ -30,10 +34,20 @@ public class WholeAnswer {
     /**
      * @param prompt the prompt, sent as the user's question, must not be {@code null}
      * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
+     * @param trace the asking attempt's context ({@code JobContext.traceContext()}): the call's span is its child
      * @return the answer's text, never {@code null}; fails with {@link LlmException} when the LLM ends without an
      *         answer (or fails it), and as the protocol's client says when the call cannot be made
      */
-    public Uni<String> ask(String prompt, String jobId) {
+    public Uni<String> ask(String prompt, String jobId, Context trace) {
+        LlmSpan span = switch (config.protocol()) {
+            case RESEARCH -> LlmSpan.start(tracing, trace, "invoke_agent", null, research.url());
+            case OPENAI -> LlmSpan.start(tracing, trace, "chat", chat.model(), chat.url());
+            case RESPONSES -> LlmSpan.start(tracing, trace, "chat", responses.model(), responses.url());
+        };
+        return span.around(answer(prompt, jobId), true);
+    }
+
+    private Uni<String> answer(String prompt, String jobId) {
         return switch (config.protocol()) {
             case RESEARCH -> research.research(prompt, jobId)
                     .select().where(message -> message instanceof LlmMessage.Summary)

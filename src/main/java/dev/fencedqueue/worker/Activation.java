@@ -44,7 +44,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      */
     static final List<String> FIELDS = List.of("fencingToken", "attemptsStarted", "events", "progress", "name", "data",
             "opts", "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout",
-            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick");
+            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick", "traceparent");
 
     // Positions in FIELDS ("fencingToken", at 0, is read from the entry before the values)
     private static final int ATTEMPTS_STARTED = 1;
@@ -66,6 +66,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
     private static final int PARENT_KEY = 17;
     private static final int SCHEDULER_ID = 18;
     private static final int TICK = 19;
+    private static final int TRACE_PARENT = 20;
 
     /**
      * Reads {@code code, now, extra, jobId, fencingToken, [value, ...], ...} (three entries per job, the last one the
@@ -114,7 +115,8 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
                 text(values, PROGRESS), null, text(values, FAILED_REASON), number(values, TIMESTAMP), processedOn,
                 null, "1".equals(text(values, EVENTS)), integer(values, PRIORITY, 0), number(values, DELAY),
                 number(values, TIMEOUT), Map.of(), text(values, PARENT_KEY),
-                text(values, SCHEDULER_ID), text(values, TICK) == null ? null : number(values, TICK));
+                text(values, SCHEDULER_ID), text(values, TICK) == null ? null : number(values, TICK),
+                text(values, TRACE_PARENT));
     }
 
     /** @return the value at {@code index} of {@link #FIELDS} as text, {@code null} when absent */

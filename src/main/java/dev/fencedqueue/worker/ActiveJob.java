@@ -15,6 +15,7 @@ final class ActiveJob {
     private final String lockToken;
     private final String resumePoint;
     private final String checkpoint;
+    private final AttemptSpan span;
     /** When the attempt was activated (System.nanoTime). */
     private final long activatedAt = System.nanoTime();
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
@@ -28,8 +29,10 @@ final class ActiveJob {
      * @param activated the job as its activation returned it, with its lock token, resume point and checkpoint
      * @param lockValidUntil until when (System.nanoTime) the lock is known to be held: the activation's send time
      *        plus the lock duration
+     * @param span the attempt's span, started
      */
-    ActiveJob(Activation.Activated activated, long lockValidUntil) {
+    ActiveJob(Activation.Activated activated, long lockValidUntil, AttemptSpan span) {
+        this.span = span;
         this.job = activated.job();
         this.lockToken = activated.lockToken();
         this.resumePoint = activated.resumePoint();
@@ -50,6 +53,11 @@ final class ActiveJob {
     /** @return the last checkpoint an earlier run committed (JSON text), or {@code null} for none */
     String checkpoint() {
         return checkpoint;
+    }
+
+    /** @return the attempt's span */
+    AttemptSpan span() {
+        return span;
     }
 
     /** @return the job as its activation returned it */

@@ -37,4 +37,7 @@ interface AttemptHost {
      * @param reason the refusal, must not be {@code null}
      */
     void ownershipLost(ActiveJob job, QueueException reason);
+
+    /** @return the spans of jobs, for the spans an attempt starts (adding children) */
+    dev.fencedqueue.tracing.JobTracing tracing();
 }

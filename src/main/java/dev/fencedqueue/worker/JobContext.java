@@ -226,4 +226,15 @@ public interface JobContext {
     default Optional<CancelReason> cancelReason() {
         return Optional.empty();
     }
+
+    /**
+     * The OpenTelemetry context of this attempt: its span ({@code process <queue>}), in the job's trace. A span a
+     * processor starts with it as parent (an LLM call, a chunk) is a child of the attempt.
+     *
+     * @return the attempt's context; {@link io.opentelemetry.context.Context#root()} when tracing is off or for contexts
+     *         that do not trace
+     */
+    default io.opentelemetry.context.Context traceContext() {
+        return io.opentelemetry.context.Context.root();
+    }
 }

@@ -3,7 +3,11 @@ package dev.fencedqueue.worker;
 import java.util.concurrent.Executor;
 
 import dev.fencedqueue.queue.FlowRelay;
+import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.SharedConnection;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import org.jboss.logging.Logger;
 
 /**
@@ -23,6 +27,7 @@ final class JobEnding {
     private final Executor onContext;
     private final FlowRelay relay;
     private final QueueKeys keys;
+    private final SharedConnection redis;
 
     /**
      * @param workerId the worker's id, for logs
@@ -33,9 +38,11 @@ final class JobEnding {
      * @param onContext runs tasks on the worker's context
      * @param relay delivers a flow's child's ending to its parent
      * @param keys the worker's queue's key layout
+     * @param redis the shared connection, to read the state of a job whose attempt was revoked
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext, FlowRelay relay, QueueKeys keys) {
+            Executor onContext, FlowRelay relay, QueueKeys keys, SharedConnection redis) {
+        this.redis = redis;
         this.workerId = workerId;
         this.active = active;
         this.counters = counters;
@@ -65,6 +72,7 @@ final class JobEnding {
         }
         if (failure instanceof WaitingChildrenException) {
             // Parked by its own fenced write: nothing more to write, the slot is free.
+            job.span().end("waiting-children", "a flow's parent waits for its children");
             release(job, true);
             return;
         }
@@ -78,6 +86,7 @@ final class JobEnding {
             public void written(JobFinisher.Outcome outcome) {
                 active.unreserve(fetch);
                 counters.finished(job, failure, outcome.code());
+                ended(job, failure, outcome.code());
                 release(job, false);
                 if (outcome.code() == 0 && job.job().parentKey() != null) {
                     relay.deliver(keys, job.id()).subscribe().with(ignored -> {
@@ -93,6 +102,8 @@ final class JobEnding {
                 active.unreserve(fetch);
                 LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
                         workerId, job.id(), writeFailure.getMessage());
+                job.span().end("unrecorded", "its end could not be written; the job runs again once its lock expires: "
+                        + writeFailure.getMessage());
                 release(job, true);
             }
         };
@@ -116,7 +127,51 @@ final class JobEnding {
         }
         job.cancel(reason);
         counters.cancelled(job, reason);
+        switch (reason) {
+            case OWNERSHIP_LOST -> job.span().end("zombie", "a newer run owns the job: a fenced write or the lock "
+                    + "renewal was refused");
+            case LOCK_EXPIRED -> job.span().end("zombie", "the lock could not be renewed within its duration");
+            case SHUTDOWN -> job.span().end("handed-back", "the instance stopped");
+            case TIMEOUT -> job.span().failed(new JobTimeoutException(job.id(),
+                    java.time.Duration.ofMillis(job.job().timeout())), job.job().attemptsMade() + 1 < job.job().attempts());
+            case REVOKED -> revoked(job);
+        }
         release(job, true);
+    }
+
+    /** Ends the span of an attempt whose end the finishing script wrote ({@code code}: its answer). */
+    private static void ended(ActiveJob job, Throwable failure, long code) {
+        if (code < 0) {
+            String refused = "a newer run owns the job (the finishing script answered " + code + ")";
+            job.span().refused(failure == null ? "completion" : "failure", refused);
+            job.span().end("zombie", refused);
+        } else if (failure == null) {
+            job.span().end("result", null);
+        } else {
+            job.span().failed(failure, code == 1);
+        }
+    }
+
+    /**
+     * Ends the span of an attempt the worker was told to stop: {@code aborted} when the job was aborted, else
+     * {@code zombie} (the stalled-job check gave it to another worker), as the job's state says. The state is read only
+     * for a span that is exported.
+     */
+    private void revoked(ActiveJob job) {
+        String takenOver = "the stalled-job check gave the job to another worker";
+        if (!job.span().isRecording()) {
+            job.span().end("zombie", takenOver);
+            return;
+        }
+        redis.send(Request.cmd(Command.HGET).arg(keys.job(job.id())).arg("state")).subscribe().with(
+                state -> {
+                    if (state != null && JobState.ABORTED.value().equals(state.toString())) {
+                        job.span().end("aborted", "the job was aborted");
+                    } else {
+                        job.span().end("zombie", takenOver);
+                    }
+                },
+                failure -> job.span().end("zombie", takenOver));
     }
 
     /**

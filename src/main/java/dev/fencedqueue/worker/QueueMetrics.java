@@ -9,16 +9,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.fencedqueue.config.MetricsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
-import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Request;
-import io.vertx.mutiny.redis.client.Response;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -103,40 +99,12 @@ public class QueueMetrics {
         }
         queueMetrics.reading = true;
         JobQueue jobs = queues.queue(queue);
-        Uni.combine().all().unis(jobs.getJobCounts(), oldestWaitingAge(jobs.keys())).asTuple()
+        Uni.combine().all().unis(jobs.getJobCounts(), queues.figures().oldestWaitingAge(jobs.keys())).asTuple()
                 .eventually(() -> queueMetrics.reading = false)
                 .subscribe().with(read -> {
                     queueMetrics.counts = new EnumMap<>(read.getItem1());
                     queueMetrics.oldestWaitingAge = read.getItem2();
                 }, failure -> LOG.debugf("the gauges of queue %s were not read: %s", queue, failure.getMessage()));
-    }
-
-    /**
-     * @return seconds since the longest-waiting ready job became ready (the oldest of the wait list's next job and the
-     *         first prioritized one), by the Redis clock; 0 when none waits
-     */
-    private Uni<Double> oldestWaitingAge(QueueKeys keys) {
-        Uni<Response> next = queues.redis().send(Request.cmd(Command.LINDEX).arg(keys.waitList()).arg(-1));
-        Uni<Response> first = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(0).arg(0));
-        Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
-        return Uni.combine().all().unis(next, first, time).asTuple().chain(read -> {
-            List<String> ids = new ArrayList<>(2);
-            if (read.getItem1() != null) {
-                ids.add(read.getItem1().toString());
-            }
-            if (read.getItem2() != null && read.getItem2().size() > 0) {
-                ids.add(read.getItem2().get(0).toString());
-            }
-            long now = read.getItem3().get(0).toLong() * 1000 + read.getItem3().get(1).toLong() / 1000;
-            List<Uni<Long>> readySince = ids.stream().map(id -> queues.redis()
-                    .send(Request.cmd(Command.HMGET).arg(keys.job(id)).arg("timestamp").arg("delay"))
-                    .map(fields -> fields.get(0) == null ? now
-                            : fields.get(0).toLong() + (fields.get(1) == null ? 0 : fields.get(1).toLong())))
-                    .toList();
-            return readySince.isEmpty() ? Uni.createFrom().item(0.0)
-                    : Uni.join().all(readySince).andFailFast().map(since -> Math.max(0,
-                            now - since.stream().mapToLong(Long::longValue).min().orElse(now)) / 1000.0);
-        });
     }
 
     @PreDestroy

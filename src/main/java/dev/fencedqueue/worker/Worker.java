@@ -20,6 +20,7 @@ import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -90,7 +91,7 @@ public final class Worker {
         this.active = new ActiveJobs(options.concurrency());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
-                keys);
+                keys, ctx.redis());
         this.host = new Host(new FencedAppend(ctx), new CommittedEvents(ctx));
     }
 
@@ -137,6 +138,11 @@ public final class Worker {
         @Override
         public void ownershipLost(ActiveJob job, QueueException reason) {
             Worker.this.ownershipLost(job, reason);
+        }
+
+        @Override
+        public JobTracing tracing() {
+            return ctx.tracing();
         }
     }
 
@@ -301,7 +307,8 @@ public final class Worker {
     // ---- running jobs ---------------------------------------------------------------------------------
 
     private void run(Activation.Activated activated, long sentAt) {
-        ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos());
+        ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos(),
+                AttemptSpan.start(ctx.tracing(), activated, options.workerId()));
         active.add(running);
         counters.started(running);
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
@@ -319,6 +326,7 @@ public final class Worker {
                 active.finishing(job);
                 job.cancel(CancelReason.SHUTDOWN);
                 counters.cancelled(job, CancelReason.SHUTDOWN);
+                job.span().end("handed-back", "the instance stopped");
                 handBacks.add(finisher.handBack(job).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
                         .onFailure().recoverWithItem(-1L)

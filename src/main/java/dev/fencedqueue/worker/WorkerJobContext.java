@@ -17,6 +17,11 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.tracing.JobTracing;
+import dev.fencedqueue.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -127,7 +132,7 @@ final class WorkerJobContext implements JobContext {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
-        return fenced(worker.events().append(jobId(), fencingToken(), active.lockToken(), null, null, null, text))
+        return fenced("checkpoint", worker.events().append(jobId(), fencingToken(), active.lockToken(), null, null, null, text))
                 .replaceWithVoid();
     }
 
@@ -151,7 +156,7 @@ final class WorkerJobContext implements JobContext {
             throw new IllegalStateException("job `" + jobId() + "` has no resume point: nothing to continue");
         }
         return append("resume", JobEventData.resume(fencingToken(), worker.workerId(), job().attemptsStarted(), from),
-                null, null);
+                null, null).invoke(id -> active.span().resumed(from));
     }
 
     @Override
@@ -182,11 +187,11 @@ final class WorkerJobContext implements JobContext {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
+        Span send = worker.tracing().send(worker.keys().queue(), active.span().context(), children.size());
         Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.lockToken(),
-                fencingToken(), children);
-        return write.runSubscriptionOn(worker.lane())
-                .onFailure(WorkerJobContext::meansOwnershipLost)
-                .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
+                fencingToken(), children, JobTracing.traceParent(send));
+        return Spans.ending(send, fenced("addChildren", write), (span, added) -> span.setAttribute(
+                MessagingIncubatingAttributes.MESSAGING_BATCH_MESSAGE_COUNT, (long) added));
     }
 
     @Override
@@ -203,11 +208,14 @@ final class WorkerJobContext implements JobContext {
                     }
                     return null;
                 });
-        return write.runSubscriptionOn(worker.lane())
+        return fenced("moveToWaitingChildren", write)
                 .onFailure(ChildFailedException.class).transform(failure -> new UnrecoverableJobException(
-                        failure.getMessage(), failure))
-                .onFailure(WorkerJobContext::meansOwnershipLost)
-                .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
+                        failure.getMessage(), failure));
+    }
+
+    @Override
+    public Context traceContext() {
+        return active.span().context();
     }
 
     @Override
@@ -250,15 +258,22 @@ final class WorkerJobContext implements JobContext {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
-        return fenced(worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event, progress,
+        return fenced(type, worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event, progress,
                 checkpoint));
     }
 
-    /** @return the write, sent from the worker's lane; a refusal tells the worker it lost the job */
-    private Uni<String> fenced(Uni<String> write) {
+    /**
+     * @param what what the write is (an event's type, a script's name), for the attempt's span
+     * @return the write, sent from the worker's lane; a refusal is an event of the attempt's span and tells the worker
+     *         it lost the job
+     */
+    private <T> Uni<T> fenced(String what, Uni<T> write) {
         return write.runSubscriptionOn(worker.lane())
                 .onFailure(WorkerJobContext::meansOwnershipLost)
-                .invoke(failure -> worker.ownershipLost(active, (QueueException) failure));
+                .invoke(failure -> {
+                    active.span().refused(what, failure.getMessage());
+                    worker.ownershipLost(active, (QueueException) failure);
+                });
     }
 
     static boolean meansOwnershipLost(Throwable failure) {

@@ -22,6 +22,7 @@ import dev.fencedqueue.redis.RedisOptionsCapture;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.RedisReplicatedResource;
 import dev.fencedqueue.testing.RedisServers;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
@@ -88,7 +89,7 @@ class DurabilityBenchmark {
         SharedConnection noWait = new SharedConnection(vertx, defaultClient, options, withoutWait(config));
         try {
             LuaScripts scripts = new LuaScripts(noWait);
-            Queues queuesNoWait = new Queues(scripts, noWait, json, withoutWait(config), events);
+            Queues queuesNoWait = new Queues(scripts, noWait, json, withoutWait(config), events, JobTracing.noop());
             Setting auto = new Setting("auto", bench.queues());
             Setting zero = new Setting("wait0", queuesNoWait);
             BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());

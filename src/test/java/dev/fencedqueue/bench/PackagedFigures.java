@@ -70,13 +70,26 @@ final class PackagedFigures {
      */
     static PackagedFigures launch(BenchContext bench, String redisUri, PackagedApplication application, Path java,
             String name, int concurrency) {
+        return launch(bench, redisUri, application, java, name, concurrency, Map.of());
+    }
+
+    /**
+     * Starts the application like {@link #launch(BenchContext, String, PackagedApplication, Path, String, int)}, with
+     * more configuration.
+     *
+     * @param extra configuration added to (or replacing) the launch's own, as {@code -Dkey=value}
+     * @return the running process, ready
+     */
+    static PackagedFigures launch(BenchContext bench, String redisUri, PackagedApplication application, Path java,
+            String name, int concurrency, Map<String, String> extra) {
         String queue = "bench-noop-" + UUID.randomUUID().toString().substring(0, 8);
-        Map<String, String> config = Map.of("quarkus.redis.hosts", redisUri,
+        Map<String, String> config = new java.util.HashMap<>(Map.of("quarkus.redis.hosts", redisUri,
                 "fq.worker.id", name,
                 "fq.worker.concurrency", Integer.toString(concurrency),
                 "fq.worker.noop-queue", queue,
                 "fq.simulator.steps", "600",
-                "fq.simulator.step-interval", "1s");
+                "fq.simulator.step-interval", "1s"));
+        config.putAll(extra);
         ServiceProcess process = ServiceProcess.start(application.withJava(java), List.of(), name,
                 EmbeddedRedis.freePort(), config, Map.of(), LOGS.resolve(name + ".log"));
         try {

@@ -80,7 +80,8 @@ class PostgresSinkTest extends ChunkSinkContractTest {
             }
 
             @Override
-            public void write(Connection transaction, JobContext job, List<String> chunk) {
+            public long write(Connection transaction, JobContext job, List<String> chunk) {
+                return 0;
             }
         };
 
@@ -164,8 +165,8 @@ class PostgresSinkTest extends ChunkSinkContractTest {
         }
 
         @Override
-        public void write(Connection transaction, JobContext job, List<String> chunk) throws SQLException {
-            delegate.write(transaction, job, chunk);
+        public long write(Connection transaction, JobContext job, List<String> chunk) throws SQLException {
+            return delegate.write(transaction, job, chunk);
         }
 
         private static void pass(CompletionStage<Void> gate) throws SQLException {

@@ -242,7 +242,7 @@ class FlowTest extends QueueTestSupport {
         String spec = "{\"jobId\":\"crashed:0\",\"queue\":\"" + other.name() + "\",\"name\":\"leaf\",\"data\":null,"
                 + "\"options\":{},\"policy\":\"fail\",\"children\":[],\"parentKey\":\"" + parentKey + "\"}";
         queue.add("collect", null, JobOptions.defaults().withJobId("crashed"), "", ParentPolicy.FAIL,
-                List.of(childKey, spec)).await().atMost(TIMEOUT);
+                List.of(childKey, spec), "").await().atMost(TIMEOUT);
         assertThat(redis.job(queue, "crashed").state()).isEqualTo(JobState.WAITING_CHILDREN);
 
         startWorkers();

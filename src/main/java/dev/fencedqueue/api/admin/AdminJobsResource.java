@@ -14,6 +14,7 @@ import dev.fencedqueue.api.JobStatusView;
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.config.TracingConfig;
 import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
@@ -53,9 +54,11 @@ public class AdminJobsResource {
     private final BulkConfig bulkConfig;
     private final JobHistory history;
     private final BulkJobViews bulkViews;
+    private final TracingConfig tracing;
 
     public AdminJobsResource(Queues queues, ObjectMapper json, BulkControl bulk, BulkConfig bulkConfig,
-            JobHistory history, BulkJobViews bulkViews) {
+            JobHistory history, BulkJobViews bulkViews, TracingConfig tracing) {
+        this.tracing = tracing;
         this.bulkViews = bulkViews;
         this.queues = queues;
         this.json = json;
@@ -86,13 +89,25 @@ public class AdminJobsResource {
     @Path("/{jobId}")
     @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure", description = "A "
             + "chunked job (a fan-out) also shows its committed cursor, chunks and items (from its sink), total, "
-            + "throttle, pending abort and single-flight key.")
+            + "throttle, pending abort and single-flight key. `traceId` names the job's trace (OpenTelemetry), `traceUrl` "
+            + "links to it in the trace UI of `fq.tracing.ui-url`.")
     public Uni<Object> get(@RestPath String queue, @RestPath String jobId) {
         JobQueue jobQueue = AdminParams.queue(queues, queue);
         if (bulkConfig.queue().equals(queue)) {
-            return bulkViews.of(jobQueue, jobId).map(view -> view);
+            return bulkViews.of(jobQueue, jobId).map(view -> linked(view, view.traceId()));
         }
-        return jobQueue.requireJob(jobId).chain(job -> JobStatusView.withChildren(job, jobQueue, json)).map(view -> view);
+        return jobQueue.requireJob(jobId).chain(job -> JobStatusView.withChildren(job, jobQueue, json))
+                .map(view -> linked(view, view.traceId()));
+    }
+
+    /** @return the view, with {@code traceUrl}: its trace in the trace UI ({@code fq.tracing.ui-url}), when it has one */
+    private Object linked(Object view, String traceId) {
+        String url = tracing.traceUrl(traceId);
+        if (url == null) {
+            return view;
+        }
+        ObjectNode linked = json.valueToTree(view);
+        return linked.put("traceUrl", url);
     }
 
     @GET

@@ -10,6 +10,7 @@ import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueFigures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.worker.Worker;
@@ -57,8 +58,9 @@ public class QueueOverview {
         QueueKeys keys = queue.keys();
         Uni<Response> meta = queues.redis().send(Request.cmd(Command.HMGET).arg(keys.meta()).arg("paused")
                 .arg("concurrency").arg("limiterMax").arg("limiterDuration"));
-        return Uni.combine().all().unis(queue.getJobCounts(), meta).asTuple()
-                .map(both -> toView(queue.name(), both.getItem1(), both.getItem2()));
+        return Uni.combine().all().unis(queue.getJobCounts(), meta, queues.figures().oldestWaitingAge(keys),
+                queues.figures().endedWithin(keys, Duration.ofMinutes(1))).asTuple()
+                .map(all -> toView(queue.name(), all.getItem1(), all.getItem2(), all.getItem3(), all.getItem4()));
     }
 
     /**
@@ -90,7 +92,8 @@ public class QueueOverview {
         return view(queue).map(QueueView::limits);
     }
 
-    private QueueView toView(String name, Map<JobState, Long> counts, Response meta) {
+    private QueueView toView(String name, Map<JobState, Long> counts, Response meta, double oldestWaitingAge,
+            QueueFigures.Ended lastMinute) {
         Map<String, Long> byState = new LinkedHashMap<>();
         counts.forEach((state, count) -> byState.put(state.value(), count));
         boolean paused = meta.get(0) != null;
@@ -98,6 +101,6 @@ public class QueueOverview {
         QueueLimits.RateLimit rateLimit = meta.get(2) == null || meta.get(3) == null ? null
                 : QueueLimits.RateLimit.of(meta.get(2).toInteger(), Duration.ofMillis(meta.get(3).toLong()));
         return new QueueView(name, servedQueues().contains(name), paused, byState, new QueueLimits(concurrency, rateLimit),
-                chunkedQueue.equals(name));
+                chunkedQueue.equals(name), oldestWaitingAge, lastMinute);
     }
 }

@@ -2,6 +2,8 @@ package dev.fencedqueue.api.admin;
 
 import java.util.Map;
 
+import dev.fencedqueue.queue.QueueFigures;
+
 /**
  * One queue as the operator API shows it.
  *
@@ -14,7 +16,10 @@ import java.util.Map;
  * @param limits the queue's fleet-wide limits
  * @param chunked whether its jobs are chunked jobs (fan-outs): they stop at a chunk boundary, can be resumed, and
  *        take a throttle
+ * @param oldestWaitingAge how long its longest-waiting ready job has waited to run, seconds (0: none waits), by the
+ *        Redis clock (the same figure as {@code fq_queue_oldest_waiting_age_seconds})
+ * @param lastMinute the jobs that ended in the last minute ({@code completed}, {@code failed}): its throughput
  */
 public record QueueView(String queue, boolean served, boolean paused, Map<String, Long> counts, QueueLimits limits,
-        boolean chunked) {
+        boolean chunked, double oldestWaitingAge, QueueFigures.Ended lastMinute) {
 }

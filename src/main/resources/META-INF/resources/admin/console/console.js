@@ -98,7 +98,8 @@ function queueRow(q) {
     row.dataset.queue = q.queue;
     const cells = [q.queue, q.counts.waiting + q.counts.paused + q.counts.prioritized, q.counts.active,
         q.counts.delayed, q.counts["waiting-children"] ?? 0, q.counts.completed, q.counts.failed,
-        q.paused ? "yes" : "no"];
+        q.paused ? "yes" : "no", age(q.oldestWaitingAge),
+        `${q.lastMinute.completed} completed, ${q.lastMinute.failed} failed`];
     cells.forEach((value, i) => {
         const cell = document.createElement(i === 0 ? "th" : "td");
         if (i === 0) {
@@ -269,6 +270,7 @@ async function loadDetail() {
     showFlow(job);
     $("detail-schedule").textContent = job.schedulerId
         ? `${job.schedulerId}, tick ${new Date(job.tick).toISOString()}` : "none";
+    showTrace(job);
     const chunked = isChunked();
     if (chunked) {
         const bulk = await api(`/notifications/jobs/${state.jobId}`);
@@ -295,6 +297,36 @@ async function loadDetail() {
         line.textContent = `${e.event} (run ${e.fencingToken ?? "?"}) ${e.message || e.reason || resumed}`.trim();
         return line;
     }));
+}
+
+/** Shows the job's trace: a link to it in the trace UI when one is configured (fq.tracing.ui-url), else its id. */
+function showTrace(job) {
+    const cell = $("detail-trace");
+    if (job.traceUrl) {
+        const link = document.createElement("a");
+        link.href = job.traceUrl;
+        link.target = "_blank";
+        link.rel = "noopener";
+        link.textContent = job.traceId;
+        cell.replaceChildren(link);
+    } else {
+        cell.textContent = job.traceId || "none (tracing was off when it was added)";
+    }
+}
+
+/** @return a wait in seconds as the console shows it: "none", "42 s", "3 min 5 s", "2 h 10 min" */
+function age(seconds) {
+    if (!seconds) {
+        return "none";
+    }
+    const s = Math.round(seconds);
+    if (s < 60) {
+        return `${s} s`;
+    }
+    if (s < 3600) {
+        return `${Math.floor(s / 60)} min ${s % 60} s`;
+    }
+    return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
 /** Shows a flow's links: a child's parent, a parent's children (each a link to its detail, in its own queue). */

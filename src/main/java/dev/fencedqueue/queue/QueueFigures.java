@@ -1,0 +1,89 @@
+package dev.fencedqueue.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * The key figures of a queue that its counts do not give, read from Redis by its clock, the same for every instance:
+ * how long its longest-waiting ready job has waited, and how many jobs ended within a recent window. Read by the
+ * Prometheus gauges and the operator console. Each read is a few commands; nothing here scans the queue.
+ */
+public final class QueueFigures {
+
+    private final Queues queues;
+
+    QueueFigures(Queues queues) {
+        this.queues = queues;
+    }
+
+    /**
+     * @param keys the queue's keys, must not be {@code null}
+     * @return seconds since the longest-waiting ready job became ready (the oldest of the wait list's next job and the
+     *         first prioritized one: since it was added, or since its delay ended), by the Redis clock; 0 when none
+     *         waits; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
+     */
+    public Uni<Double> oldestWaitingAge(QueueKeys keys) {
+        Uni<Response> next = queues.redis().send(Request.cmd(Command.LINDEX).arg(keys.waitList()).arg(-1));
+        Uni<Response> first = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(0).arg(0));
+        Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
+        return Uni.combine().all().unis(next, first, time).asTuple().chain(read -> {
+            List<String> ids = new ArrayList<>(2);
+            if (read.getItem1() != null) {
+                ids.add(read.getItem1().toString());
+            }
+            if (read.getItem2() != null && read.getItem2().size() > 0) {
+                ids.add(read.getItem2().get(0).toString());
+            }
+            long now = millis(read.getItem3());
+            List<Uni<Long>> readySince = ids.stream().map(id -> queues.redis()
+                    .send(Request.cmd(Command.HMGET).arg(keys.job(id)).arg("timestamp").arg("delay"))
+                    .map(fields -> fields.get(0) == null ? now
+                            : fields.get(0).toLong() + (fields.get(1) == null ? 0 : fields.get(1).toLong())))
+                    .toList();
+            return readySince.isEmpty() ? Uni.createFrom().item(0.0)
+                    : Uni.join().all(readySince).andFailFast().map(since -> Math.max(0,
+                            now - since.stream().mapToLong(Long::longValue).min().orElse(now)) / 1000.0);
+        });
+    }
+
+    /**
+     * How many jobs ended within a window up to now (the throughput a console shows), counted in the completed and
+     * failed sets by their finish time. A job its retention removed at once (a {@code removeOnComplete} that keeps
+     * none) is not in them, so not counted.
+     *
+     * @param keys the queue's keys, must not be {@code null}
+     * @param window how far back, must be positive
+     * @return the jobs that completed and that failed (aborted included) within the window; fails with
+     *         {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
+     */
+    public Uni<Ended> endedWithin(QueueKeys keys, Duration window) {
+        return queues.redis().send(Request.cmd(Command.TIME)).chain(time -> {
+            String since = "(" + (millis(time) - window.toMillis());
+            Uni<Response> completed = queues.redis().send(Request.cmd(Command.ZCOUNT).arg(keys.completed()).arg(since)
+                    .arg("+inf"));
+            Uni<Response> failed = queues.redis().send(Request.cmd(Command.ZCOUNT).arg(keys.failed()).arg(since)
+                    .arg("+inf"));
+            return Uni.combine().all().unis(completed, failed).asTuple()
+                    .map(counts -> new Ended(counts.getItem1().toLong(), counts.getItem2().toLong()));
+        });
+    }
+
+    /**
+     * Jobs that ended within a window.
+     *
+     * @param completed jobs that completed
+     * @param failed jobs that failed for good or were aborted
+     */
+    public record Ended(long completed, long failed) {
+    }
+
+    private static long millis(Response time) {
+        return time.get(0).toLong() * 1000 + time.get(1).toLong() / 1000;
+    }
+}

@@ -1,0 +1,114 @@
+package dev.fencedqueue.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.testing.OtlpReceiver;
+import dev.fencedqueue.testing.OtlpReceiver.ReceivedSpan;
+import dev.fencedqueue.testing.ServiceProcess;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One trace per job across processes, exported over OTLP/HTTP to a real receiver: the packaged application (the jar,
+ * or the native executable in CI's native stage) runs a research job in process A, which is stopped (SIGSTOP) in the
+ * middle of the answer; process B takes the job over and continues it; A wakes up as a zombie. The spans both processes
+ * export are one trace, the request's: two attempt spans with their fencing tokens and workers, the zombie's refused
+ * writes as its events, and under each the LLM call's span with the tokens the job's status counts for that attempt.
+ */
+class TracingProcessIT {
+
+    private static final String TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
+    private static final int WORDS = 1500;
+
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
+
+    private final OtlpReceiver receiver = OtlpReceiver.start();
+
+    @AfterEach
+    void stopReceiver() {
+        receiver.close();
+    }
+
+    @Test
+    void aJobTakenOverByAnotherProcessIsOneTraceWithTwoAttempts() {
+        ServiceProcess llm = fleet.launch("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
+                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"));
+        Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai", "fq.llm.url",
+                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.worker.max-stalled-count", "5",
+                "fq.llm.delta-interval", "100ms",
+                "quarkus.otel.sdk.disabled", "false",
+                "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
+                "quarkus.otel.exporter.otlp.traces.endpoint", receiver.endpoint(),
+                "quarkus.otel.bsp.schedule.delay", "200ms"));
+        ServiceProcess a = fleet.launch("proc-A", config);
+        String jobId = a.request().header("traceparent", "00-" + TRACE_ID + "-b7ad6b7169203331-01")
+                .contentType(ContentType.JSON).body(Map.of("query", "traced across processes"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        await("A is in the middle of the answer").atMost(Duration.ofSeconds(30))
+                .until(() -> status(llm, jobId).getObject("progress.completionTokens", Long.class),
+                        tokens -> tokens != null && tokens >= 300);
+        long tokenOfA = status(llm, jobId).getLong("fencingToken");
+
+        a.freeze();
+        fleet.launch("proc-B", config);
+        await("B's run completes the job").atMost(Duration.ofSeconds(90))
+                .until(() -> status(llm, jobId).getString("state"), state -> "completed".equals(state)
+                        || "failed".equals(state));
+        a.thaw();
+        JsonPath status = status(llm, jobId);
+        assertThat(status.getString("state")).isEqualTo("completed");
+        assertThat(status.getString("traceId")).isEqualTo(TRACE_ID);
+        long tokenOfB = status.getLong("fencingToken");
+
+        List<ReceivedSpan> trace = await("both processes exported their attempts and LLM calls")
+                .atMost(Duration.ofSeconds(30)).until(() -> receiver.trace(TRACE_ID), spans -> spans.stream()
+                        .filter(span -> span.name().equals("process deep-research")).count() == 2
+                        && spans.stream().filter(span -> span.name().startsWith("chat ")).count() == 2);
+
+        ReceivedSpan send = trace.stream().filter(span -> span.name().equals("send deep-research")).findFirst()
+                .orElseThrow();
+        assertThat(send.attributes()).containsEntry("messaging.message.id", jobId)
+                .containsEntry("messaging.operation.type", "send");
+        List<ReceivedSpan> attempts = trace.stream().filter(span -> span.name().equals("process deep-research")).toList();
+        assertThat(attempts).allSatisfy(attempt -> {
+            assertThat(attempt.kind()).isEqualTo("SPAN_KIND_CONSUMER");
+            assertThat(attempt.parentSpanId()).as("a child of the add").isEqualTo(send.spanId());
+        });
+        ReceivedSpan zombie = attempts.stream().filter(span -> span.longAttribute("fq.job.fencing_token") == tokenOfA)
+                .findFirst().orElseThrow();
+        ReceivedSpan takeover = attempts.stream().filter(span -> span.longAttribute("fq.job.fencing_token") == tokenOfB)
+                .findFirst().orElseThrow();
+        assertThat(zombie.attributes()).containsEntry("fq.worker.id", "proc-A").containsEntry("fq.job.outcome", "zombie");
+        assertThat(zombie.events()).as("the zombie's refused writes").contains("fq.write.refused");
+        assertThat(takeover.attributes()).containsEntry("fq.worker.id", "proc-B").containsEntry("fq.job.outcome", "result")
+                .containsEntry("fq.job.resumed", true);
+
+        assertThat(llmCall(trace, zombie).longAttribute("gen_ai.usage.output_tokens"))
+                .as("A's tokens, as the status counts them").isEqualTo(status.getLong("tokens.zombie.completionTokens"));
+        assertThat(llmCall(trace, takeover).longAttribute("gen_ai.usage.output_tokens"))
+                .as("B's tokens, as the status counts them").isEqualTo(status.getLong("tokens.result.completionTokens"));
+    }
+
+    private static ReceivedSpan llmCall(List<ReceivedSpan> trace, ReceivedSpan attempt) {
+        List<ReceivedSpan> calls = trace.stream().filter(span -> span.parentSpanId().equals(attempt.spanId())
+                && span.kind().equals("SPAN_KIND_CLIENT")).toList();
+        assertThat(calls).as("the LLM call of the attempt of %s", attempt.attributes().get("fq.worker.id")).hasSize(1);
+        assertThat(calls.get(0).attributes()).containsEntry("gen_ai.operation.name", "chat")
+                .containsEntry("gen_ai.request.model", "fenced-queue-simulator");
+        return calls.get(0);
+    }
+
+    private static JsonPath status(ServiceProcess any, String jobId) {
+        return any.request().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+    }
+}

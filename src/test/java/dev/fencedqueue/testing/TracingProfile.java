@@ -1,0 +1,19 @@
+package dev.fencedqueue.testing;
+
+import java.util.Map;
+
+import dev.fencedqueue.research.OpenAiResumeProfile;
+
+/**
+ * {@link OpenAiResumeProfile} (no worker of the service's own, OpenAI's protocol to the simulator, takeovers continue
+ * the answer) with tracing on: every span sampled and exported within 100 ms, to {@link InMemorySpans} (the OTLP
+ * exporter has no receiver here).
+ */
+public class TracingProfile extends OpenAiResumeProfile {
+
+    @Override
+    protected Map<String, String> simulator() {
+        return Map.of("quarkus.otel.sdk.disabled", "false",
+                "quarkus.otel.bsp.schedule.delay", "100ms");
+    }
+}

@@ -1,0 +1,170 @@
+package dev.fencedqueue.tracing;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.SseClient;
+import dev.fencedqueue.testing.TracingProfile;
+import dev.fencedqueue.worker.Worker;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes;
+import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One trace per job: a research job taken over in the middle of its answer (OpenAI's protocol, continued) is one
+ * trace, under the W3C {@code traceparent} of the request that added it: the {@code send} span of the add, two attempt
+ * spans with their fencing tokens (the zombie's with its refused writes as events, ending {@code zombie}; the new run's
+ * ending {@code result}, resumed), under each the LLM call's GenAI span with the tokens the job's status counts for that
+ * attempt (and the LLM server's own span under it: the call carried its {@code traceparent}), and the SSE reader's
+ * span with the events it was sent. Read from the SDK's in-memory exporter.
+ */
+@QuarkusTest
+@TestProfile(TracingProfile.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class TracingTest extends ResearchTestSupport {
+
+    private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+    private static final String CLIENT_SPAN = "00f067aa0ba902b7";
+    private static final String QUERY = "which traces survive a takeover";
+
+    @Inject
+    InMemorySpanExporter exported;
+
+    @Test
+    void oneTraceShowsTheJobFromItsRequestToItsLastSseEventWithTheTakeoverAsASecondAttempt() throws Exception {
+        Worker workerA = startResearchWorker("worker-A");
+        String jobId = given().header("traceparent", "00-" + TRACE_ID + "-" + CLIENT_SPAN + "-01")
+                .contentType(ContentType.JSON).body(Map.of("query", QUERY)).post("/research/start")
+                .then().statusCode(202).extract().path("jobId");
+        long tokenOfA;
+        List<SseClient.Message> read;
+        try (SseClient reader = SseClient.open(base + "research/stream/" + jobId)) {
+            await("the answer is under way").atMost(TIMEOUT)
+                    .until(() -> status(jobId).getObject("progress.completionTokens", Long.class),
+                            tokens -> tokens != null && tokens >= 100);
+            tokenOfA = status(jobId).getLong("fencingToken");
+            takeOver(workerA, worker(research, "worker-B"), jobId);
+            reader.ended().get(60, TimeUnit.SECONDS);
+            read = reader.events();
+        }
+        JsonPath status = status(jobId);
+        assertThat(status.getString("state")).isEqualTo("completed");
+        assertThat(status.getString("traceId")).as("the job names its trace").isEqualTo(TRACE_ID);
+        long tokenOfB = status.getLong("fencingToken");
+
+        List<SpanData> trace = await("the reader's span is exported").atMost(TIMEOUT).until(this::trace,
+                spans -> spans.stream().anyMatch(span -> span.getName().startsWith("receive ")));
+
+        SpanData send = single(trace, "send deep-research", SpanKind.PRODUCER);
+        assertThat(send.getAttributes().get(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID)).isEqualTo(jobId);
+        assertThat(send.getAttributes().get(MessagingIncubatingAttributes.MESSAGING_SYSTEM)).isEqualTo("fenced-queue");
+        assertThat(send.getAttributes().get(MessagingIncubatingAttributes.MESSAGING_OPERATION_TYPE)).isEqualTo("send");
+
+        List<SpanData> attempts = trace.stream().filter(span -> span.getName().equals("process deep-research")).toList();
+        assertThat(attempts).as("two attempts: the zombie's and the takeover's").hasSize(2)
+                .allSatisfy(attempt -> {
+                    assertThat(attempt.getKind()).isEqualTo(SpanKind.CONSUMER);
+                    assertThat(attempt.getParentSpanId()).as("a child of the add").isEqualTo(send.getSpanId());
+                    assertThat(attempt.getAttributes().get(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID))
+                            .isEqualTo(jobId);
+                    assertThat(attempt.getAttributes().get(MessagingIncubatingAttributes.MESSAGING_OPERATION_TYPE))
+                            .isEqualTo("process");
+                });
+        SpanData zombie = attempt(attempts, tokenOfA);
+        SpanData takeover = attempt(attempts, tokenOfB);
+        assertThat(zombie.getAttributes().get(TraceAttributes.WORKER_ID)).isEqualTo("worker-A");
+        assertThat(zombie.getAttributes().get(TraceAttributes.OUTCOME)).isEqualTo("zombie");
+        assertThat(zombie.getAttributes().get(TraceAttributes.REASON)).contains("newer run");
+        assertThat(zombie.getEvents()).as("the zombie's refused writes")
+                .anySatisfy(event -> assertThat(event.getName()).isEqualTo(TraceAttributes.WRITE_REFUSED));
+        assertThat(takeover.getAttributes().get(TraceAttributes.WORKER_ID)).isEqualTo("worker-B");
+        assertThat(takeover.getAttributes().get(TraceAttributes.OUTCOME)).isEqualTo("result");
+        assertThat(takeover.getAttributes().get(TraceAttributes.ATTEMPT)).isEqualTo(2L);
+        assertThat(takeover.getAttributes().get(TraceAttributes.RESUMED)).isTrue();
+        assertThat(takeover.getAttributes().get(TraceAttributes.TAKEOVER)).isEqualTo("continue");
+        assertThat(takeover.getEvents()).noneMatch(event -> event.getName().equals(TraceAttributes.WRITE_REFUSED));
+
+        SpanData callOfA = llmCall(trace, zombie);
+        SpanData callOfB = llmCall(trace, takeover);
+        assertThat(callOfA.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_USAGE_OUTPUT_TOKENS))
+                .as("the zombie's tokens, as the status counts them")
+                .isEqualTo(status.getLong("tokens.zombie.completionTokens"));
+        assertThat(callOfA.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_USAGE_INPUT_TOKENS))
+                .isEqualTo(status.getLong("tokens.zombie.promptTokens"));
+        assertThat(callOfB.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_USAGE_OUTPUT_TOKENS))
+                .as("the takeover's tokens, as the status counts them")
+                .isEqualTo(status.getLong("tokens.result.completionTokens"));
+        assertThat(callOfB.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_USAGE_INPUT_TOKENS))
+                .isEqualTo(status.getLong("tokens.result.promptTokens"));
+        assertThat(callOfB.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_RESPONSE_FINISH_REASONS))
+                .containsExactly("stop");
+        assertThat(trace).as("the LLM server's span joins the trace under the call that made it")
+                .anySatisfy(span -> {
+                    assertThat(span.getKind()).isEqualTo(SpanKind.SERVER);
+                    assertThat(span.getParentSpanId()).isEqualTo(callOfB.getSpanId());
+                });
+
+        SpanData reader = trace.stream().filter(span -> span.getName().equals("receive deep-research")).findFirst()
+                .orElseThrow();
+        assertThat(reader.getParentSpanId()).as("the reader follows the job's trace").isEqualTo(send.getSpanId());
+        assertThat(reader.getAttributes().get(TraceAttributes.SSE_EVENTS)).isEqualTo((long) read.size());
+        assertThat(reader.getAttributes().get(TraceAttributes.SSE_RESUMES)).isEqualTo(1L);
+        assertThat(reader.getAttributes().get(TraceAttributes.SSE_RESETS)).isZero();
+
+        assertThat(trace).as("neither the question nor the answer is put in a span").allSatisfy(span -> span
+                .getAttributes().forEach((key, value) -> assertThat(String.valueOf(value))
+                        .doesNotContain(QUERY).doesNotContain(status.getString("result.text").substring(0, 40))));
+    }
+
+    /** @return the finished spans of the test's trace */
+    private List<SpanData> trace() {
+        return exported.getFinishedSpanItems().stream().filter(span -> span.getTraceId().equals(TRACE_ID)).toList();
+    }
+
+    private static SpanData single(List<SpanData> trace, String name, SpanKind kind) {
+        List<SpanData> named = trace.stream().filter(span -> span.getName().equals(name)).toList();
+        assertThat(named).as(name).hasSize(1);
+        assertThat(named.get(0).getKind()).isEqualTo(kind);
+        return named.get(0);
+    }
+
+    private static SpanData attempt(List<SpanData> attempts, long fencingToken) {
+        return attempts.stream().filter(span -> Long.valueOf(fencingToken)
+                .equals(span.getAttributes().get(TraceAttributes.FENCING_TOKEN))).findFirst()
+                .orElseThrow(() -> new AssertionError("no attempt span with fencing token " + fencingToken));
+    }
+
+    /** @return the GenAI span of the attempt's LLM call: a CLIENT child of it, with the model it asked */
+    private static SpanData llmCall(List<SpanData> trace, SpanData attempt) {
+        List<SpanData> calls = trace.stream().filter(span -> attempt.getSpanId().equals(span.getParentSpanId())
+                && span.getKind() == SpanKind.CLIENT).toList();
+        assertThat(calls).as("the LLM calls of the attempt with token %s",
+                attempt.getAttributes().get(TraceAttributes.FENCING_TOKEN)).hasSize(1);
+        SpanData call = calls.get(0);
+        assertThat(call.getName()).isEqualTo("chat fenced-queue-simulator");
+        assertThat(call.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_OPERATION_NAME)).isEqualTo("chat");
+        assertThat(call.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_REQUEST_MODEL))
+                .isEqualTo("fenced-queue-simulator");
+        assertThat(call.getAttributes().get(AttributeKey.stringKey("server.address"))).isEqualTo("127.0.0.1");
+        return call;
+    }
+}
