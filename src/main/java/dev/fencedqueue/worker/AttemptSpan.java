@@ -13,7 +13,9 @@ import io.opentelemetry.context.Context;
  * The span of one attempt of a job ({@code process <queue>}, kind {@code CONSUMER}): a child of the span that added
  * the job, so every attempt of the job, on any instance, is in the job's one trace. It carries the attempt's fencing
  * token, number and worker, gets an event for each of its fenced writes that was refused, and ends once with how the
- * attempt ended ({@link TraceAttributes#OUTCOME}). Thread-safe: it ends at most once, from whichever thread is first.
+ * attempt ended ({@link TraceAttributes#OUTCOME}), after the answers of its writes still on their way (a zombie's
+ * refusals among them; every write gets an answer, or fails within the Redis command timeout). Thread-safe: it ends at
+ * most once, from whichever thread is first.
  */
 final class AttemptSpan {
 
@@ -22,6 +24,11 @@ final class AttemptSpan {
 
     private final Span span;
     private final AtomicBoolean ended = new AtomicBoolean();
+    /** Fenced writes sent and not answered yet; guarded by {@code this}. */
+    private int writesOnTheirWay;
+    /** The end asked for while writes were on their way; guarded by {@code this}. */
+    private String pendingOutcome;
+    private String pendingReason;
 
     private AttemptSpan(Span span) {
         this.span = span;
@@ -83,6 +90,38 @@ final class AttemptSpan {
      * @param reason why it ended so, or {@code null} (a result)
      */
     void end(String outcome, String reason) {
+        synchronized (this) {
+            if (writesOnTheirWay > 0) {
+                if (pendingOutcome == null) {
+                    pendingOutcome = outcome;
+                    pendingReason = reason;
+                }
+                return; // ends once they are answered, so that their refusals are in it
+            }
+        }
+        endNow(outcome, reason);
+    }
+
+    /** Counts a fenced write of the attempt sent to Redis. */
+    synchronized void writeSent() {
+        writesOnTheirWay++;
+    }
+
+    /** Counts a fenced write answered (or failed); the last one ends a span whose end was asked for meanwhile. */
+    void writeAnswered() {
+        String outcome;
+        String reason;
+        synchronized (this) {
+            if (--writesOnTheirWay > 0 || pendingOutcome == null) {
+                return;
+            }
+            outcome = pendingOutcome;
+            reason = pendingReason;
+        }
+        endNow(outcome, reason);
+    }
+
+    private void endNow(String outcome, String reason) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
@@ -100,7 +139,7 @@ final class AttemptSpan {
      * @param retried whether the job runs again (attempts are left)
      */
     void failed(Throwable failure, boolean retried) {
-        if (!ended.get()) {
+        if (!ended.get()) { // attributes set after the end are dropped anyway
             span.setAttribute(TraceAttributes.RETRIED, retried);
             Spans.failed(span, failure);
         }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -23,6 +24,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.helpers.UniCallbackSubscriber;
 
 /**
  * The {@link JobContext} a worker gives to its processor for one attempt. Its writes are sent from the
@@ -263,17 +265,39 @@ final class WorkerJobContext implements JobContext {
     }
 
     /**
+     * Sends a fenced write from the worker's lane (in the order writes are subscribed) and tells the attempt's span of
+     * its answer. Once sent, a write is followed to its answer even when the attempt is cancelled meanwhile (a
+     * cancellation before it was sent keeps it from being sent): a zombie's writes that were on their way when it
+     * learned it lost the job are refused by Redis, and each refusal is an event of its span, which ends only after
+     * them.
+     *
      * @param what what the write is (an event's type, a script's name), for the attempt's span
-     * @return the write, sent from the worker's lane; a refusal is an event of the attempt's span and tells the worker
-     *         it lost the job
+     * @param write the write, not yet subscribed
+     * @return the write's answer; a refusal also tells the worker it lost the job
      */
     private <T> Uni<T> fenced(String what, Uni<T> write) {
-        return write.runSubscriptionOn(worker.lane())
-                .onFailure(WorkerJobContext::meansOwnershipLost)
-                .invoke(failure -> {
-                    active.span().refused(what, failure.getMessage());
-                    worker.ownershipLost(active, (QueueException) failure);
-                });
+        return Uni.createFrom().emitter(emitter -> {
+            AtomicBoolean gone = new AtomicBoolean();
+            emitter.onTermination(() -> gone.set(true));
+            worker.lane().execute(() -> {
+                if (gone.get()) {
+                    return; // cancelled before it was sent
+                }
+                AttemptSpan span = active.span();
+                span.writeSent();
+                write.subscribe().withSubscriber(new UniCallbackSubscriber<T>(item -> {
+                    span.writeAnswered();
+                    emitter.complete(item);
+                }, failure -> {
+                    if (meansOwnershipLost(failure)) {
+                        span.refused(what, failure.getMessage());
+                        worker.ownershipLost(active, (QueueException) failure);
+                    }
+                    span.writeAnswered();
+                    emitter.fail(failure);
+                }, io.smallrye.mutiny.Context.empty()));
+            });
+        });
     }
 
     static boolean meansOwnershipLost(Throwable failure) {

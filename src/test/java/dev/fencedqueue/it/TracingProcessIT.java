@@ -8,21 +8,25 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.OtlpReceiver;
 import dev.fencedqueue.testing.OtlpReceiver.ReceivedSpan;
 import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One trace per job across processes, exported over OTLP/HTTP to a real receiver: the packaged application (the jar,
- * or the native executable in CI's native stage) runs a research job in process A, which is stopped (SIGSTOP) in the
- * middle of the answer; process B takes the job over and continues it; A wakes up as a zombie. The spans both processes
- * export are one trace, the request's: two attempt spans with their fencing tokens and workers, the zombie's refused
- * writes as its events, and under each the LLM call's span with the tokens the job's status counts for that attempt.
+ * or the native executable in CI's native stage) runs a research job in process A, whose link to Redis stalls in the
+ * middle of the answer (a proxy stops forwarding); process B takes the job over and continues it; when the link moves
+ * again, A is a zombie and Redis refuses the writes it had sent. The spans both processes export are one trace, the
+ * request's: two attempt spans with their fencing tokens and workers, the zombie's refused writes as its events, and
+ * under each the LLM call's span with the tokens the job's status counts for that attempt.
  */
 class TracingProcessIT {
 
@@ -33,10 +37,19 @@ class TracingProcessIT {
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
 
     private final OtlpReceiver receiver = OtlpReceiver.start();
+    private final Vertx vertx = Vertx.vertx();
+    private CuttableProxy link;
+
+    @BeforeEach
+    void link() {
+        link = CuttableProxy.start(vertx, fleet.redisPort());
+    }
 
     @AfterEach
-    void stopReceiver() {
+    void stop() {
         receiver.close();
+        link.close();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 
     @Test
@@ -50,7 +63,12 @@ class TracingProcessIT {
                 "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
                 "quarkus.otel.exporter.otlp.traces.endpoint", receiver.endpoint(),
                 "quarkus.otel.bsp.schedule.delay", "200ms"));
-        ServiceProcess a = fleet.launch("proc-A", config);
+        // A reaches Redis through a link the test stalls; its writes on their way then wait there, and Redis answers
+        // them (refuses them) once the link moves again, well within its command timeout.
+        Map<String, String> configOfA = new HashMap<>(config);
+        configOfA.put("quarkus.redis.hosts", "redis://127.0.0.1:" + link.port());
+        configOfA.put("fq.redis.command-timeout", "60s");
+        ServiceProcess a = fleet.launch("proc-A", configOfA);
         String jobId = a.request().header("traceparent", "00-" + TRACE_ID + "-b7ad6b7169203331-01")
                 .contentType(ContentType.JSON).body(Map.of("query", "traced across processes"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
@@ -58,15 +76,18 @@ class TracingProcessIT {
                 .until(() -> status(llm, jobId).getObject("progress.completionTokens", Long.class),
                         tokens -> tokens != null && tokens >= 300);
         long tokenOfA = status(llm, jobId).getLong("fencingToken");
-
-        a.freeze();
         fleet.launch("proc-B", config);
+
+        link.freeze(true);
+        await("B takes the job over while A's link is stalled").atMost(Duration.ofSeconds(30))
+                .until(() -> status(llm, jobId).getLong("fencingToken"), token -> token > tokenOfA);
+        link.freeze(false);
         await("B's run completes the job").atMost(Duration.ofSeconds(90))
                 .until(() -> status(llm, jobId).getString("state"), state -> "completed".equals(state)
                         || "failed".equals(state));
-        a.thaw();
-        JsonPath status = status(llm, jobId);
-        assertThat(status.getString("state")).isEqualTo("completed");
+        assertThat(status(llm, jobId).getString("state")).isEqualTo("completed");
+        JsonPath status = await("A's tokens are counted").atMost(Duration.ofSeconds(30)).until(() -> status(llm, jobId),
+                read -> read.getObject("tokens.zombie.attempts", Integer.class) != null);
         assertThat(status.getString("traceId")).isEqualTo(TRACE_ID);
         long tokenOfB = status.getLong("fencingToken");
 

@@ -1,14 +1,17 @@
 package dev.fencedqueue.tracing;
 
+import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SseClient;
@@ -28,6 +31,9 @@ import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
  * One trace per job: a research job taken over in the middle of its answer (OpenAI's protocol, continued) is one
@@ -35,7 +41,8 @@ import org.junit.jupiter.api.Test;
  * spans with their fencing tokens (the zombie's with its refused writes as events, ending {@code zombie}; the new run's
  * ending {@code result}, resumed), under each the LLM call's GenAI span with the tokens the job's status counts for that
  * attempt (and the LLM server's own span under it: the call carried its {@code traceparent}), and the SSE reader's
- * span with the events it was sent. Read from the SDK's in-memory exporter.
+ * span with the events it was sent. Read from the SDK's in-memory exporter. And the operator console links a job's
+ * detail to its trace in the trace UI ({@code fq.tracing.ui-url}), in a real headless Chromium.
  */
 @QuarkusTest
 @TestProfile(TracingProfile.class)
@@ -45,6 +52,9 @@ class TracingTest extends ResearchTestSupport {
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
     private static final String CLIENT_SPAN = "00f067aa0ba902b7";
     private static final String QUERY = "which traces survive a takeover";
+
+    @RegisterExtension
+    static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
     @Inject
     InMemorySpanExporter exported;
@@ -133,6 +143,32 @@ class TracingTest extends ResearchTestSupport {
         assertThat(trace).as("neither the question nor the answer is put in a span").allSatisfy(span -> span
                 .getAttributes().forEach((key, value) -> assertThat(String.valueOf(value))
                         .doesNotContain(QUERY).doesNotContain(status.getString("result.text").substring(0, 40))));
+    }
+
+    @Test
+    void theOperatorConsoleLinksAJobToItsTraceInTheTraceUi() {
+        String traceId = "5b8efff798038103d269b633813fc60c";
+        String jobId = given().header("traceparent", "00-" + traceId + "-eee19b7ec3c1b174-01")
+                .contentType(ContentType.JSON).body(Map.of("query", "waits for a worker")).post("/research/start")
+                .then().statusCode(202).extract().path("jobId");
+        String traceUrl = TracingProfile.UI_URL.replace("{traceId}", traceId);
+        given().auth().preemptive().basic("admin", "admin").get("/admin/queues/deep-research/jobs/" + jobId)
+                .then().statusCode(200).body("traceId", equalTo(traceId)).body("traceUrl", equalTo(traceUrl));
+
+        ChromeDriver browser = CHROMIUM.driver();
+        browser.get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        await("the queues are listed").atMost(BROWSER_STEP).until(() -> !browser.findElements(By.cssSelector(
+                "#queue option[value='deep-research']")).isEmpty());
+        browser.findElement(By.cssSelector("#queue option[value='deep-research']")).click();
+        browser.findElement(By.cssSelector("input[name=state][value=waiting]")).click();
+        await("the job is listed").atMost(BROWSER_STEP).until(() -> Boolean.TRUE.equals(browser.executeScript(
+                "return document.querySelector(`#jobs li[data-job-id='${arguments[0]}']`) !== null", jobId)));
+        browser.executeScript("const e = document.querySelector(arguments[0]); setTimeout(() => e.click(), 0)",
+                "#jobs li[data-job-id='" + jobId + "'] .job-link");
+        await("its detail links to its trace").atMost(BROWSER_STEP).until(() -> String.valueOf(browser.executeScript(
+                "const a = document.querySelector('#detail-trace a'); return a ? a.href + ' ' + a.textContent : ''")),
+                link -> link.equals(traceUrl + " " + traceId));
+        given().post("/research/abort/" + jobId).then().statusCode(200);
     }
 
     /** @return the finished spans of the test's trace */

@@ -20,6 +20,8 @@ import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.worker.UnrecoverableJobException;
+import io.smallrye.mutiny.Uni;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -71,6 +73,23 @@ class AdminQueuesTest extends QueueTestSupport {
                 .body("counts.delayed", equalTo(1)).body("counts.active", equalTo(0))
                 .body("limits.globalConcurrency", equalTo(3)).body("limits.rateLimit.max", equalTo(10))
                 .body("limits.rateLimit.duration", equalTo("PT1M")).body("limits.rateLimit.durationMs", equalTo(60000));
+    }
+
+    @Test
+    void showsHowLongTheOldestReadyJobHasWaitedAndTheJobsThatEndedInTheLastMinute() {
+        add("ok", JobOptions.defaults());
+        add("ok", JobOptions.defaults());
+        add("fail", JobOptions.defaults());
+        admin().get(path).then().body("lastMinute.completed", equalTo(0)).body("lastMinute.failed", equalTo(0));
+        await("the oldest job's wait grows").atMost(TIMEOUT).until(() -> admin().get(path).then().extract()
+                .<Float>path("oldestWaitingAge"), age -> age > 0);
+
+        startWorker(ProbeProcessor.of(queue.name(), context -> "fail".equals(context.data(String.class))
+                ? Uni.createFrom().failure(new UnrecoverableJobException("told to fail"))
+                : Uni.createFrom().item("done")));
+        await("every job ended").atMost(TIMEOUT).until(() -> admin().get(path).then().extract()
+                .<Integer>path("lastMinute.completed") == 2);
+        admin().get(path).then().body("lastMinute.failed", equalTo(1)).body("oldestWaitingAge", equalTo(0.0f));
     }
 
     @Test
