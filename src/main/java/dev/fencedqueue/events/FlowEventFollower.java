@@ -9,6 +9,8 @@ import java.util.function.Function;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.tracing.JobTracing;
+import io.opentelemetry.api.trace.Span;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -27,9 +29,11 @@ public class FlowEventFollower {
     private final JobEventStore store;
     private final JobEventTailers tailers;
     private final EventsConfig config;
+    private final JobTracing tracing;
     private final Buffer retry;
 
-    public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config) {
+    public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing) {
+        this.tracing = tracing;
         this.store = store;
         this.tailers = tailers;
         this.config = config;
@@ -58,12 +62,14 @@ public class FlowEventFollower {
             Consumer<Job> access, Function<JobEvent, List<String>> childrenOf) {
         Map<String, String> positions = FlowIds.parse(lastEventId);
         Context connection = Vertx.currentContext();
+        Span request = Span.current(); // the reader's request, on the route's thread
         return queue.requireJob(rootId).invoke(access).emitOn(command -> connection.runOnContext(ignored -> command.run()))
                 .invoke(root -> {
                     FlowSubscriber[] flow = new FlowSubscriber[1];
                     flow[0] = new FlowSubscriber(response, connection, rootId, positions, config.subscriberBuffer(),
                             retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
-                                    after));
+                                    after), new StreamSpan(tracing.receive(queue.name(), rootId, root.traceParent(),
+                                            request)));
                     flow[0].start();
                 })
                 .replaceWithVoid();

@@ -33,6 +33,7 @@ final class FlowSubscriber {
 
     private static final Logger LOG = Logger.getLogger(FlowSubscriber.class);
 
+    private final StreamSpan span;
     private final HttpServerResponse response;
     private final Context context;
     private final String rootId;
@@ -63,10 +64,12 @@ final class FlowSubscriber {
      * @param childrenOf the ids of the children an event of the root announces (empty for most events)
      * @param follow starts following a member's job from the entry id given ({@code null}: from the start): registers
      *        it with the tailer, then reads and hands over its replay ({@link Member#start})
+     * @param span the reader's span (in the root job's trace), ended with the stream; it counts every job's events
      */
     FlowSubscriber(HttpServerResponse response, Context context, String rootId, Map<String, String> positions,
             int bufferLimit, Buffer retry, Runnable onSlow, Function<JobEvent, List<String>> childrenOf,
-            BiConsumer<Member, String> follow) {
+            BiConsumer<Member, String> follow, StreamSpan span) {
+        this.span = span;
         this.response = response;
         this.context = VertxContext.getRootContext(context);
         this.rootId = rootId;
@@ -210,6 +213,7 @@ final class FlowSubscriber {
     private void finish() {
         if (!finished) {
             finished = true;
+            span.end();
             unregisters.forEach(Runnable::run);
             unregisters.clear();
         }
@@ -313,11 +317,13 @@ final class FlowSubscriber {
                     }
                 }
             }
+            span.sent(event.type());
             write(this, StreamMessage.of(event));
         }
 
         @Override
         public void reset(StreamMessage reset) {
+            span.reset();
             write(this, reset);
         }
 

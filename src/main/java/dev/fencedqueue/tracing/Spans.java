@@ -22,9 +22,13 @@ public final class Spans {
      * @param work what it times, must not be {@code null}
      * @param onItem adds what the item tells to the span before it ends, must not be {@code null}; what it throws
      *        fails the returned {@code Uni} (the span is ended all the same)
-     * @return {@code work}, ending the span
+     * @return {@code work}, ending the span; {@code work} itself when the span records nothing (tracing is off, or the
+     *         trace is not sampled), so that an untraced call costs no more operators
      */
     public static <T> Uni<T> ending(Span span, Uni<T> work, BiConsumer<Span, T> onItem) {
+        if (!span.isRecording()) {
+            return work;
+        }
         return work.onItemOrFailure().invoke((item, failure) -> {
             try {
                 if (failure == null) {

@@ -1,21 +1,26 @@
 package dev.fencedqueue.tracing;
 
 import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
+import static dev.fencedqueue.testing.Timeouts.FAN_OUT_END;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import dev.fencedqueue.testing.ChromiumExtension;
+import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.TracingProfile;
+import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
@@ -29,6 +34,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,8 +48,10 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * spans with their fencing tokens (the zombie's with its refused writes as events, ending {@code zombie}; the new run's
  * ending {@code result}, resumed), under each the LLM call's GenAI span with the tokens the job's status counts for that
  * attempt (and the LLM server's own span under it: the call carried its {@code traceparent}), and the SSE reader's
- * span with the events it was sent. Read from the SDK's in-memory exporter. And the operator console links a job's
- * detail to its trace in the trace UI ({@code fq.tracing.ui-url}), in a real headless Chromium.
+ * span with the events it was sent. A bulk job's chunks are child spans of its attempt with the cursor range each
+ * committed, the items it applied and the rows it wrote (the Redis sink). Read from the SDK's in-memory exporter. And
+ * the operator console links a job's detail to its trace in the trace UI ({@code fq.tracing.ui-url}), in a real headless
+ * Chromium.
  */
 @QuarkusTest
 @TestProfile(TracingProfile.class)
@@ -58,6 +67,10 @@ class TracingTest extends ResearchTestSupport {
 
     @Inject
     InMemorySpanExporter exported;
+
+    @Inject
+    @Any
+    Instance<JobProcessor> processors;
 
     @Test
     void oneTraceShowsTheJobFromItsRequestToItsLastSseEventWithTheTakeoverAsASecondAttempt() throws Exception {
@@ -169,6 +182,47 @@ class TracingTest extends ResearchTestSupport {
                 "const a = document.querySelector('#detail-trace a'); return a ? a.href + ' ' + a.textContent : ''")),
                 link -> link.equals(traceUrl + " " + traceId));
         given().post("/research/abort/" + jobId).then().statusCode(200);
+    }
+
+    @Test
+    void eachChunkOfAFanOutIsAChildOfItsAttemptWithItsCursorRangeItemsAndRows() {
+        String channel = "traced-" + System.nanoTime();
+        List<String> ids = IntStream.range(0, 25).mapToObj(n -> String.format("u-%02d", n)).toList();
+        given().contentType(ContentType.JSON).body(Map.of("subscriberIds", ids))
+                .post("/notifications/channels/" + channel + "/subscribers").then().statusCode(200);
+        worker(processors.stream().filter(processor -> processor.queue().equals("notifications")).findFirst()
+                .orElseThrow(), "w-bulk").start();
+        String jobId = FanOuts.start(channel, 10, null, Map.of());
+        await("the fan-out completes").atMost(FAN_OUT_END).until(() -> "completed".equals(given()
+                .get("/notifications/jobs/" + jobId).then().extract().path("state")));
+        String traceId = given().get("/notifications/jobs/" + jobId).then().extract().path("traceId");
+        assertThat(traceId).as("the job names its trace").isNotNull();
+
+        List<SpanData> trace = await("the attempt's span is exported").atMost(TIMEOUT)
+                .until(() -> exported.getFinishedSpanItems().stream().filter(span -> span.getTraceId().equals(traceId))
+                        .toList(), spans -> spans.stream().anyMatch(span -> span.getName().equals("process notifications")));
+        SpanData attempt = trace.stream().filter(span -> span.getName().equals("process notifications")).findFirst()
+                .orElseThrow();
+        assertThat(attempt.getAttributes().get(TraceAttributes.OUTCOME)).isEqualTo("result");
+        List<SpanData> chunks = trace.stream().filter(span -> span.getName().equals("chunk notifications"))
+                .sorted(Comparator.comparingLong(SpanData::getStartEpochNanos)).toList();
+        assertThat(chunks).as("three chunks of 10, 10 and 5, then the look that found none left").hasSize(4)
+                .allSatisfy(chunk -> {
+                    assertThat(chunk.getKind()).isEqualTo(SpanKind.INTERNAL);
+                    assertThat(chunk.getParentSpanId()).isEqualTo(attempt.getSpanId());
+                });
+        assertThat(chunks).extracting(chunk -> chunk.getAttributes().get(TraceAttributes.CHUNK_OUTCOME))
+                .containsExactly("committed", "committed", "committed", "done");
+        assertThat(chunks).extracting(chunk -> chunk.getAttributes().get(TraceAttributes.CHUNK_ITEMS))
+                .containsExactly(10L, 10L, 5L, 0L);
+        assertThat(chunks).extracting(chunk -> chunk.getAttributes().get(TraceAttributes.CHUNK_ROWS))
+                .as("an inbox entry and an outbox entry per subscriber").containsExactly(20L, 20L, 10L, 0L);
+        assertThat(chunks.get(0).getAttributes().get(TraceAttributes.CURSOR_FROM)).isEmpty();
+        for (int i = 1; i < chunks.size(); i++) {
+            assertThat(chunks.get(i).getAttributes().get(TraceAttributes.CURSOR_FROM)).as("chunk %d starts where %d ended",
+                    i, i - 1).isEqualTo(chunks.get(i - 1).getAttributes().get(TraceAttributes.CURSOR_TO));
+        }
+        assertThat(chunks.get(2).getAttributes().get(TraceAttributes.CURSOR_TO)).isEqualTo("u-24");
     }
 
     /** @return the finished spans of the test's trace */
