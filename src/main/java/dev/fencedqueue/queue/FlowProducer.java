@@ -8,9 +8,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
+import dev.fencedqueue.tracing.TraceAttributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -47,7 +47,7 @@ public final class FlowProducer {
         Span send = queues.tracing().send(root.get("queue").asText(), Context.current(), FlowSpecs.count(root));
         root.put(FlowSpecs.TRACE_PARENT, JobTracing.traceParent(send));
         return Spans.ending(send, write(root, "").map(ignored -> FlowNode.of(root)), (span, node) -> span
-                .setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, root.get("jobId").asText()));
+                .setAttribute(TraceAttributes.FLOW_ROOT, root.get("jobId").asText()));
     }
 
     /**

@@ -64,7 +64,7 @@ public class ChatResearch {
         Uni<CommittedAnswer> committed = takeover && config.resume() != LlmConfig.Resume.RESTART
                 ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                 : Uni.createFrom().item(CommittedAnswer.NONE);
-        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", chat.model(), chat.url());
+        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", "openai", chat.model(), chat.url());
         return span.around(committed.chain(base -> continuation.open(query, context.jobId(), takeover, base))
                 .chain(opened -> stream(context, opened, span)), false);
     }
@@ -79,12 +79,13 @@ public class ChatResearch {
      * @return the job's result
      */
     Uni<Object> stream(JobContext context, ChatContinuation.Opened opened, LlmSpan span) {
-        span.streaming(opened.takeover(), context.traceContext());
+        span.takeover(opened.takeover(), context.traceContext());
         Uni<Void> announced = opened.continues() ? context.resume().replaceWithVoid() : Uni.createFrom().voidItem();
         return announced.chain(() -> publishAll(context, opened, span));
     }
 
     private Uni<Object> publishAll(JobContext context, ChatContinuation.Opened opened, LlmSpan span) {
+        span.streaming(); // built right before its subscription: from here account() ends the span
         ChatAnswer answer = new ChatAnswer(opened.base(), opened.takeover() == Takeover.REATTACH,
                 config.maxResponseChars(), config.deltaChars(), config.deltaInterval().toNanos(), System.nanoTime());
         return opened.chunks()

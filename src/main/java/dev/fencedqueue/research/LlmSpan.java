@@ -14,7 +14,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.semconv.ServerAttributes;
 import io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -44,15 +43,22 @@ public final class LlmSpan {
      *
      * @param tracing the spans of jobs, must not be {@code null}
      * @param parent the attempt's context ({@code JobContext.traceContext()}), must not be {@code null}
-     * @param operation {@code chat} (Chat Completions, Responses) or {@code invoke_agent} (the research protocol)
+     * @param operation {@code chat} (Chat Completions, Responses) or {@code invoke_agent} (the research protocol), must
+     *        not be {@code null}
+     * @param provider {@code gen_ai.provider.name}: {@code openai} for OpenAI's APIs (and servers that speak them), or
+     *        {@code null} for the research protocol, which names none
      * @param model the requested model, or {@code null} when the protocol names none
      * @param server the LLM endpoint, must not be {@code null}
-     * @return the span, started
+     * @return the span, started (a no-op one while tracing is off)
      */
-    public static LlmSpan start(JobTracing tracing, Context parent, String operation, String model, URI server) {
+    public static LlmSpan start(JobTracing tracing, Context parent, String operation, String provider, String model,
+            URI server) {
         SpanBuilder builder = tracing.span(model == null ? operation : operation + " " + model, SpanKind.CLIENT, parent)
                 .setAttribute(GenAiIncubatingAttributes.GEN_AI_OPERATION_NAME, operation)
                 .setAttribute(ServerAttributes.SERVER_ADDRESS, server.getHost());
+        if (provider != null) {
+            builder.setAttribute(GenAiIncubatingAttributes.GEN_AI_PROVIDER_NAME, provider);
+        }
         if (model != null) {
             builder.setAttribute(GenAiIncubatingAttributes.GEN_AI_REQUEST_MODEL, model);
         }
@@ -62,15 +68,21 @@ public final class LlmSpan {
     }
 
     /**
-     * Marks the call as streaming its answer: from now on the stream's end ends the span with the attempt's tokens
-     * ({@link #end}), not a cancellation of the call. Records how an attempt that took the job over went on, on the
-     * call's span and on the attempt's.
+     * Marks the call as streaming its answer into the job: from now on the stream's end (its item, failure or
+     * cancellation) ends the span with the attempt's tokens ({@link #end}), not {@link #around}. Call it when the stream
+     * is subscribed, never before: a cancellation in between would end the span nowhere.
+     */
+    void streaming() {
+        streaming = true;
+    }
+
+    /**
+     * Records how an attempt that took the job over went on, on the call's span and on the attempt's.
      *
      * @param takeover how, or {@code null} on the job's first run
      * @param attempt the attempt's context
      */
-    void streaming(Takeover takeover, Context attempt) {
-        streaming = true;
+    void takeover(Takeover takeover, Context attempt) {
         if (takeover != null) {
             span.setAttribute(TraceAttributes.TAKEOVER, takeover.value());
             Span.fromContext(attempt).setAttribute(TraceAttributes.TAKEOVER, takeover.value());
@@ -122,8 +134,17 @@ public final class LlmSpan {
      */
     <T> Uni<T> around(Uni<T> call, boolean endsOnItem) {
         return Uni.createFrom().context(context -> {
+            // The subscriber context is the attempt's, shared by its calls (one after the other): this call's span is
+            // in it while the call runs, and the one before (or none) again after.
+            LlmSpan before = context.getOrElse(CONTEXT_KEY, () -> null);
             context.put(CONTEXT_KEY, this);
-            return call;
+            return call.onTermination().invoke(() -> {
+                if (before == null) {
+                    context.delete(CONTEXT_KEY);
+                } else {
+                    context.put(CONTEXT_KEY, before);
+                }
+            });
         }).onItemOrFailure().invoke((item, failure) -> {
             if (failure != null || endsOnItem) {
                 endUnmetered(failure);
@@ -134,19 +155,6 @@ public final class LlmSpan {
                 endUnmetered(null);
             }
         });
-    }
-
-    /**
-     * Runs a streamed call under this span, as {@link #around(Uni, boolean)} does; its completion ends the span.
-     *
-     * @param call the call, must not be {@code null}
-     * @return the call
-     */
-    <T> Multi<T> around(Multi<T> call) {
-        return Multi.createFrom().context(context -> {
-            context.put(CONTEXT_KEY, this);
-            return call;
-        }).onTermination().invoke((failure, cancelled) -> endUnmetered(failure));
     }
 
     /**

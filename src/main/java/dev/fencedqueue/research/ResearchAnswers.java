@@ -49,7 +49,7 @@ public class ResearchAnswers {
     }
 
     private Uni<Object> research(JobContext context, String question) {
-        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "invoke_agent", null, llm.url());
+        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "invoke_agent", null, null, llm.url());
         return span.around(llm.research(question, context.jobId())
                 .onItem().transformToUniAndConcatenate(message -> message instanceof LlmMessage.Progress progress
                         ? context.progress(progress.percent(), progress.message()).replaceWith(message)

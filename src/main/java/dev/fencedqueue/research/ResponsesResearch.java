@@ -88,7 +88,7 @@ public class ResponsesResearch {
             opened = context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                     .chain(base -> takeOver(context, query, base, responseId));
         }
-        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", client.model(), client.url());
+        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", "openai", client.model(), client.url());
         return span.around(opened.chain(stream -> publisher.stream(context, stream, span)), false)
                 .onFailure().call(failure -> cancelIfAborted(context, responseId.get()))
                 .onCancellation().call(() -> cancelIfAborted(context, responseId.get()));

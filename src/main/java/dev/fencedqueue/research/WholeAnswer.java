@@ -40,9 +40,9 @@ public class WholeAnswer {
      */
     public Uni<String> ask(String prompt, String jobId, Context trace) {
         LlmSpan span = switch (config.protocol()) {
-            case RESEARCH -> LlmSpan.start(tracing, trace, "invoke_agent", null, research.url());
-            case OPENAI -> LlmSpan.start(tracing, trace, "chat", chat.model(), chat.url());
-            case RESPONSES -> LlmSpan.start(tracing, trace, "chat", responses.model(), responses.url());
+            case RESEARCH -> LlmSpan.start(tracing, trace, "invoke_agent", null, null, research.url());
+            case OPENAI -> LlmSpan.start(tracing, trace, "chat", "openai", chat.model(), chat.url());
+            case RESPONSES -> LlmSpan.start(tracing, trace, "chat", "openai", responses.model(), responses.url());
         };
         return span.around(answer(prompt, jobId), true);
     }

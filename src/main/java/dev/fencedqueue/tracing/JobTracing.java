@@ -13,6 +13,8 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The spans of jobs (OpenTelemetry tracing): one trace per job. The span that adds a job ({@link #send}) is stored
@@ -22,7 +24,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * {@code messaging.operation.type} {@code send} | {@code process}, {@code messaging.destination.name} the queue,
  * {@code messaging.message.id} the job id); what the conventions do not name is under {@code fq.}
  * ({@link TraceAttributes}). With the SDK off ({@code quarkus.otel.sdk.disabled=true}, the default) every span is a
- * no-op and costs next to nothing, and no trace context is stored.
+ * no-op (Quarkus still hands out an SDK then, one that records spans and exports them nowhere; this class does not use
+ * it) and costs next to nothing, and no trace context is stored with jobs.
  */
 @ApplicationScoped
 public class JobTracing {
@@ -44,27 +47,44 @@ public class JobTracing {
     };
 
     private final Tracer tracer;
+    private final boolean enabled;
 
-    /** @param openTelemetry Quarkus's OpenTelemetry (a no-op one while the SDK is off), must not be {@code null} */
-    public JobTracing(OpenTelemetry openTelemetry) {
-        this.tracer = openTelemetry.getTracer("dev.fencedqueue");
+    /**
+     * @param openTelemetry Quarkus's OpenTelemetry, must not be {@code null}
+     * @param sdkDisabled {@code quarkus.otel.sdk.disabled}: {@code true} makes every span a no-op
+     */
+    @Inject
+    public JobTracing(OpenTelemetry openTelemetry,
+            @ConfigProperty(name = "quarkus.otel.sdk.disabled", defaultValue = "false") boolean sdkDisabled) {
+        this.enabled = !sdkDisabled;
+        this.tracer = (sdkDisabled ? OpenTelemetry.noop() : openTelemetry).getTracer("dev.fencedqueue");
     }
 
     /** @return spans that record nothing, for code built outside CDI (benchmarks, tools) */
     public static JobTracing noop() {
-        return new JobTracing(OpenTelemetry.noop());
+        return new JobTracing(OpenTelemetry.noop(), true);
+    }
+
+    /** @return whether spans are recorded ({@code quarkus.otel.sdk.disabled=false}) */
+    public boolean enabled() {
+        return enabled;
     }
 
     /**
      * Starts the span of adding jobs to a queue ({@code send <queue>}, kind {@code PRODUCER}); the caller ends it.
      *
      * @param queue the queue, must not be {@code null}
-     * @param parent the context it continues: the request's ({@link Context#current()} in a REST resource), an
-     *        attempt's (a running job adding children), or {@link Context#root()} for a new trace (a scheduler's tick)
-     * @param jobs how many jobs one add writes (more than one: {@code messaging.batch.message_count})
-     * @return the span, started
+     * @param parent the context it continues, must not be {@code null}: the request's ({@link Context#current()} in a
+     *        REST resource), an attempt's (a running job adding children), or {@link Context#root()} for a new trace (a
+     *        scheduler's tick)
+     * @param jobs how many jobs one add writes (more than one: {@code messaging.batch.message_count}; the caller then
+     *        sets no {@code messaging.message.id})
+     * @return the span, started; an invalid span (records nothing, stores no trace context) while tracing is off
      */
     public Span send(String queue, Context parent, int jobs) {
+        if (!enabled) {
+            return Span.getInvalid();
+        }
         SpanBuilder span = messaging("send " + queue, SpanKind.PRODUCER, parent, queue, "send");
         if (jobs > 1) {
             span.setAttribute(MessagingIncubatingAttributes.MESSAGING_BATCH_MESSAGE_COUNT, (long) jobs);
@@ -73,13 +93,13 @@ public class JobTracing {
     }
 
     /**
-     * Starts the span of one attempt of a job ({@code process <queue>}, kind {@code CONSUMER}); the caller ends it.
+     * The span of one attempt of a job ({@code process <queue>}, kind {@code CONSUMER}), not started yet.
      *
      * @param queue the queue, must not be {@code null}
      * @param jobId the job, must not be {@code null}
      * @param traceParent the job's stored {@code traceparent}, or {@code null}/{@code ""} when it has none (the attempt
      *        then starts a trace of its own)
-     * @return a builder of the span with its messaging attributes, to add the attempt's own and start
+     * @return a builder of the span with its messaging attributes, to add the attempt's own, start, and end
      */
     public SpanBuilder process(String queue, String jobId, String traceParent) {
         return messaging("process " + queue, SpanKind.CONSUMER, parent(traceParent), queue, "process")
@@ -87,7 +107,8 @@ public class JobTracing {
     }
 
     /**
-     * Starts the span of a reader following a job's events ({@code receive <queue>}, kind {@code CONSUMER}): in the
+     * Starts the span of a reader following a job's events ({@code receive <queue>}, kind {@code CLIENT}, as the
+     * messaging conventions have a receive): in the
      * job's trace, so that the trace runs from the request that added the job to the last SSE event sent; linked to
      * the reader's own request span.
      *
@@ -98,7 +119,10 @@ public class JobTracing {
      * @return the span, started; the caller ends it
      */
     public Span receive(String queue, String jobId, String traceParent, Span request) {
-        SpanBuilder span = messaging("receive " + queue, SpanKind.CONSUMER, parent(traceParent), queue, "receive")
+        if (!enabled) {
+            return Span.getInvalid();
+        }
+        SpanBuilder span = messaging("receive " + queue, SpanKind.CLIENT, parent(traceParent), queue, "receive")
                 .setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, jobId);
         if (request.getSpanContext().isValid()) {
             span.addLink(request.getSpanContext());

@@ -46,13 +46,15 @@ public final class Spans {
     }
 
     /**
-     * Marks a span as failed: status {@code ERROR} with the failure's message, {@code error.type} its class name.
+     * Marks a span as failed: status {@code ERROR} with the failure's message (its class name when it has none),
+     * {@code error.type} its class name.
      *
      * @param span the span, must not be {@code null}
      * @param failure why, must not be {@code null}
      */
     public static void failed(Span span, Throwable failure) {
-        span.setStatus(StatusCode.ERROR, String.valueOf(failure.getMessage()));
+        span.setStatus(StatusCode.ERROR, failure.getMessage() == null ? failure.getClass().getName()
+                : failure.getMessage());
         span.setAttribute(ErrorAttributes.ERROR_TYPE, failure.getClass().getName());
     }
 }

@@ -16,8 +16,9 @@ public final class TraceAttributes {
     public static final AttributeKey<String> WORKER_ID = AttributeKey.stringKey("fq.worker.id");
     /**
      * How the attempt ended: {@code result}, {@code failed}, {@code zombie} (a newer run owns the job),
-     * {@code handed-back} (the instance stopped), {@code aborted}, or {@code waiting-children} (a flow's parent parked
-     * until its children end).
+     * {@code handed-back} (the instance stopped), {@code aborted}, {@code waiting-children} (a flow's parent parked
+     * until its children end), or {@code unrecorded} (its end could not be written; the job runs again once its lock
+     * expires).
      */
     public static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("fq.job.outcome");
     /** Why a zombie's or a failed attempt ended (the refused write, the failure's message). */
@@ -35,6 +36,11 @@ public final class TraceAttributes {
      * resumed) or {@code restart}.
      */
     public static final AttributeKey<String> TAKEOVER = AttributeKey.stringKey("fq.job.takeover");
+
+    /** The id of a flow's root job, on the span that added the flow (a batch: no {@code messaging.message.id}). */
+    public static final AttributeKey<String> FLOW_ROOT = AttributeKey.stringKey("fq.flow.root_id");
+    /** How many children a running job's add made new (a later run adding the same children adds none). */
+    public static final AttributeKey<Long> CHILDREN_ADDED = AttributeKey.longKey("fq.flow.children_added");
 
     /** The id of the job scheduler whose tick added the job. */
     public static final AttributeKey<String> SCHEDULER_ID = AttributeKey.stringKey("fq.scheduler.id");

@@ -19,19 +19,25 @@ import io.opentelemetry.context.Context;
  */
 final class AttemptSpan {
 
-    /** The span of a job run without tracing (tests that build jobs by hand). */
+    /** The span of an attempt that is not traced (tracing off, or jobs built by hand in tests): every call a no-op. */
     static final AttemptSpan NONE = new AttemptSpan(Span.getInvalid());
 
+    /** How an attempt ended: its outcome, why, and for a failure what failed it and whether it is retried. */
+    private record Ending(String outcome, String reason, Throwable failure, boolean retried) {
+    }
+
     private final Span span;
+    /** Whether the span is exported: only then are writes counted and its end deferred for their answers. */
+    private final boolean recording;
     private final AtomicBoolean ended = new AtomicBoolean();
     /** Fenced writes sent and not answered yet; guarded by {@code this}. */
     private int writesOnTheirWay;
-    /** The end asked for while writes were on their way; guarded by {@code this}. */
-    private String pendingOutcome;
-    private String pendingReason;
+    /** The first end asked for while writes were on their way; guarded by {@code this}. */
+    private Ending pending;
 
     private AttemptSpan(Span span) {
         this.span = span;
+        this.recording = span.isRecording();
     }
 
     /**
@@ -40,9 +46,12 @@ final class AttemptSpan {
      * @param tracing the spans of jobs
      * @param activated the attempt as its activation returned it
      * @param workerId the worker that runs it
-     * @return the span, started
+     * @return the span, started; {@link #NONE} while tracing is off
      */
     static AttemptSpan start(JobTracing tracing, Activation.Activated activated, String workerId) {
+        if (!tracing.enabled()) {
+            return NONE;
+        }
         var job = activated.job();
         var builder = tracing.process(job.queue(), job.id(), job.traceParent())
                 .setAttribute(TraceAttributes.FENCING_TOKEN, job.fencingToken())
@@ -57,9 +66,12 @@ final class AttemptSpan {
         return new AttemptSpan(builder.startSpan());
     }
 
-    /** @return the context of the attempt, for the spans of what it does (its LLM calls, its chunks, its children) */
+    /**
+     * @return the context of the attempt, for the spans of what it does (its LLM calls, its chunks, its children): a
+     *         trace not sampled stays so below it; {@link Context#root()} when tracing is off
+     */
     Context context() {
-        return Context.root().with(span);
+        return span.getSpanContext().isValid() ? Context.root().with(span) : Context.root();
     }
 
     /**
@@ -69,8 +81,10 @@ final class AttemptSpan {
      * @param why the refusal, as the script's error says it
      */
     void refused(String write, String why) {
-        span.addEvent(TraceAttributes.WRITE_REFUSED, Attributes.of(TraceAttributes.WRITE, write,
-                TraceAttributes.REASON, why));
+        if (recording) {
+            span.addEvent(TraceAttributes.WRITE_REFUSED, Attributes.of(TraceAttributes.WRITE, write,
+                    TraceAttributes.REASON, String.valueOf(why)));
+        }
     }
 
     /**
@@ -79,8 +93,10 @@ final class AttemptSpan {
      * @param resumeFrom the resume point: the last event of earlier runs it continues after
      */
     void resumed(String resumeFrom) {
-        span.setAttribute(TraceAttributes.RESUMED, true);
-        span.addEvent(TraceAttributes.RESUME, Attributes.of(TraceAttributes.RESUME_POINT, resumeFrom));
+        if (recording) {
+            span.setAttribute(TraceAttributes.RESUMED, true);
+            span.addEvent(TraceAttributes.RESUME, Attributes.of(TraceAttributes.RESUME_POINT, resumeFrom));
+        }
     }
 
     /**
@@ -90,46 +106,7 @@ final class AttemptSpan {
      * @param reason why it ended so, or {@code null} (a result)
      */
     void end(String outcome, String reason) {
-        synchronized (this) {
-            if (writesOnTheirWay > 0) {
-                if (pendingOutcome == null) {
-                    pendingOutcome = outcome;
-                    pendingReason = reason;
-                }
-                return; // ends once they are answered, so that their refusals are in it
-            }
-        }
-        endNow(outcome, reason);
-    }
-
-    /** Counts a fenced write of the attempt sent to Redis. */
-    synchronized void writeSent() {
-        writesOnTheirWay++;
-    }
-
-    /** Counts a fenced write answered (or failed); the last one ends a span whose end was asked for meanwhile. */
-    void writeAnswered() {
-        String outcome;
-        String reason;
-        synchronized (this) {
-            if (--writesOnTheirWay > 0 || pendingOutcome == null) {
-                return;
-            }
-            outcome = pendingOutcome;
-            reason = pendingReason;
-        }
-        endNow(outcome, reason);
-    }
-
-    private void endNow(String outcome, String reason) {
-        if (!ended.compareAndSet(false, true)) {
-            return;
-        }
-        span.setAttribute(TraceAttributes.OUTCOME, outcome);
-        if (reason != null) {
-            span.setAttribute(TraceAttributes.REASON, reason);
-        }
-        span.end();
+        end(new Ending(outcome, reason, null, false));
     }
 
     /**
@@ -139,15 +116,66 @@ final class AttemptSpan {
      * @param retried whether the job runs again (attempts are left)
      */
     void failed(Throwable failure, boolean retried) {
-        if (!ended.get()) { // attributes set after the end are dropped anyway
-            span.setAttribute(TraceAttributes.RETRIED, retried);
-            Spans.failed(span, failure);
+        end(new Ending("failed", failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage(),
+                failure, retried));
+    }
+
+    /** Counts a fenced write of the attempt sent to Redis. */
+    void writeSent() {
+        if (recording) {
+            synchronized (this) {
+                writesOnTheirWay++;
+            }
         }
-        end("failed", String.valueOf(failure.getMessage()));
+    }
+
+    /** Counts a fenced write answered (or failed); the last one ends a span whose end was asked for meanwhile. */
+    void writeAnswered() {
+        if (!recording) {
+            return;
+        }
+        Ending ending;
+        synchronized (this) {
+            if (--writesOnTheirWay > 0 || pending == null) {
+                return;
+            }
+            ending = pending;
+        }
+        endNow(ending);
     }
 
     /** @return whether the span is exported (tracing is on and the trace sampled) */
     boolean isRecording() {
-        return span.isRecording();
+        return recording;
+    }
+
+    private void end(Ending ending) {
+        if (!recording) {
+            return;
+        }
+        synchronized (this) {
+            if (writesOnTheirWay > 0) {
+                if (pending == null) {
+                    pending = ending;
+                }
+                return; // ends once they are answered, so that their refusals are in it
+            }
+        }
+        endNow(ending);
+    }
+
+    private void endNow(Ending ending) {
+        if (!ended.compareAndSet(false, true)) {
+            return;
+        }
+        span.setAttribute(TraceAttributes.OUTCOME, ending.outcome());
+        if (ending.reason() != null) {
+            span.setAttribute(TraceAttributes.REASON, ending.reason());
+        }
+        if (ending.failure() != null) {
+            span.setAttribute(TraceAttributes.RETRIED, ending.retried());
+            Spans.failed(span, ending.failure());
+        }
+        span.end();
     }
 }

@@ -326,10 +326,12 @@ public final class Worker {
                 active.finishing(job);
                 job.cancel(CancelReason.SHUTDOWN);
                 counters.cancelled(job, CancelReason.SHUTDOWN);
-                job.span().end("handed-back", "the instance stopped");
                 handBacks.add(finisher.handBack(job).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
                         .onFailure().recoverWithItem(-1L)
+                        .invoke(code -> job.span().end("handed-back", code < 0
+                                ? "the instance stopped; the hand-back was not written (code " + code + ")"
+                                : "the instance stopped"))
                         .eventually(() -> ending.release(job, false)));
             }
         }

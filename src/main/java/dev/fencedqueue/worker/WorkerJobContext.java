@@ -20,9 +20,9 @@ import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
+import dev.fencedqueue.tracing.TraceAttributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.UniCallbackSubscriber;
 
@@ -193,7 +193,7 @@ final class WorkerJobContext implements JobContext {
         Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.lockToken(),
                 fencingToken(), children, JobTracing.traceParent(send));
         return Spans.ending(send, fenced("addChildren", write), (span, added) -> span.setAttribute(
-                MessagingIncubatingAttributes.MESSAGING_BATCH_MESSAGE_COUNT, (long) added));
+                TraceAttributes.CHILDREN_ADDED, (long) added));
     }
 
     @Override
@@ -291,7 +291,11 @@ final class WorkerJobContext implements JobContext {
                 }, failure -> {
                     if (meansOwnershipLost(failure)) {
                         span.refused(what, failure.getMessage());
-                        worker.ownershipLost(active, (QueueException) failure);
+                        // Answered after the attempt stopped: an event of its span only; the counter and the log say
+                        // what stopped a zombie.
+                        if (!active.isCancelled()) {
+                            worker.ownershipLost(active, (QueueException) failure);
+                        }
                     }
                     span.writeAnswered();
                     emitter.fail(failure);

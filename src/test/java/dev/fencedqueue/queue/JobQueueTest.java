@@ -63,6 +63,23 @@ class JobQueueTest {
     }
 
     @Test
+    void storesNoTraceContextWhileTracingIsOff() {
+        // Tracing is off by default (quarkus.otel.sdk.disabled=true), even under a caller's traceparent: Quarkus still
+        // builds an SDK then, whose spans must not reach the jobs.
+        String jobId = io.restassured.RestAssured.given().header("traceparent",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").contentType("application/json")
+                .body(Map.of("query", "untraced")).post("/research/start").then().statusCode(202).extract().path("jobId");
+        AddResult added = add("report", Map.of("query", "q1"), JobOptions.defaults());
+
+        for (Job job : java.util.List.of(redis.job(queues.queue("deep-research"), jobId), redis.job(queue, added.jobId()))) {
+            assertThat(job.traceParent()).as("the hash of %s", job.id()).isNull();
+        }
+        io.restassured.RestAssured.given().get("/research/status/" + jobId).then().statusCode(200)
+                .body("traceId", org.hamcrest.Matchers.nullValue());
+        io.restassured.RestAssured.given().post("/research/abort/" + jobId);
+    }
+
+    @Test
     void numbersJobsWithoutCallerChosenId() {
         String first = add("a", null, JobOptions.defaults()).jobId();
         String second = add("b", null, JobOptions.defaults()).jobId();
