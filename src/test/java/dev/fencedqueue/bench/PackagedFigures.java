@@ -90,7 +90,10 @@ final class PackagedFigures {
                 "fq.simulator.steps", "600",
                 "fq.simulator.step-interval", "1s"));
         config.putAll(extra);
-        ServiceProcess process = ServiceProcess.start(application.withJava(java), List.of(), name,
+        // -Dbench.process.jvm-options="..." (space-separated) adds JVM options to a jar's process, to profile it.
+        String options = System.getProperty("bench.process.jvm-options", "").trim();
+        ServiceProcess process = ServiceProcess.start(application.withJava(java),
+                options.isEmpty() ? List.of() : List.of(options.split("\\s+")), name,
                 EmbeddedRedis.freePort(), config, Map.of(), LOGS.resolve(name + ".log"));
         try {
             long ready = process.awaitReady(READY_TIMEOUT, Duration.ofMillis(5));

@@ -2,14 +2,16 @@ package dev.fencedqueue.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPInputStream;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -55,17 +57,34 @@ public final class OtlpReceiver implements AutoCloseable {
     }
 
     private final HttpServer server;
-    private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
+    private final boolean keeping;
+    private final List<ReceivedSpan> spans = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicLong exports = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
 
-    private OtlpReceiver(HttpServer server) {
+    private OtlpReceiver(HttpServer server, boolean keeping) {
         this.server = server;
+        this.keeping = keeping;
     }
 
-    /** @return a receiver, listening on 127.0.0.1 */
+    /** @return a receiver that keeps every span, listening on 127.0.0.1 */
     public static OtlpReceiver start() {
+        return start(true);
+    }
+
+    /**
+     * @return a receiver that answers every export at once and counts its bytes ({@link #bytesReceived()}), decoding
+     *         nothing, for a benchmark: a collector runs on other machines, so this one takes as little of the machine
+     *         as it can from what is measured
+     */
+    public static OtlpReceiver counting() {
+        return start(false);
+    }
+
+    private static OtlpReceiver start(boolean keeping) {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-            OtlpReceiver receiver = new OtlpReceiver(server);
+            OtlpReceiver receiver = new OtlpReceiver(server, keeping);
             server.createContext("/", receiver::handle);
             server.start();
             return receiver;
@@ -79,14 +98,26 @@ public final class OtlpReceiver implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    /** @return every span received so far */
+    /** @return every span received so far (none for a {@link #counting()} receiver) */
     public List<ReceivedSpan> spans() {
-        return List.copyOf(spans);
+        synchronized (spans) {
+            return List.copyOf(spans);
+        }
+    }
+
+    /** @return how many export requests were answered so far */
+    public long exports() {
+        return exports.get();
+    }
+
+    /** @return the bytes of the export requests received so far (protobuf, before any decompression) */
+    public long bytesReceived() {
+        return bytes.get();
     }
 
     /** @return the spans received so far of one trace */
     public List<ReceivedSpan> trace(String traceId) {
-        return spans.stream().filter(span -> span.traceId().equals(traceId)).toList();
+        return spans().stream().filter(span -> span.traceId().equals(traceId)).toList();
     }
 
     private void handle(HttpExchange exchange) throws IOException {
@@ -96,6 +127,12 @@ public final class OtlpReceiver implements AutoCloseable {
                 return;
             }
             InputStream body = exchange.getRequestBody();
+            if (!keeping) {
+                bytes.addAndGet(body.transferTo(OutputStream.nullOutputStream()));
+                exports.incrementAndGet();
+                exchange.sendResponseHeaders(200, -1);
+                return;
+            }
             if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
                 body = new GZIPInputStream(body);
             }
