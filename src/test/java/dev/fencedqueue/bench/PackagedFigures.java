@@ -90,8 +90,9 @@ final class PackagedFigures {
                 "fq.simulator.steps", "600",
                 "fq.simulator.step-interval", "1s"));
         config.putAll(extra);
-        // -Dbench.process.jvm-options="..." (space-separated) adds JVM options to a jar's process, to profile it.
-        String options = System.getProperty("bench.process.jvm-options", "").trim();
+        // -Dbench.process.jvm-options="..." (space-separated; {name} is the launch's name) adds JVM options to a jar's
+        // process, to profile it: -XX:StartFlightRecording=dumponexit=true,filename=target/{name}.jfr
+        String options = System.getProperty("bench.process.jvm-options", "").trim().replace("{name}", name);
         ServiceProcess process = ServiceProcess.start(application.withJava(java),
                 options.isEmpty() ? List.of() : List.of(options.split("\\s+")), name,
                 EmbeddedRedis.freePort(), config, Map.of(), LOGS.resolve(name + ".log"));

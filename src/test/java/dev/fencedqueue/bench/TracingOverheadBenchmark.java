@@ -27,8 +27,10 @@ import org.junit.jupiter.api.Test;
  * to a real receiver in this JVM, which answers at once and decodes nothing, as a collector elsewhere would take
  * nothing of this machine), in one run. {@code bench.runs} (5) rounds, each launching
  * a fresh process of each setting in turn (the order alternates, so that a noisy moment does not always hit the same
- * one) and timing a batch of {@code bench.jobs} (20,000) jobs after {@code bench.warmup-batches} (4) warm-up batches, at
- * concurrency 50. The ratio on/off of each round, and Redis's CPU time per job as the ceiling of the same run.
+ * one) and timing a batch of {@code bench.jobs} (20,000) jobs after {@code bench.warmup-batches} (10) warm-up batches,
+ * at concurrency 50: a steady state, as a service that has run for a while is in (with 4, the JIT is still compiling
+ * the tracer and its exporter during the timed batch, and the process's CPU per job is that of a cold JVM). The ratio
+ * on/off of each round, the process's CPU time per job, and Redis's CPU time per job as the ceiling of the same run.
  */
 @QuarkusTest
 @TestProfile(BenchmarkProfile.class)
@@ -38,7 +40,7 @@ class TracingOverheadBenchmark {
 
     private static final int RUNS = Integer.getInteger("bench.runs", 5);
     private static final int JOBS = Integer.getInteger("bench.jobs", 20_000);
-    private static final int WARMUP_BATCHES = Integer.getInteger("bench.warmup-batches", 4);
+    private static final int WARMUP_BATCHES = Integer.getInteger("bench.warmup-batches", 10);
     private static final Path JAR = Path.of(System.getProperty("bench.jar", "target/quarkus-app/quarkus-run.jar"));
 
     @Inject
