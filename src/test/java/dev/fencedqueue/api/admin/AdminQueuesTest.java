@@ -87,9 +87,10 @@ class AdminQueuesTest extends QueueTestSupport {
         startWorker(ProbeProcessor.of(queue.name(), context -> "fail".equals(context.data(String.class))
                 ? Uni.createFrom().failure(new UnrecoverableJobException("told to fail"))
                 : Uni.createFrom().item("done")));
-        await("every job ended").atMost(TIMEOUT).until(() -> admin().get(path).then().extract()
-                .<Integer>path("lastMinute.completed") == 2);
-        admin().get(path).then().body("lastMinute.failed", equalTo(1)).body("oldestWaitingAge", equalTo(0.0f));
+        await("every job ended").atMost(TIMEOUT).until(() -> admin().get(path).then().extract().jsonPath(),
+                view -> view.getInt("lastMinute.completed") + view.getInt("lastMinute.failed") == 3);
+        admin().get(path).then().body("lastMinute.completed", equalTo(2)).body("lastMinute.failed", equalTo(1))
+                .body("oldestWaitingAge", equalTo(0.0f));
     }
 
     @Test
