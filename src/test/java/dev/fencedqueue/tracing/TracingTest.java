@@ -140,11 +140,9 @@ class TracingTest extends ResearchTestSupport {
                 .isEqualTo(status.getLong("tokens.result.promptTokens"));
         assertThat(callOfB.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_RESPONSE_FINISH_REASONS))
                 .containsExactly("stop");
-        assertThat(trace).as("the LLM server's span joins the trace under the call that made it")
-                .anySatisfy(span -> {
-                    assertThat(span.getKind()).isEqualTo(SpanKind.SERVER);
-                    assertThat(span.getParentSpanId()).isEqualTo(callOfB.getSpanId());
-                });
+        await("the LLM server's span joins the trace under the call that made it").atMost(TIMEOUT)
+                .until(() -> trace().stream().anyMatch(span -> span.getKind() == SpanKind.SERVER
+                        && span.getParentSpanId().equals(callOfB.getSpanId())));
 
         SpanData reader = trace.stream().filter(span -> span.getName().equals("receive deep-research")).findFirst()
                 .orElseThrow();
