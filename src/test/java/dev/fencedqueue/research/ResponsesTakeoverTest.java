@@ -73,10 +73,24 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
 
     @Test
     void aResponseThatIsGoneFailedCancelledOrStuckIsGivenUpAndTheAnswerContinuedInANewOne() {
-        for (String directive : new String[] {"[sim:gone]", "[sim:failed]", "[sim:cancelled]", "[sim:queued]"}) {
-            String question = "given up " + directive;
-            String jobId = takenOverAt(question, 200);
+        // The four cases run side by side, one job each, taken over together.
+        List<String> directives = List.of("[sim:gone]", "[sim:failed]", "[sim:cancelled]", "[sim:queued]");
+        Worker workerA = startResearchWorker("worker-A");
+        Map<String, String> jobs = new java.util.LinkedHashMap<>();
+        directives.forEach(directive -> jobs.put(directive, startJob("given up " + directive)));
+        jobs.values().forEach(jobId -> awaitTokens(jobId, 200));
+        Map<String, Long> before = new java.util.HashMap<>();
+        jobs.values().forEach(jobId -> before.put(jobId, status(jobId).getLong("fencingToken")));
+        workerA.freeze(true);
+        worker(research, "worker-B").start();
+        jobs.values().forEach(jobId -> await("job " + jobId + " is taken over").atMost(TIMEOUT)
+                .until(() -> status(jobId).getLong("fencingToken"), token -> token > before.get(jobId)));
+        workerA.freeze(false);
+        jobs.values().forEach(jobId -> awaitCompleted(jobId));
 
+        for (String directive : directives) {
+            String question = "given up " + directive;
+            String jobId = jobs.get(directive);
             JsonPath status = status(jobId);
             assertThat(status.getString("result.text")).as(directive).isEqualTo(uninterrupted(question));
             assertThat(answerText(validHistory(jobId))).as(directive).isEqualTo(uninterrupted(question));
