@@ -41,21 +41,28 @@ final class SseEvents {
                 // When bytes last came (a line or part of one), to tell a silence cut by the idle timeout.
                 long[] lastRead = {System.nanoTime()};
                 HttpClientResponse response = exchange.response();
-                response.handler(bytes -> {
-                    lastRead[0] = System.nanoTime();
-                    parser.handle(bytes);
-                });
-                response.exceptionHandler(failure -> {
-                    if (!terminated.get()) {
-                        emitter.fail(new LlmException(brokenBy(failure, server, lastRead[0], exchange.idleTimeout()),
-                                failure));
-                    }
-                });
-                response.endHandler(ignored -> {
-                    decoder.end();
-                    ended.set(true);
-                    emitter.complete();
-                });
+                try {
+                    response.handler(bytes -> {
+                        lastRead[0] = System.nanoTime();
+                        parser.handle(bytes);
+                    });
+                    response.exceptionHandler(failure -> {
+                        if (!terminated.get()) {
+                            emitter.fail(new LlmException(
+                                    brokenBy(failure, server, lastRead[0], exchange.idleTimeout()), failure));
+                        }
+                    });
+                    response.endHandler(ignored -> {
+                        decoder.end();
+                        ended.set(true);
+                        emitter.complete();
+                    });
+                } catch (IllegalStateException e) {
+                    // Vert.x refuses handlers on a response that already ended: its body went by unread. Failing
+                    // here (the queue retries the attempt) beats waiting for an end that was already delivered.
+                    emitter.fail(new LlmException(server + "'s response ended before it was read", e));
+                    return;
+                }
                 response.resume();
             });
         });

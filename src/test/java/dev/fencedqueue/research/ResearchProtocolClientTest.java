@@ -65,7 +65,8 @@ class ResearchProtocolClientTest {
     private final List<LlmConnector> connectors = new ArrayList<>();
 
     /** What the test server saw of one request. */
-    record Exchange(String path, CompletableFuture<String> body, CompletableFuture<Void> closed) {
+    record Exchange(String path, CompletableFuture<String> body, CompletableFuture<Void> ended,
+            CompletableFuture<Void> closed) {
     }
 
     @BeforeEach
@@ -103,9 +104,26 @@ class ResearchProtocolClientTest {
         for (int call = 0; call < 500; call++) {
             AssertSubscriber<LlmMessage> messages = subscribe(client.research("q", "job-" + call));
 
-            messages.awaitCompletion(TIMEOUT);
+            awaitCompletion(messages, call);
 
             assertThat(messages.getItems()).as("call %d", call).hasSize(3).last().isEqualTo(new LlmMessage.Summary("all done"));
+        }
+    }
+
+    /**
+     * Waits for one call of the loop to complete; when it does not, says how far it got on either side, to tell a lost
+     * body (the server ended its response, the client saw part of it or none) from a request that never arrived.
+     */
+    private void awaitCompletion(AssertSubscriber<LlmMessage> messages, int call) {
+        try {
+            messages.awaitCompletion(TIMEOUT);
+        } catch (AssertionError e) {
+            Exchange last = exchanges.isEmpty() ? null : exchanges.get(exchanges.size() - 1);
+            throw new AssertionError("call " + call + ": " + e.getMessage() + "; the client received "
+                    + messages.getItems() + (messages.getFailure() == null ? "" : " and failed: " + messages.getFailure())
+                    + "; the server received " + exchanges.size() + " requests, the last one's body "
+                    + (last == null ? "-" : last.body().getNow("(not yet read)")) + ", its response "
+                    + (last == null ? "-" : last.ended().isDone() ? "ended" : "not ended"), e);
         }
     }
 
@@ -210,7 +228,8 @@ class ResearchProtocolClientTest {
     }
 
     private void serve(HttpServerRequest request) {
-        Exchange exchange = new Exchange(request.path(), new CompletableFuture<>(), new CompletableFuture<>());
+        Exchange exchange = new Exchange(request.path(), new CompletableFuture<>(), new CompletableFuture<>(),
+                new CompletableFuture<>());
         exchanges.add(exchange);
         request.connection().closeHandler(ignored -> exchange.closed().complete(null));
         request.body().onSuccess(body -> exchange.body().complete(body.toString()));
@@ -223,7 +242,8 @@ class ResearchProtocolClientTest {
         switch (request.path()) {
             case "/stream" -> response.write(": a comment\n\nevent: progress\nid: 1\ndata: {\"percent\":30,\"message\":\"reading\"}\n\n")
                     .compose(v -> response.write("data: {\"percent\":60,\ndata: \"message\":\"two\\nlines\"}\r\n\r\n"))
-                    .compose(v -> response.end("data: {\"status\":\"completed\",\"summary\":\"all done\"}\n\n"));
+                    .compose(v -> response.end("data: {\"status\":\"completed\",\"summary\":\"all done\"}\n\n"))
+                    .onSuccess(v -> exchange.ended().complete(null));
             case "/malformed" -> response.write("data: {\"percent\":10,\"message\":\"fine so far\"}\n\n")
                     .compose(v -> response.write("data: {not json\n\n"));
             case "/unexpected" -> response.write("data: {\"status\":\"thinking\"}\n\n");
