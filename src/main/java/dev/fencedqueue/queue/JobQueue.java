@@ -1,16 +1,12 @@
 package dev.fencedqueue.queue;
 
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.RedisUnavailableException;
-import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
@@ -20,7 +16,6 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
-import io.vertx.mutiny.redis.client.Response;
 
 /**
  * The producer side of one queue (BullMQ's {@code Queue}): add jobs, read them, abort them, pause the
@@ -34,10 +29,14 @@ public class JobQueue {
     private final QueueKeys keys;
     private final QueueMaintenance maintenance;
     private final Flows flows;
+    private final AddJobArgs addJob;
+    private final JobListing listing;
 
     JobQueue(QueueContext ctx, Flows flows) {
         this.ctx = ctx;
         this.keys = ctx.keys();
+        this.addJob = new AddJobArgs(ctx);
+        this.listing = new JobListing(ctx, this::isPaused);
         this.maintenance = new QueueMaintenance(ctx);
         this.flows = flows;
     }
@@ -70,9 +69,7 @@ public class JobQueue {
      *         {@code data} cannot be serialized
      */
     public Uni<AddResult> add(String name, Object data, JobOptions options) {
-        Span send = ctx.tracing().send(name(), Context.current(), 1);
-        return Spans.ending(send, add(name, data, options, "", ParentPolicy.FAIL, List.of(), JobTracing.traceParent(send)),
-                (span, added) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, added.jobId()));
+        return traced(traceParent -> add(name, data, options, "", ParentPolicy.FAIL, List.of(), traceParent));
     }
 
     /**
@@ -87,10 +84,9 @@ public class JobQueue {
      */
     Uni<AddResult> add(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
             List<String> children, String traceParent) {
-        List<String> args = addArgs(name, data, options, parentKey, policy, "", "", traceParent);
+        List<String> args = addJob.args(name, data, options, parentKey, policy, "", "", traceParent);
         args.addAll(children);
-        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(), args)
-                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+        return runAddJob(args);
     }
 
     /**
@@ -100,48 +96,25 @@ public class JobQueue {
      * @param tick the time it stands for, ms since the epoch
      */
     Uni<AddResult> addScheduled(String name, Object data, JobOptions options, String schedulerId, long tick) {
+        return traced(traceParent -> runAddJob(addJob.args(name, data, options, "", ParentPolicy.FAIL, schedulerId,
+                Long.toString(tick), traceParent)));
+    }
+
+    /** @return the KEYS and ARGV of this queue's {@code addJob} script, for a script that adds a job as one step */
+    AddJobArgs addJob() {
+        return addJob;
+    }
+
+    private Uni<AddResult> runAddJob(List<String> args) {
+        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addJob.keys(), args)
+                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+    }
+
+    /** Runs {@code adding} under a {@code send} span (a child of the caller's), given its {@code traceparent}. */
+    private Uni<AddResult> traced(Function<String, Uni<AddResult>> adding) {
         Span send = ctx.tracing().send(name(), Context.current(), 1);
-        return Spans.ending(send, ctx.scripts().runReplicated(LuaScript.ADD_JOB, addKeys(),
-                addArgs(name, data, options, "", ParentPolicy.FAIL, schedulerId, Long.toString(tick),
-                        JobTracing.traceParent(send)))
-                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger())),
+        return Spans.ending(send, adding.apply(JobTracing.traceParent(send)),
                 (span, added) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, added.jobId()));
-    }
-
-    /** @return the KEYS of {@code addJob} for this queue */
-    List<String> addKeys() {
-        return List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
-                keys.events(), keys.waitingChildren(), keys.pendingChildren());
-    }
-
-    /**
-     * @return the ARGV of {@code addJob} up to the children (a mutable list, to append them to); {@code schedulerId}
-     *         and {@code tick} ({@code ""} for none) name the scheduler tick that produced the job, {@code traceParent}
-     *         the span that adds it ({@code ""} for none)
-     * @throws IllegalArgumentException when {@code name} is blank, {@code options} is {@code null} or {@code data}
-     *         cannot be serialized
-     */
-    List<String> addArgs(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
-            String schedulerId, String tick, String traceParent) {
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("`name` must not be blank");
-        }
-        if (options == null) {
-            throw new IllegalArgumentException("`options` must not be null");
-        }
-        Deduplication dedup = options.deduplication();
-        List<String> args = new java.util.ArrayList<>(24);
-        java.util.Collections.addAll(args, keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
-                toJson(data), toJson(describe(options)), Integer.toString(options.attempts()),
-                Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
-                options.lifo() ? "1" : "0", options.eventStream() ? "1" : "0",
-                options.idempotencyKey() == null ? "" : options.idempotencyKey(),
-                Long.toString(options.idempotencyTtl().toMillis()), options.removeOnComplete().encode(),
-                options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
-                dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
-                options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
-                parentKey, policy.value(), schedulerId, tick, traceParent);
-        return args;
     }
 
     /**
@@ -151,13 +124,7 @@ public class JobQueue {
      * @return the job, or {@code null} when the queue has no such job
      */
     public Uni<Job> getJob(String jobId) {
-        if (!QueueKeys.isJobId(jobId)) {
-            return Uni.createFrom().nullItem();
-        }
-        return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).map(reply -> {
-            Map<String, String> fields = Replies.toStringMap(reply);
-            return fields.isEmpty() ? null : Job.fromHash(keys.queue(), jobId, fields);
-        });
+        return listing.job(jobId);
     }
 
     /**
@@ -289,23 +256,7 @@ public class JobQueue {
      * @return the count of every state except {@code aborted}
      */
     public Uni<Map<JobState, Long>> getJobCounts() {
-        return Uni.combine().all().unis(count(Command.LLEN, keys.waitList()), count(Command.ZCARD, keys.prioritized()),
-                count(Command.ZCARD, keys.delayed()), count(Command.LLEN, keys.active()),
-                count(Command.ZCARD, keys.completed()), count(Command.ZCARD, keys.failed()), isPaused(),
-                count(Command.ZCARD, keys.waitingChildren()))
-                .with(results -> {
-                    boolean paused = (Boolean) results.get(6);
-                    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-                    counts.put(JobState.WAITING, paused ? 0L : (Long) results.get(0));
-                    counts.put(JobState.PAUSED, paused ? (Long) results.get(0) : 0L);
-                    counts.put(JobState.PRIORITIZED, (Long) results.get(1));
-                    counts.put(JobState.DELAYED, (Long) results.get(2));
-                    counts.put(JobState.ACTIVE, (Long) results.get(3));
-                    counts.put(JobState.COMPLETED, (Long) results.get(4));
-                    counts.put(JobState.FAILED, (Long) results.get(5));
-                    counts.put(JobState.WAITING_CHILDREN, (Long) results.get(7));
-                    return counts;
-                });
+        return listing.counts();
     }
 
     /**
@@ -321,32 +272,7 @@ public class JobQueue {
      * @throws IllegalArgumentException for {@code aborted}, a negative start or a count outside 1..1,000
      */
     public Uni<List<Job>> getJobs(JobState state, int start, int count) {
-        if (start < 0 || count < 1 || count > 1000) {
-            throw new IllegalArgumentException("`start` must not be negative and `count` must be 1 to 1000");
-        }
-        int stop = start + count - 1;
-        Request ids = switch (state) {
-            case WAITING, PAUSED -> Request.cmd(Command.LRANGE).arg(keys.waitList()).arg(-1 - stop).arg(-1 - start);
-            case ACTIVE -> Request.cmd(Command.LRANGE).arg(keys.active()).arg(start).arg(stop);
-            case PRIORITIZED -> Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(start).arg(stop);
-            case DELAYED -> Request.cmd(Command.ZRANGE).arg(keys.delayed()).arg(start).arg(stop);
-            case WAITING_CHILDREN -> Request.cmd(Command.ZRANGE).arg(keys.waitingChildren()).arg(start).arg(stop);
-            case COMPLETED -> Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(start).arg(stop).arg("REV");
-            case FAILED -> Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(start).arg(stop).arg("REV");
-            case ABORTED -> throw new IllegalArgumentException("aborted jobs are listed with the failed ones");
-        };
-        boolean reverse = state == JobState.WAITING || state == JobState.PAUSED;
-        return ctx.redis().send(ids).chain(reply -> {
-            List<String> jobIds = new java.util.ArrayList<>(Replies.elements(reply).stream().map(Response::toString).toList());
-            if (reverse) {
-                java.util.Collections.reverse(jobIds);
-            }
-            if (jobIds.isEmpty()) {
-                return Uni.createFrom().item(List.<Job>of());
-            }
-            return Uni.join().all(jobIds.stream().map(this::getJob).toList()).andFailFast()
-                    .map(jobs -> jobs.stream().filter(java.util.Objects::nonNull).toList());
-        });
+        return listing.jobs(state, start, count);
     }
 
     /**
@@ -378,29 +304,4 @@ public class JobQueue {
         return ctx.redis().send(Request.cmd(Command.ZADD).arg(keys.marker()).arg(0).arg("0")).replaceWithVoid();
     }
 
-    private Uni<Long> count(Command command, String key) {
-        return ctx.redis().send(Request.cmd(command).arg(key)).map(Response::toLong);
-    }
-
-    private Map<String, Object> describe(JobOptions options) {
-        Map<String, Object> described = new LinkedHashMap<>();
-        described.put("attempts", options.attempts());
-        described.put("backoff", Map.of("type", options.backoff().type().name().toLowerCase(Locale.ROOT),
-                "delay", options.backoff().delay().toMillis(), "jitter", options.backoff().jitter()));
-        described.put("delay", options.delay().toMillis());
-        described.put("priority", options.priority());
-        described.put("lifo", options.lifo());
-        if (options.timeout() != null) {
-            described.put("timeout", options.timeout().toMillis());
-        }
-        return described;
-    }
-
-    private String toJson(Object value) {
-        try {
-            return ctx.json().writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("`data` cannot be serialized to JSON: " + e.getOriginalMessage(), e);
-        }
-    }
 }

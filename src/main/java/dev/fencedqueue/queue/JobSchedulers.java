@@ -202,13 +202,13 @@ public final class JobSchedulers {
             // produced the job is ended, so exported: a span never ended is never exported.
             Span send = queues.tracing().send(target.name(), Context.root(), 1)
                     .setAttribute(TraceAttributes.SCHEDULER_ID, id).setAttribute(TraceAttributes.SCHEDULER_TICK, tick);
-            args.addAll(target.addArgs(scheduler.template().name(), scheduler.template().data(),
+            args.addAll(target.addJob().args(scheduler.template().name(), scheduler.template().data(),
                     scheduler.template().options().withJobId(id + ":" + tick), "", ParentPolicy.FAIL, id,
                     Long.toString(tick), JobTracing.traceParent(send)));
             List<String> scriptKeys = new ArrayList<>(11);
             scriptKeys.add(keys.schedules());
             scriptKeys.add(keys.schedulerState(id));
-            scriptKeys.addAll(target.addKeys());
+            scriptKeys.addAll(target.addJob().keys());
             return queues.scripts().run(LuaScript.PRODUCE_TICK, scriptKeys, args).map(reply -> {
                 if (reply.get(0).toInteger() != 2) {
                     return 0;

@@ -1,11 +1,14 @@
 package dev.fencedqueue.worker;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 
 import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.SharedConnection;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import org.jboss.logging.Logger;
@@ -13,7 +16,7 @@ import org.jboss.logging.Logger;
 /**
  * How a worker's job leaves it: its attempt's outcome written ({@link JobFinisher}, which activates the worker's next
  * jobs in the same round trip), or its pipeline cancelled (revoked, ownership lost, a lock that could not be renewed),
- * and then its slot freed. Confined to the worker's context.
+ * or handed back as the worker stops, and then its slot freed. Confined to the worker's context.
  */
 final class JobEnding {
 
@@ -140,6 +143,35 @@ final class JobEnding {
     }
 
     /** Ends the span of an attempt whose end the finishing script wrote ({@code code}: its answer). */
+    /**
+     * Hands every running job back to the queue at once, as the worker stops: each pipeline is cancelled (its LLM call
+     * closes) and the job returns to waiting without counting an attempt; jobs already finishing or cancelled are left
+     * to their own ends.
+     *
+     * @return completes once every hand-back was answered or failed (a failed one is logged in the job's span; the
+     *         stalled-job check then takes the job over)
+     */
+    Uni<Void> handBackAll() {
+        List<Uni<Long>> handBacks = new ArrayList<>();
+        for (ActiveJob job : active.snapshot()) {
+            if (!job.isFinishing() && !job.isCancelled()) {
+                active.finishing(job);
+                job.cancel(CancelReason.SHUTDOWN);
+                counters.cancelled(job, CancelReason.SHUTDOWN);
+                handBacks.add(finisher.handBack(job).emitOn(onContext)
+                        .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId,
+                                job.id(), code))
+                        .onFailure().recoverWithItem(-1L)
+                        .invoke(code -> job.span().end("handed-back", code < 0
+                                ? "the instance stopped; the hand-back was not written (code " + code + ")"
+                                : "the instance stopped"))
+                        .eventually(() -> release(job, false)));
+            }
+        }
+        return handBacks.isEmpty() ? Uni.createFrom().voidItem()
+                : Uni.join().all(handBacks).andCollectFailures().replaceWithVoid();
+    }
+
     private static void ended(ActiveJob job, Throwable failure, long code) {
         if (code < 0) {
             String refused = "a newer run owns the job (the finishing script answered " + code + ")";

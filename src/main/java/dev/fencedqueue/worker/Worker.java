@@ -1,8 +1,6 @@
 package dev.fencedqueue.worker;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -20,7 +18,6 @@ import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -50,11 +47,9 @@ public final class Worker {
     private final MarkerWaiter markerWaiter;
     private final LockRenewer lockRenewer;
     private final StalledJobChecker stalledJobChecker;
-    private final JobFinisher finisher;
     private final JobFetcher fetcher;
     private final JobEnding ending;
     private final AttemptHost host;
-    private final Flows flows;
     private final SchedulerTicker ticker;
 
     private final ActiveJobs active;
@@ -83,67 +78,17 @@ public final class Worker {
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
-        this.flows = queues.flows();
+        Flows flows = queues.flows();
         this.ticker = new SchedulerTicker(queues.schedulers(), keys, vertx, options.schedulerMissedAfter().toMillis());
         this.counters = new WorkerCounters(options.workerId());
         this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay(), counters::stalled);
-        this.finisher = new JobFinisher(ctx, processor, options, onContext);
+        JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
                 keys, ctx.redis());
-        this.host = new Host(new FencedAppend(ctx), new CommittedEvents(ctx));
-    }
-
-    /** What this worker's attempts' contexts see of it. */
-    private final class Host implements AttemptHost {
-        private final FencedAppend events;
-        private final CommittedEvents committed;
-
-        Host(FencedAppend events, CommittedEvents committed) {
-            this.events = events;
-            this.committed = committed;
-        }
-
-        @Override
-        public String workerId() {
-            return options.workerId();
-        }
-
-        @Override
-        public FencedAppend events() {
-            return events;
-        }
-
-        @Override
-        public CommittedEvents committed() {
-            return committed;
-        }
-
-        @Override
-        public Flows flows() {
-            return flows;
-        }
-
-        @Override
-        public QueueKeys keys() {
-            return keys;
-        }
-
-        @Override
-        public Executor lane() {
-            return Worker.this.lane();
-        }
-
-        @Override
-        public void ownershipLost(ActiveJob job, QueueException reason) {
-            Worker.this.ownershipLost(job, reason);
-        }
-
-        @Override
-        public JobTracing tracing() {
-            return ctx.tracing();
-        }
+        this.host = new WorkerHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), flows, keys,
+                onContext, ctx.tracing(), this::ownershipLost);
     }
 
     /** @return this worker's id */
@@ -264,7 +209,7 @@ public final class Worker {
             });
             return mode == ShutdownMode.DRAIN ? active.whenIdle() : CompletableFuture.<Void>completedFuture(null);
         }).chain(idle -> Uni.createFrom().completionStage(idle).ifNoItem().after(drainTimeout).recoverWithItem((Void) null));
-        return drained.chain(() -> onContext(this::handBackAll)).chain(handedBack -> handedBack)
+        return drained.chain(() -> onContext(ending::handBackAll)).chain(handedBack -> handedBack)
                 .chain(() -> onContext(active::whenIdle)).chain(idle -> Uni.createFrom().completionStage(idle)
                         .ifNoItem().after(ctx.redis().timeout()).recoverWithItem((Void) null))
                 .chain(() -> onContext(() -> {
@@ -317,26 +262,6 @@ public final class Worker {
         running.runs(AttemptPipeline.subscribe(AttemptPipeline.of(processor, jobContext, running, blockingExecutor),
                 result -> onContext.execute(() -> ending.finish(running, result, null)),
                 failure -> onContext.execute(() -> ending.finish(running, null, failure))));
-    }
-
-    private Uni<Void> handBackAll() {
-        List<Uni<Long>> handBacks = new ArrayList<>();
-        for (ActiveJob job : active.snapshot()) {
-            if (!job.isFinishing() && !job.isCancelled()) {
-                active.finishing(job);
-                job.cancel(CancelReason.SHUTDOWN);
-                counters.cancelled(job, CancelReason.SHUTDOWN);
-                handBacks.add(finisher.handBack(job).emitOn(onContext)
-                        .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", id(), job.id(), code))
-                        .onFailure().recoverWithItem(-1L)
-                        .invoke(code -> job.span().end("handed-back", code < 0
-                                ? "the instance stopped; the hand-back was not written (code " + code + ")"
-                                : "the instance stopped"))
-                        .eventually(() -> ending.release(job, false)));
-            }
-        }
-        return handBacks.isEmpty() ? Uni.createFrom().voidItem()
-                : Uni.join().all(handBacks).andCollectFailures().replaceWithVoid();
     }
 
     private void updateAccepting() {

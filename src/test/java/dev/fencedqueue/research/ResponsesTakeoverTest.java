@@ -8,6 +8,8 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -76,10 +78,10 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         // The four cases run side by side, one job each, taken over together.
         List<String> directives = List.of("[sim:gone]", "[sim:failed]", "[sim:cancelled]", "[sim:queued]");
         Worker workerA = startResearchWorker("worker-A");
-        Map<String, String> jobs = new java.util.LinkedHashMap<>();
+        Map<String, String> jobs = new LinkedHashMap<>();
         directives.forEach(directive -> jobs.put(directive, startJob("given up " + directive)));
         jobs.values().forEach(jobId -> awaitTokens(jobId, 200));
-        Map<String, Long> before = new java.util.HashMap<>();
+        Map<String, Long> before = new HashMap<>();
         jobs.values().forEach(jobId -> before.put(jobId, status(jobId).getLong("fencingToken")));
         workerA.freeze(true);
         worker(research, "worker-B").start();

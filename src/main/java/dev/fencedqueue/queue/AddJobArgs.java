@@ -1,0 +1,83 @@
+package dev.fencedqueue.queue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+
+/**
+ * The KEYS and ARGV of one queue's {@code addJob} script ({@code addJob-*.lua} lists them with their units): for
+ * {@link JobQueue}'s adds and for the scripts that add a job as one step of theirs ({@code produceTick}).
+ */
+final class AddJobArgs {
+
+    private final QueueContext ctx;
+    private final QueueKeys keys;
+
+    AddJobArgs(QueueContext ctx) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+    }
+
+    /** @return the KEYS of {@code addJob} for this queue */
+    List<String> keys() {
+        return List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
+                keys.events(), keys.waitingChildren(), keys.pendingChildren());
+    }
+
+    /**
+     * @return the ARGV of {@code addJob} up to the children (a mutable list, to append them to); {@code schedulerId}
+     *         and {@code tick} ({@code ""} for none) name the scheduler tick that produced the job, {@code traceParent}
+     *         the span that adds it ({@code ""} for none)
+     * @throws IllegalArgumentException when {@code name} is blank, {@code options} is {@code null} or {@code data}
+     *         cannot be serialized
+     */
+    List<String> args(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
+            String schedulerId, String tick, String traceParent) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("`name` must not be blank");
+        }
+        if (options == null) {
+            throw new IllegalArgumentException("`options` must not be null");
+        }
+        Deduplication dedup = options.deduplication();
+        List<String> args = new ArrayList<>(24);
+        Collections.addAll(args, keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
+                toJson(data), toJson(describe(options)), Integer.toString(options.attempts()),
+                Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
+                options.lifo() ? "1" : "0", options.eventStream() ? "1" : "0",
+                options.idempotencyKey() == null ? "" : options.idempotencyKey(),
+                Long.toString(options.idempotencyTtl().toMillis()), options.removeOnComplete().encode(),
+                options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
+                dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
+                options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
+                parentKey, policy.value(), schedulerId, tick, traceParent);
+        return args;
+    }
+
+    private Map<String, Object> describe(JobOptions options) {
+        Map<String, Object> described = new LinkedHashMap<>();
+        described.put("attempts", options.attempts());
+        described.put("backoff", Map.of("type", options.backoff().type().name().toLowerCase(Locale.ROOT),
+                "delay", options.backoff().delay().toMillis(), "jitter", options.backoff().jitter()));
+        described.put("delay", options.delay().toMillis());
+        described.put("priority", options.priority());
+        described.put("lifo", options.lifo());
+        if (options.timeout() != null) {
+            described.put("timeout", options.timeout().toMillis());
+        }
+        return described;
+    }
+
+    private String toJson(Object value) {
+        try {
+            return ctx.json().writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("`data` cannot be serialized to JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.fencedqueue.queue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import dev.fencedqueue.redis.Replies;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+
+/** Reads one queue's jobs for {@link JobQueue}: a job, the counts by state, a page of one state's jobs. */
+final class JobListing {
+
+    private final QueueContext ctx;
+    private final QueueKeys keys;
+    private final Supplier<Uni<Boolean>> paused;
+
+    /** @param paused reads whether the queue is paused (its ready jobs then count as {@code paused}) */
+    JobListing(QueueContext ctx, Supplier<Uni<Boolean>> paused) {
+        this.ctx = ctx;
+        this.keys = ctx.keys();
+        this.paused = paused;
+    }
+
+    /** See {@link JobQueue#getJob(String)}. */
+    Uni<Job> job(String jobId) {
+        if (!QueueKeys.isJobId(jobId)) {
+            return Uni.createFrom().nullItem();
+        }
+        return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).map(reply -> {
+            Map<String, String> fields = Replies.toStringMap(reply);
+            return fields.isEmpty() ? null : Job.fromHash(keys.queue(), jobId, fields);
+        });
+    }
+
+    /** See {@link JobQueue#getJobCounts()}. */
+    Uni<Map<JobState, Long>> counts() {
+        return Uni.combine().all().unis(count(Command.LLEN, keys.waitList()), count(Command.ZCARD, keys.prioritized()),
+                count(Command.ZCARD, keys.delayed()), count(Command.LLEN, keys.active()),
+                count(Command.ZCARD, keys.completed()), count(Command.ZCARD, keys.failed()), paused.get(),
+                count(Command.ZCARD, keys.waitingChildren()))
+                .with(results -> {
+                    boolean isPaused = (Boolean) results.get(6);
+                    Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+                    counts.put(JobState.WAITING, isPaused ? 0L : (Long) results.get(0));
+                    counts.put(JobState.PAUSED, isPaused ? (Long) results.get(0) : 0L);
+                    counts.put(JobState.PRIORITIZED, (Long) results.get(1));
+                    counts.put(JobState.DELAYED, (Long) results.get(2));
+                    counts.put(JobState.ACTIVE, (Long) results.get(3));
+                    counts.put(JobState.COMPLETED, (Long) results.get(4));
+                    counts.put(JobState.FAILED, (Long) results.get(5));
+                    counts.put(JobState.WAITING_CHILDREN, (Long) results.get(7));
+                    return counts;
+                });
+    }
+
+    /** See {@link JobQueue#getJobs(JobState, int, int)}. */
+    Uni<List<Job>> jobs(JobState state, int start, int count) {
+        if (start < 0 || count < 1 || count > 1000) {
+            throw new IllegalArgumentException("`start` must not be negative and `count` must be 1 to 1000");
+        }
+        int stop = start + count - 1;
+        Request ids = switch (state) {
+            case WAITING, PAUSED -> Request.cmd(Command.LRANGE).arg(keys.waitList()).arg(-1 - stop).arg(-1 - start);
+            case ACTIVE -> Request.cmd(Command.LRANGE).arg(keys.active()).arg(start).arg(stop);
+            case PRIORITIZED -> Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(start).arg(stop);
+            case DELAYED -> Request.cmd(Command.ZRANGE).arg(keys.delayed()).arg(start).arg(stop);
+            case WAITING_CHILDREN -> Request.cmd(Command.ZRANGE).arg(keys.waitingChildren()).arg(start).arg(stop);
+            case COMPLETED -> Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(start).arg(stop).arg("REV");
+            case FAILED -> Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(start).arg(stop).arg("REV");
+            case ABORTED -> throw new IllegalArgumentException("aborted jobs are listed with the failed ones");
+        };
+        boolean reverse = state == JobState.WAITING || state == JobState.PAUSED;
+        return ctx.redis().send(ids).chain(reply -> {
+            List<String> jobIds = new ArrayList<>(Replies.elements(reply).stream().map(Response::toString).toList());
+            if (reverse) {
+                Collections.reverse(jobIds);
+            }
+            if (jobIds.isEmpty()) {
+                return Uni.createFrom().item(List.<Job>of());
+            }
+            return Uni.join().all(jobIds.stream().map(this::job).toList()).andFailFast()
+                    .map(jobs -> jobs.stream().filter(Objects::nonNull).toList());
+        });
+    }
+
+    private Uni<Long> count(Command command, String key) {
+        return ctx.redis().send(Request.cmd(command).arg(key)).map(Response::toLong);
+    }
+}
