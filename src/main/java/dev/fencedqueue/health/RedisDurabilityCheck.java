@@ -3,6 +3,7 @@ package dev.fencedqueue.health;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.health.api.AsyncHealthCheck;
@@ -54,7 +55,7 @@ public class RedisDurabilityCheck implements AsyncHealthCheck {
                                         ? named().up().build()
                                         : down("Redis's appendonly is off: fq.redis.wait-aof needs appendonly yes")))
                 .ifNoItem().after(TIMEOUT).fail()
-                .onFailure().recoverWithItem(failure -> down(String.valueOf(failure.getMessage())));
+                .onFailure().recoverWithItem(failure -> down(Failures.describe(failure)));
     }
 
     private HealthCheckResponseBuilder named() {

@@ -2,6 +2,7 @@ package dev.fencedqueue.health;
 
 import java.time.Duration;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;
@@ -32,6 +33,6 @@ public class RedisReadinessCheck implements AsyncHealthCheck {
                 .map(pong -> HealthCheckResponse.named("redis").up()
                         .withData("latencyMs", (System.nanoTime() - started) / 1_000_000).build())
                 .onFailure().recoverWithItem(failure -> HealthCheckResponse.named("redis").down()
-                        .withData("error", String.valueOf(failure.getMessage())).build());
+                        .withData("error", Failures.describe(failure)).build());
     }
 }

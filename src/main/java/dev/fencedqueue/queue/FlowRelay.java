@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
@@ -99,7 +100,7 @@ public final class FlowRelay {
                 });
         return Uni.join().all(notices, pending, aborts).andCollectFailures().replaceWithVoid()
                 .onFailure().invoke(failure -> LOG.debugf("flow sweep of queue %s: %s", queue.queue(),
-                        failure.getMessage()))
+                        Failures.describe(failure)))
                 .onFailure().recoverWithNull();
     }
 

@@ -2,6 +2,7 @@ package dev.fencedqueue.redis;
 
 import java.time.Duration;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.RedisKeysConfig;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -89,7 +90,7 @@ final class DurabilityWait {
      *         ({@code unknown command}) or its {@code appendonly} is off; the write was applied but is not durable
      */
     NotReplicatedException refused(Throwable error) {
-        return new NotReplicatedException("Redis refused " + (aof ? "WAITAOF" : "WAIT") + ": " + error.getMessage()
+        return new NotReplicatedException("Redis refused " + (aof ? "WAITAOF" : "WAIT") + ": " + Failures.describe(error)
                 + (aof ? " (fq.redis.wait-aof needs Redis 7.2 or later with appendonly yes)" : ""));
     }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.mutiny.core.Vertx;
@@ -78,7 +79,7 @@ final class SentinelMasters {
                     .map(reply -> Answer.of(sentinel, reply))
                     .onFailure().recoverWithItem(failure -> {
                         LOG.debugf("Sentinel %s did not say which master it names: %s", endpoints.get(sentinel),
-                                failure.getMessage());
+                                Failures.describe(failure));
                         renew(sentinel);
                         return null;
                     }));
@@ -142,7 +143,7 @@ final class SentinelMasters {
                     return connection.send(Request.cmd(Command.SUBSCRIBE).arg(CHANNEL));
                 });
         Cancellable subscription = Reconnect.retrying(subscribe, failure -> LOG.debugf(
-                "subscribing to %s on Sentinel %s failed: %s", CHANNEL, endpoints.get(sentinel), failure.getMessage()))
+                "subscribing to %s on Sentinel %s failed: %s", CHANNEL, endpoints.get(sentinel), Failures.describe(failure)))
                 .subscribe().with(connection -> onSwitch.run());
         listening.set(sentinel, subscription);
     }

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.AsyncResult;
@@ -106,7 +107,7 @@ public class SharedConnection {
                         .onFailure().invoke(() -> closeNow(connection))
                         .call(() -> connection.close().onFailure().recoverWithNull()))
                 .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
-                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure))
+                .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure))
                 .onFailure().invoke(this::failed);
     }
 
@@ -178,7 +179,7 @@ public class SharedConnection {
 
     static Throwable unavailableIfConnectionFailure(Throwable failure) {
         return isConnectionFailure(failure) && !(failure instanceof RedisUnavailableException)
-                ? new RedisUnavailableException("Redis is unavailable: " + failure.getMessage(), failure)
+                ? new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure)
                 : failure;
     }
 
@@ -243,7 +244,7 @@ public class SharedConnection {
         Slot slot = current.get();
         if (slot != null && slot.open != null) {
             preparation.apply(slot.open).subscribe().with(ignored -> {
-            }, failure -> LOG.debugf("preparing the shared Redis connection failed: %s", failure.getMessage()));
+            }, failure -> LOG.debugf("preparing the shared Redis connection failed: %s", Failures.describe(failure)));
         }
     }
 
@@ -255,7 +256,7 @@ public class SharedConnection {
     private void watch(Slot slot, RedisConnection connection) {
         slot.open = connection;
         connection.exceptionHandler(failure -> {
-            LOG.debugf("shared Redis connection failed: %s", failure.getMessage());
+            LOG.debugf("shared Redis connection failed: %s", Failures.describe(failure));
             drop(connection);
         });
         connection.endHandler(() -> drop(connection));

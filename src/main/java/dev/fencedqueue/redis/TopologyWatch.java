@@ -3,6 +3,7 @@ package dev.fencedqueue.redis;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.mutiny.redis.client.Command;
@@ -96,7 +97,7 @@ final class TopologyWatch {
             return;
         }
         context.runOnContext(ignored -> check().subscribe().with(done -> done(), failure -> {
-            LOG.debugf("checking the Redis master failed: %s", failure.getMessage());
+            LOG.debugf("checking the Redis master failed: %s", Failures.describe(failure));
             done();
         }));
     }

@@ -2,6 +2,7 @@ package dev.fencedqueue.tracing;
 
 import java.util.function.BiConsumer;
 
+import dev.fencedqueue.Failures;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.semconv.ErrorAttributes;
@@ -53,8 +54,7 @@ public final class Spans {
      * @param failure why, must not be {@code null}
      */
     public static void failed(Span span, Throwable failure) {
-        span.setStatus(StatusCode.ERROR, failure.getMessage() == null ? failure.getClass().getName()
-                : failure.getMessage());
+        span.setStatus(StatusCode.ERROR, Failures.describe(failure));
         span.setAttribute(ErrorAttributes.ERROR_TYPE, failure.getClass().getName());
     }
 }

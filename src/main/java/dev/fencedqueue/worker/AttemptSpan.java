@@ -2,6 +2,7 @@ package dev.fencedqueue.worker;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -116,8 +117,7 @@ final class AttemptSpan {
      * @param retried whether the job runs again (attempts are left)
      */
     void failed(Throwable failure, boolean retried) {
-        end(new Ending("failed", failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage(),
-                failure, retried));
+        end(new Ending("failed", Failures.describe(failure), failure, retried));
     }
 
     /** Counts a fenced write of the attempt sent to Redis. */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
@@ -94,7 +95,7 @@ final class JobEnding {
                 if (outcome.code() == 0 && job.job().parentKey() != null) {
                     relay.deliver(keys, job.id()).subscribe().with(ignored -> {
                     }, deliveryFailure -> LOG.debugf("job %s: its parent will learn its ending at the next sweep: %s",
-                            job.id(), deliveryFailure.getMessage()));
+                            job.id(), Failures.describe(deliveryFailure)));
                 }
                 fetcher.handle(outcome.next(), sentAt);
                 fetcher.pump();
@@ -104,9 +105,9 @@ final class JobEnding {
             public void failed(Throwable writeFailure) {
                 active.unreserve(fetch);
                 LOG.warnf("worker %s could not record the end of job %s; its lock will expire and it will run again: %s",
-                        workerId, job.id(), writeFailure.getMessage());
+                        workerId, job.id(), Failures.describe(writeFailure));
                 job.span().end("unrecorded", "its end could not be written; the job runs again once its lock expires: "
-                        + writeFailure.getMessage());
+                        + Failures.describe(writeFailure));
                 release(job, true);
             }
         };

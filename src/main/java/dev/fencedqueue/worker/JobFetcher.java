@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
@@ -199,7 +200,7 @@ final class JobFetcher {
         long backoff = Reconnect.delayMillis(++failureStreak);
         if (failureStreak == 1 || failureStreak % 20 == 0) {
             LOG.warnf("worker %s cannot fetch from queue %s (retrying in %d ms): %s", options.workerId(), keys.queue(),
-                    backoff, failure.getMessage());
+                    backoff, Failures.describe(failure));
         }
         vertx.setTimer(backoff, id -> requestFetch());
     }
@@ -217,7 +218,7 @@ final class JobFetcher {
         long backoff = Reconnect.delayMillis(++markerFailureStreak);
         if (markerFailureStreak == 1 || markerFailureStreak % 20 == 0) {
             LOG.warnf("worker %s cannot wait for jobs on queue %s (retrying in %d ms): %s", options.workerId(),
-                    keys.queue(), backoff, failure.getMessage());
+                    keys.queue(), backoff, Failures.describe(failure));
         }
         cancel(markerRetryTimer);
         markerRetryTimer = vertx.setTimer(backoff, id -> {

@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.JobEventData;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.QueueContext;
@@ -181,8 +182,8 @@ final class JobFinisher {
         }
     }
 
+    /** @return the job's {@code failedReason} for a failed attempt, in words ({@link Failures#reason}) */
     static String reason(Throwable failure) {
-        String message = failure.getMessage();
-        return message == null || message.isBlank() ? failure.getClass().getSimpleName() : message;
+        return Failures.reason(failure);
     }
 }

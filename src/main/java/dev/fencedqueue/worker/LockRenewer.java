@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
@@ -63,7 +64,7 @@ final class LockRenewer {
             for (ActiveJob job : jobs) {
                 if (now - job.lockValidUntil() > 0 && !job.isCancelled()) {
                     LOG.warnf("worker %s: lock of job %s expired without renewal (%s); cancelling it", workerId,
-                            job.id(), failure.getMessage());
+                            job.id(), Failures.describe(failure));
                     canceller.cancel(job, CancelReason.LOCK_EXPIRED);
                 }
             }

@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.time.Duration;
 import java.util.Locale;
 
+import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Redis;
@@ -69,12 +70,13 @@ final class MarkerWaiter {
         String seconds = String.format(Locale.ROOT, "%.3f", blockTimeout.toMillis() / 1000.0);
         return connection()
                 .chain(c -> c.send(Request.cmd(Command.BZPOPMIN).arg(markerKey).arg(seconds)))
-                .ifNoItem().after(guardTimeout).fail()
+                .ifNoItem().after(guardTimeout).failWith(() -> new java.util.concurrent.TimeoutException(
+                        "no reply to the blocking pop within " + guardTimeout.toMillis() + " ms"))
                 .map(MarkerWaiter::toMarker)
                 .onItemOrFailure().call((marker, failure) -> {
                     waiting = false;
                     if (failure != null) {
-                        LOG.debugf("blocking pop on %s failed: %s", markerKey, failure.getMessage());
+                        LOG.debugf("blocking pop on %s failed: %s", markerKey, Failures.describe(failure));
                         return release();
                     }
                     if (closed) {

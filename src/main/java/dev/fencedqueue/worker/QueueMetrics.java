@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.MetricsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
@@ -104,7 +105,7 @@ public class QueueMetrics {
                 .subscribe().with(read -> {
                     queueMetrics.counts = new EnumMap<>(read.getItem1());
                     queueMetrics.oldestWaitingAge = read.getItem2();
-                }, failure -> LOG.debugf("the gauges of queue %s were not read: %s", queue, failure.getMessage()));
+                }, failure -> LOG.debugf("the gauges of queue %s were not read: %s", queue, Failures.describe(failure)));
     }
 
     @PreDestroy

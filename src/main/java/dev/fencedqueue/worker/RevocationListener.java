@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.SharedConnection;
@@ -122,7 +123,7 @@ public class RevocationListener {
                     .call(c -> c.send(Request.cmd(Command.SUBSCRIBE).arg(channel))
                             .onFailure().call(() -> c.close().onFailure().recoverWithNull()));
             pending = Reconnect.retrying(attempt, failure -> LOG.debugf("revoke channel %s: cannot subscribe (%s), retrying",
-                    channel, failure.getMessage()))
+                    channel, Failures.describe(failure)))
                     .subscribe().with(c -> {
                         if (closed) {
                             c.close().subscribe().with(v -> {
@@ -162,7 +163,7 @@ public class RevocationListener {
                 return;
             }
             connection = null;
-            LOG.debugf("revoke channel %s lost (%s), resubscribing", channel, failure == null ? "closed" : failure.getMessage());
+            LOG.debugf("revoke channel %s lost (%s), resubscribing", channel, failure == null ? "closed" : Failures.describe(failure));
             open();
         }
     }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.JobSchedulers;
 import dev.fencedqueue.queue.QueueKeys;
 import io.vertx.core.Vertx;
@@ -60,7 +61,7 @@ final class SchedulerTicker {
             long wait = due.next() < 0 ? MAX_WAIT_MS : Math.max(1, Math.min(MAX_WAIT_MS, due.next() - due.now()));
             sleep(due.produced() >= BATCH ? 1 : wait);
         }, failure -> {
-            LOG.debugf("scheduler ticks of queue %s: %s", keys.queue(), failure.getMessage());
+            LOG.debugf("scheduler ticks of queue %s: %s", keys.queue(), Failures.describe(failure));
             sleep(MAX_WAIT_MS);
         });
     }

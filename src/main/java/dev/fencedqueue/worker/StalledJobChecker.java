@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
@@ -67,6 +68,6 @@ final class StalledJobChecker {
                         onStalled.accept(stalled.size());
                     }
                 },
-                failure -> LOG.debugf("stalled-job check of queue %s failed: %s", keys.queue(), failure.getMessage()));
+                failure -> LOG.debugf("stalled-job check of queue %s failed: %s", keys.queue(), Failures.describe(failure)));
     }
 }
