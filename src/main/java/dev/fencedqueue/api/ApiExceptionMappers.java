@@ -1,12 +1,15 @@
 package dev.fencedqueue.api;
 
 import java.sql.SQLException;
+import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import jakarta.validation.ConstraintViolation;
+import dev.fencedqueue.worker.DataFields;
+import dev.fencedqueue.worker.InvalidJobDataException;
 import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.RestResponse;
@@ -15,7 +18,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 /**
  * The REST layer's exception mappers. The service's own exceptions are answered as {@link HttpError#of} maps them
  * (the one mapping, which the SSE routes use too); the mappers here add what only a REST request can fail with: Bean
- * Validation, a body that is not the JSON expected, and JAX-RS's own errors. Never a stack trace.
+ * Validation, a body that is not the JSON expected, and JAX-RS's own errors. Every message is in the product's words
+ * ({@link DataFields}: the field by its path, {@code subscriberIds[3]}); never a stack trace, a class name or a
+ * library's message.
  */
 public class ApiExceptionMappers {
 
@@ -30,74 +35,58 @@ public class ApiExceptionMappers {
         return HttpError.of(e).toRest();
     }
 
+    /** Bean Validation of a request body or parameter: 400 naming the first field at fault by its path. */
     @ServerExceptionMapper
     public RestResponse<ApiError> invalid(ConstraintViolationException e) {
-        ConstraintViolation<?> first = e.getConstraintViolations().stream()
-                .min(java.util.Comparator.comparing(v -> v.getPropertyPath().toString())).orElse(null);
-        if (first == null) {
+        if (e.getConstraintViolations() == null || e.getConstraintViolations().isEmpty()) {
             return error(Response.Status.BAD_REQUEST, ApiError.of("bad_request", "invalid request"));
         }
-        String path = first.getPropertyPath().toString();
-        String field = path.substring(path.lastIndexOf('.') + 1);
-        String message = first.getMessage();
-        if (message.startsWith("must")) {
-            message = "`" + field + "` " + message;
-        }
-        return error(Response.Status.BAD_REQUEST, new ApiError("bad_request", message, field));
+        return badRequest(DataFields.refusal("", e.getConstraintViolations()));
     }
 
+    /** A body that is not JSON, or not the JSON expected (a field it does not have, a value of another type). */
     @ServerExceptionMapper
-    public RestResponse<ApiError> malformedJson(JsonProcessingException e) {
-        return error(Response.Status.BAD_REQUEST, ApiError.of("bad_request",
-                "the request body is not valid JSON: " + e.getOriginalMessage()));
+    public RestResponse<ApiError> unreadable(JsonProcessingException e) {
+        return badRequest(DataFields.refusal("", e));
     }
 
+    /** As {@link #unreadable}; declared for its own type so that no more specific mapper of a library answers it. */
     @ServerExceptionMapper
     public RestResponse<ApiError> mismatchedJson(MismatchedInputException e) {
-        String field = e.getPath().isEmpty() ? null : e.getPath().get(e.getPath().size() - 1).getFieldName();
-        if (field == null) {
-            return malformedJson(e);
-        }
-        return error(Response.Status.BAD_REQUEST, new ApiError("bad_request",
-                "`" + field + "` must be " + expected(e.getTargetType()), field));
+        return unreadable(e);
     }
 
-    /** @return what a JSON value of {@code type} looks like, for a message ("a string", "an integer" ...) */
-    private static String expected(Class<?> type) {
-        if (type == null) {
-            return "of another type";
-        }
-        if (CharSequence.class.isAssignableFrom(type)) {
-            return "a string";
-        }
-        if (type == int.class || type == long.class || type == Integer.class || type == Long.class) {
-            return "an integer";
-        }
-        if (type == double.class || type == float.class || Number.class.isAssignableFrom(type)) {
-            return "a number";
-        }
-        if (type == boolean.class || type == Boolean.class) {
-            return "true or false";
-        }
-        if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
-            return "an array";
-        }
-        return "an object";
-    }
-
+    /** JAX-RS's own refusals (a wrong method, content type or accepted type), and {@code NotFoundException}s. */
     @ServerExceptionMapper
-    public RestResponse<ApiError> web(WebApplicationException e) {
-        if (e.getCause() instanceof MismatchedInputException mismatched) {
-            return mismatchedJson(mismatched);
-        }
+    public RestResponse<ApiError> web(WebApplicationException e, HttpHeaders headers) {
         if (e.getCause() instanceof JsonProcessingException json) {
-            return malformedJson(json);
+            return unreadable(json);
         }
         int status = e.getResponse().getStatus();
         Response.StatusType type = Response.Status.fromStatusCode(status);
-        String code = type == null ? "error" : type.getReasonPhrase().toLowerCase(java.util.Locale.ROOT).replace(' ', '_');
+        String code = type == null ? "error" : type.getReasonPhrase().toLowerCase(Locale.ROOT).replace(' ', '_');
+        String message = switch (status) {
+            case 405 -> "this path does not take that method";
+            case 406 -> "this endpoint cannot answer in a type the Accept header allows (it answers JSON, or an "
+                    + "event stream for the stream endpoints)";
+            case 415 -> "the request body must be JSON (Content-Type: application/json), was "
+                    + (headers.getMediaType() == null ? "no Content-Type" : headers.getMediaType().toString());
+            default -> ours(e.getMessage(), type);
+        };
         return RestResponse.ResponseBuilder.<ApiError>create(status)
-                .entity(ApiError.of(code, e.getMessage())).type(MediaType.APPLICATION_JSON_TYPE).build();
+                .entity(ApiError.of(code, message)).type(MediaType.APPLICATION_JSON_TYPE).build();
+    }
+
+    /** @return a message of the service's own, else the status in words (JAX-RS's default is "HTTP 404 Not Found") */
+    private static String ours(String message, Response.StatusType type) {
+        if (message == null || message.isBlank() || message.startsWith("HTTP ")) {
+            return type == null ? "the request failed" : type.getReasonPhrase().toLowerCase(Locale.ROOT);
+        }
+        return message;
+    }
+
+    private static RestResponse<ApiError> badRequest(InvalidJobDataException refusal) {
+        return error(Response.Status.BAD_REQUEST, new ApiError("bad_request", refusal.getMessage(), refusal.field()));
     }
 
     static RestResponse<ApiError> error(Response.Status status, ApiError body) {

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.bulk.DatabaseUnavailableException;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
@@ -11,6 +12,7 @@ import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.redis.NotReplicatedException;
 import dev.fencedqueue.redis.RedisUnavailableException;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.worker.InvalidJobDataException;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.core.MediaType;
 import org.jboss.logging.Logger;
@@ -37,7 +39,7 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
 
     /**
      * Maps a failure to the error that answers it. Only the service's own input validation
-     * ({@link InvalidParameterException}) is a 400 here: an {@link IllegalArgumentException} from the service's own
+     * ({@link InvalidParameterException}, {@link InvalidJobDataException}) is a 400 here: an {@link IllegalArgumentException} from the service's own
      * code is a bug, answered 500 and logged.
      *
      * @param failure any failure, must not be {@code null}
@@ -51,6 +53,9 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
             return of(409, ApiError.of("conflict", failure.getMessage()));
         }
         if (failure instanceof InvalidParameterException invalid) {
+            return of(400, new ApiError("bad_request", invalid.getMessage(), invalid.field()));
+        }
+        if (failure instanceof InvalidJobDataException invalid) {
             return of(400, new ApiError("bad_request", invalid.getMessage(), invalid.field()));
         }
         if (failure instanceof JobAccessException refused) {
@@ -69,15 +74,15 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
                     + "; retry, with the same Idempotency-Key"), Map.of("Retry-After", "1"));
         }
         if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {
-            LOG.debugf("Redis unavailable: %s", failure.getMessage());
+            LOG.debugf("Redis unavailable: %s", Failures.describe(failure));
             return of(503, ApiError.REDIS_UNAVAILABLE);
         }
         if (failure instanceof DatabaseUnavailableException) {
-            LOG.debugf("database unavailable: %s", failure.getMessage());
-            return of(503, ApiError.of("unavailable", failure.getMessage()));
+            LOG.debugf("database unavailable: %s", Failures.describe(failure));
+            return of(503, ApiError.of("unavailable", Failures.describe(failure)));
         }
         if (failure instanceof SQLException sql) {
-            LOG.warnf("database call failed: %s (SQL state %s)", sql.getMessage(), sql.getSQLState());
+            LOG.warnf("database call failed: %s (SQL state %s)", Failures.describe(sql), sql.getSQLState());
             return of(503, ApiError.of("unavailable", "the database (PostgreSQL) is unavailable, retry later"));
         }
         LOG.error("unexpected error", failure);

@@ -23,6 +23,11 @@ public class InvalidParameterException extends IllegalArgumentException {
         if (e instanceof InvalidParameterException invalid) {
             return invalid;
         }
+        if (e instanceof dev.fencedqueue.worker.InvalidJobDataException bad) {
+            InvalidParameterException invalid = new InvalidParameterException(bad.field(), bad.getMessage());
+            invalid.initCause(e);
+            return invalid;
+        }
         String message = e.getMessage() == null ? "invalid request" : e.getMessage();
         int open = message.indexOf('`');
         int close = open < 0 ? -1 : message.indexOf('`', open + 1);

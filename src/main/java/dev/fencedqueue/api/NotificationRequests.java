@@ -20,14 +20,15 @@ public final class NotificationRequests {
     /**
      * Body of {@code POST /notifications/channels/{channel}/subscribers}.
      *
-     * @param subscriberIds 1 to 1,000 subscriber ids, each 1 to 128 of {@code A-Z a-z 0-9 . _ : @ -}
+     * @param subscriberIds 1 to 1,000 subscriber ids, each 1 to 128 of {@code A-Z a-z 0-9 . _ : @ -} (a bad one is named
+     *        by its index: {@code subscriberIds[3]})
      */
     public record AddSubscribers(
             @NotNull(message = "`subscriberIds` must be an array of 1 to 1000 subscriber ids")
             @Size(min = 1, max = 1000, message = "`subscriberIds` must hold 1 to 1000 subscriber ids")
-            List<@NotNull(message = "`subscriberIds` must not hold null")
+            List<@NotNull(message = "must be a subscriber id, not null")
                     @Pattern(regexp = "[A-Za-z0-9._:@-]{1,128}",
-                            message = "`subscriberIds` must be 1 to 128 of A-Z a-z 0-9 . _ : @ -") String> subscriberIds) {
+                            message = "must be 1 to 128 of A-Z a-z 0-9 . _ : @ -") String> subscriberIds) {
     }
 
     /**

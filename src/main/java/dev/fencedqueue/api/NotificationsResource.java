@@ -24,6 +24,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
+import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
 import io.smallrye.mutiny.Uni;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -69,6 +70,7 @@ public class NotificationsResource {
     @POST
     @Path("/channels/{channel}/subscribers")
     @Consumes(MediaType.APPLICATION_JSON)
+    @CustomDeserialization(StrictBody.class)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Add subscribers to a channel", description = "Up to 1,000 ids per request; adding an "
             + "existing subscriber again does nothing. Answers how many were new.")
@@ -80,6 +82,7 @@ public class NotificationsResource {
     @POST
     @Path("/channels/{channel}/fan-out")
     @Consumes(MediaType.APPLICATION_JSON)
+    @CustomDeserialization(StrictBody.class)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Notify every subscriber of a channel", description = "202 with the job id and its URLs. "
             + "The job walks the subscribers in chunks (`chunkSize`, default 500), committing each chunk's "

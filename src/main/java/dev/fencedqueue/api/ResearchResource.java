@@ -15,6 +15,7 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ResearchJobs;
 import dev.fencedqueue.research.ResearchRequest;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
+import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.validation.Valid;
@@ -62,6 +63,7 @@ public class ResearchResource {
     @Path("/start")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
+    @CustomDeserialization(StrictBody.class)
     @Operation(summary = "Queue a research job", description = "202 with the job id and its URLs. With an "
             + "Idempotency-Key header, the same key within its TTL returns the same job. 429 with Retry-After when the "
             + "client's address has started fq.research.start-rate-limit jobs in the current window.")

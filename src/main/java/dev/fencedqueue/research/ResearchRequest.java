@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
@@ -19,7 +20,11 @@ public record ResearchRequest(
     /** Longest accepted query, in characters. */
     public static final int MAX_QUERY_LENGTH = 4000;
 
-    /** @param query what to research, as for the canonical constructor; a plain research job */
+    /**
+     * @param query what to research, as for the canonical constructor; a plain research job. Not a JSON creator: a
+     *        JSON string is not a research request, only an object with a {@code query} is
+     */
+    @JsonCreator(mode = JsonCreator.Mode.DISABLED)
     public ResearchRequest(String query) {
         this(query, null);
     }

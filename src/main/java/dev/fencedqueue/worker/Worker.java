@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ShutdownMode;
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
@@ -99,6 +100,11 @@ public final class Worker {
     /** @return the name of the queue this worker runs */
     public String queue() {
         return keys.queue();
+    }
+
+    /** @return the processor whose jobs this worker runs */
+    JobProcessor processor() {
+        return processor;
     }
 
     /** @return the ids of the jobs running on this worker now */
@@ -234,7 +240,7 @@ public final class Worker {
 
     /** Called when a fenced write was rejected: the worker no longer owns the job, so it stops at once. */
     void ownershipLost(ActiveJob job, QueueException reason) {
-        counters.rejected(job, reason.getMessage());
+        counters.rejected(job, Failures.describe(reason));
         context.runOnContext(ignored -> ending.cancel(job, CancelReason.OWNERSHIP_LOST));
     }
 

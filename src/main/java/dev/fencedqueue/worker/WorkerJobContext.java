@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
 import dev.fencedqueue.queue.ChildFailedException;
@@ -70,8 +71,9 @@ final class WorkerJobContext implements JobContext {
         try {
             return json.readValue(active.job().data(), type);
         } catch (IOException e) {
-            throw new UnrecoverableJobException("job `" + jobId() + "` has data that is not a " + type.getSimpleName()
-                    + ": " + e.getMessage(), e);
+            String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException json
+                    ? DataFields.refusal("data", json).getMessage() : Failures.describe(e);
+            throw new UnrecoverableJobException("job `" + jobId() + "` has data its processor cannot read: " + why, e);
         }
     }
 
@@ -212,7 +214,7 @@ final class WorkerJobContext implements JobContext {
                 });
         return fenced("moveToWaitingChildren", write)
                 .onFailure(ChildFailedException.class).transform(failure -> new UnrecoverableJobException(
-                        failure.getMessage(), failure));
+                        Failures.describe(failure), failure));
     }
 
     @Override
@@ -290,7 +292,7 @@ final class WorkerJobContext implements JobContext {
                     emitter.complete(item);
                 }, failure -> {
                     if (meansOwnershipLost(failure)) {
-                        span.refused(what, failure.getMessage());
+                        span.refused(what, Failures.describe(failure));
                         // Answered after the attempt stopped: an event of its span only; the counter and the log say
                         // what stopped a zombie.
                         if (!active.isCancelled()) {

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
@@ -101,7 +102,7 @@ public class WorkerManager {
         }
         LOG.infof("shutting down %d worker(s): %s", workers.size(), config.shutdownMode());
         Uni.join().all(workers.stream().map(this::stop).toList()).andCollectFailures()
-                .onFailure().invoke(failure -> LOG.warnf("a worker did not stop cleanly: %s", failure.getMessage()))
+                .onFailure().invoke(failure -> LOG.warnf("a worker did not stop cleanly: %s", Failures.describe(failure)))
                 .onFailure().recoverWithNull()
                 .await().atMost(config.drainTimeout().plus(Duration.ofSeconds(5)));
     }
@@ -162,6 +163,20 @@ public class WorkerManager {
         config.noopQueue().filter(queue -> !queue.isBlank()).ifPresent(names::add);
         workers.forEach(worker -> names.add(worker.queue()));
         return names;
+    }
+
+    /**
+     * @param queue a queue name
+     * @return the processor this service has for the queue: a {@link JobProcessor} bean's, else the processor of a
+     *         worker created here (the no-op queue's included); empty when none
+     */
+    public java.util.Optional<JobProcessor> processor(String queue) {
+        for (JobProcessor processor : processors) {
+            if (processor.queue().equals(queue)) {
+                return java.util.Optional.of(processor);
+            }
+        }
+        return workers.stream().filter(worker -> worker.queue().equals(queue)).map(Worker::processor).findFirst();
     }
 
     /** @return the workers currently managed */

@@ -1,11 +1,14 @@
 package dev.fencedqueue.api;
 
 import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
 
+import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.testing.RedisTestResource;
@@ -51,10 +54,49 @@ class BadInputTest {
         given().contentType(ContentType.JSON).body("{\"query\": ").post("/research/start")
                 .then().statusCode(400).contentType(ContentType.JSON)
                 .body("error", equalTo("bad_request"))
-                .body("message", containsString("JSON"))
+                .body("message", equalTo("the request body is not valid JSON: it ends too early (line 1, column 11)"))
                 .body(not(containsString("at dev.")));
+        given().contentType(ContentType.JSON).body("{\"query\": x}").post("/research/start")
+                .then().statusCode(400).body("message", startsWith("the request body is not valid JSON: unexpected input"));
         given().contentType(ContentType.JSON).body("[1, 2]").post("/research/start")
-                .then().statusCode(400).body("error", equalTo("bad_request"));
+                .then().statusCode(400).body("error", equalTo("bad_request"))
+                .body("message", equalTo("the request body must be a JSON object"));
+    }
+
+    /** A field the body does not have is refused, naming it: a misspelt option is not silently a default job. */
+    @Test
+    void rejectsAnUnknownFieldNamingIt() {
+        given().contentType(ContentType.JSON).body("{\"query\": \"x\", \"moed\": \"deep\"}").post("/research/start")
+                .then().statusCode(400).body("error", equalTo("bad_request")).body("field", equalTo("moed"))
+                .body("message", equalTo("`moed` is not a known field (known: `mode`, `query`)"));
+        given().contentType(ContentType.JSON).body("{\"message\": \"hi\", \"throttle\": {\"pauseMs\": 5}}")
+                .post("/notifications/channels/no-such-channel/fan-out")
+                .then().statusCode(400).body("field", equalTo("throttle.pauseMs"));
+    }
+
+    /** What a client reads never quotes Jackson, RESTEasy or a Java class. */
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"query\": ", "[1, 2]", "\"text\"", "{\"query\": [1]}", "{\"query\": \"x\", \"a\": 1}", "{\"query\": x}",
+            "{\"query\": \"x\"}}", "nul"})
+    void errorMessagesNeverQuoteLibraryOrJavaInternals(String body) {
+        String message = given().contentType(ContentType.JSON).body(body).post("/research/start")
+                .then().statusCode(400).extract().path("message");
+        assertThat(message).doesNotContain("StreamReadFeature", "Source:", "REDACTED", "dev.fencedqueue", "java.",
+                "Cannot construct", "ResearchRequest", "`start.", "@Consumes");
+    }
+
+    @Test
+    void rejectsAnEmptyBodyNamingTheQuery() {
+        given().contentType(ContentType.JSON).body("").post("/research/start")
+                .then().statusCode(400).body("field", equalTo("query")).body("message", containsString("`query`"));
+    }
+
+    @Test
+    void namesABadListElementByItsIndex() {
+        given().contentType(ContentType.JSON).body(Map.of("subscriberIds", List.of("ada", "grace", "linus", "no spaces")))
+                .post("/notifications/channels/news/subscribers")
+                .then().statusCode(400).body("field", equalTo("subscriberIds[3]"))
+                .body("message", equalTo("`subscriberIds[3]` must be 1 to 128 of A-Z a-z 0-9 . _ : @ -"));
     }
 
     /** No coercion between JSON scalars: a number, a boolean or an object is not a query, a string is not a size. */
@@ -80,13 +122,15 @@ class BadInputTest {
     @Test
     void rejectsMissingBody() {
         given().contentType(ContentType.JSON).post("/research/start")
-                .then().statusCode(400).contentType(ContentType.JSON).body("error", equalTo("bad_request"));
+                .then().statusCode(400).contentType(ContentType.JSON).body("error", equalTo("bad_request"))
+                .body("field", equalTo("query"));
     }
 
     @Test
     void rejectsNonJsonContentType() {
         given().contentType(ContentType.TEXT).body("query=x").post("/research/start")
-                .then().statusCode(415).contentType(ContentType.JSON).body("error", equalTo("unsupported_media_type"));
+                .then().statusCode(415).contentType(ContentType.JSON).body("error", equalTo("unsupported_media_type"))
+                .body("message", startsWith("the request body must be JSON (Content-Type: application/json), was text/plain"));
     }
 
     @Test

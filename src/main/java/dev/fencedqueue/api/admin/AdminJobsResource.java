@@ -11,6 +11,7 @@ import dev.fencedqueue.api.BulkJobViews;
 import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.api.JobEventViews;
 import dev.fencedqueue.api.JobStatusView;
+import dev.fencedqueue.api.StrictBody;
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
@@ -20,6 +21,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.Queues;
+import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -153,6 +155,7 @@ public class AdminJobsResource {
     @PUT
     @Path("/{jobId}/throttle")
     @Consumes(MediaType.APPLICATION_JSON)
+    @CustomDeserialization(StrictBody.class)
     @Operation(summary = "Change a chunked job's throttle", description = "`pauseBetweenChunksMs` and/or "
             + "`maxItemsPerSecond` (null: none); it applies from the job's next chunk, also while it runs. 409 for a "
             + "job that completed or failed, or a queue that is not chunked.")

@@ -6,9 +6,11 @@ import java.util.List;
 import java.util.Set;
 
 import dev.fencedqueue.api.InvalidParameterException;
+import dev.fencedqueue.api.StrictBody;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
+import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -119,6 +121,7 @@ public class AdminQueuesResource {
     @PUT
     @Path("/{queue}/limits")
     @Consumes(MediaType.APPLICATION_JSON)
+    @CustomDeserialization(StrictBody.class)
     @Operation(summary = "Set the queue's fleet-wide limits", description = "Replaces both limits: a null or absent "
             + "`globalConcurrency` or `rateLimit` removes it. Answers the limits now in force.")
     public Uni<QueueLimits> setLimits(@RestPath String queue, QueueLimits limits) {
