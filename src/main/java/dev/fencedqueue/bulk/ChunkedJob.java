@@ -20,6 +20,14 @@ public interface ChunkedJob<I> {
     String queue();
 
     /**
+     * @return the class of this job type's data, checked when such a job is added over the HTTP API (see
+     *         {@link dev.fencedqueue.worker.JobProcessor#dataType()}); empty (the default) for none
+     */
+    default java.util.Optional<Class<?>> dataType() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * @param job the attempt, never {@code null}
      * @return how the job runs (chunk size, initial throttle, single-flight key), from its data
      * @throws dev.fencedqueue.worker.UnrecoverableJobException when the data is unusable

@@ -66,6 +66,12 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         return job.queue();
     }
 
+    /** @return the chunked job's data class ({@link ChunkedJob#dataType()}) */
+    @Override
+    public Optional<Class<?>> dataType() {
+        return job.dataType();
+    }
+
     @Override
     public Uni<Object> process(JobContext context) {
         return new Run(context, job.plan(context)).run();

@@ -45,6 +45,12 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
         return config.queue();
     }
 
+    /** @return {@link FanOut}: a fan-out added over the API is checked as {@code POST .../fan-out} checks it */
+    @Override
+    public java.util.Optional<Class<?>> dataType() {
+        return java.util.Optional.of(FanOut.class);
+    }
+
     @Override
     public ChunkPlan plan(JobContext job) {
         return plan(job.data(FanOut.class));
@@ -52,6 +58,10 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
 
     /** @return how a fan-out runs: its chunk size and throttle, its channel as single-flight key */
     static ChunkPlan plan(FanOut fanOut) {
+        if (fanOut == null) {
+            throw new dev.fencedqueue.worker.UnrecoverableJobException("a fan-out has no data: it needs "
+                    + "{\"channel\", \"message\", \"chunkSize\"}");
+        }
         return new ChunkPlan(fanOut.chunkSize(), fanOut.throttle() == null ? Throttle.NONE : fanOut.throttle(),
                 fanOut.channel());
     }

@@ -53,6 +53,12 @@ public class RedisNotificationFanOut implements RedisChunkedJob<String> {
         return config.queue();
     }
 
+    /** @return {@link FanOut}: a fan-out added over the API is checked as {@code POST .../fan-out} checks it */
+    @Override
+    public java.util.Optional<Class<?>> dataType() {
+        return java.util.Optional.of(FanOut.class);
+    }
+
     @Override
     public ChunkPlan plan(JobContext job) {
         return PostgresNotificationFanOut.plan(job.data(FanOut.class));

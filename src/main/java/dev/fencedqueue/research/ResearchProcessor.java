@@ -1,5 +1,7 @@
 package dev.fencedqueue.research;
 
+import java.util.Optional;
+
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -31,11 +33,18 @@ public class ResearchProcessor implements JobProcessor {
         return config.queue();
     }
 
+    /** @return {@link ResearchRequest}: a job added over the API is checked as {@code POST /research/start} checks it */
+    @Override
+    public Optional<Class<?>> dataType() {
+        return Optional.of(ResearchRequest.class);
+    }
+
     @Override
     public Uni<Object> process(JobContext context) {
         ResearchRequest request = context.data(ResearchRequest.class);
-        if (request.query() == null || request.query().isBlank()) {
-            throw new UnrecoverableJobException("job `" + context.jobId() + "` has no query");
+        if (request == null || request.query() == null || request.query().isBlank()) {
+            throw new UnrecoverableJobException("job `" + context.jobId() + "` has no query: a research job's data "
+                    + "must be {\"query\": \"...\"}");
         }
         return request.deep() ? deep.run(context, request.query())
                 : answers.answer(context, request.query(), true);

@@ -51,6 +51,20 @@ public interface JobProcessor {
     }
 
     /**
+     * The class a job's data must read into, checked when a job is added to this processor's queue over the HTTP API
+     * ({@code POST /admin/flows}, a job scheduler's template at {@code PUT /admin/schedulers/{id}}): the data is read
+     * strictly (no unknown field, no coercion between JSON types; absent data reads as {@code {}}) and checked with the
+     * class's Bean Validation constraints, the same checks as the endpoint that adds such jobs, so that a job that
+     * could never run is refused with {@code 400} naming the field ({@code children[0].data.query}) instead of failing
+     * when it runs. Not asked when a job is added from Java ({@code JobQueue.add}).
+     *
+     * @return the data's class; empty (the default) for data that is not checked at add
+     */
+    default Optional<Class<?>> dataType() {
+        return Optional.empty();
+    }
+
+    /**
      * Runs one attempt of a job.
      *
      * @param context the job and its fenced writes, never {@code null}

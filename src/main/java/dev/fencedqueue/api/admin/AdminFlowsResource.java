@@ -13,6 +13,7 @@ import dev.fencedqueue.queue.FlowNode;
 import dev.fencedqueue.queue.JobOptionsJson;
 import dev.fencedqueue.queue.ParentPolicy;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.worker.AddChecks;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -34,9 +35,13 @@ public class AdminFlowsResource {
     private static final Set<String> FIELDS = Set.of("queue", "name", "data", "options", "key", "policy", "children");
 
     private final Queues queues;
+    private final AddChecks checks;
+    private final QueueOverview overview;
 
-    public AdminFlowsResource(Queues queues) {
+    public AdminFlowsResource(Queues queues, AddChecks checks, QueueOverview overview) {
         this.queues = queues;
+        this.checks = checks;
+        this.overview = overview;
     }
 
     @POST
@@ -45,23 +50,25 @@ public class AdminFlowsResource {
             + "`{\"queue\", \"name\", \"data\", \"options\", \"children\": [jobs]}`, each child also with `key` (its "
             + "id is `<parentId>:<key>`, else its position) and `policy` (`fail`, the default: its failure fails the "
             + "parent; `ignore`; `remove`). Children may use other queues and have children. The parent runs once "
-            + "all its children ended and reads their results. 400 naming the field (`children[1].name`) adds "
-            + "nothing; 201 with the tree of job ids.")
-    public Uni<RestResponse<FlowNode>> add(JsonNode body) {
+            + "all its children ended and reads their results. Each job's `data` is checked as the endpoint that "
+            + "adds such jobs checks it (a research job's as POST /research/start). 400 naming the field "
+            + "(`children[1].name`, `children[0].data.query`) adds nothing; 201 with the tree of job ids, and "
+            + "`warnings` naming each queue of the flow that no instance of this service serves.")
+    public Uni<RestResponse<FlowAdded>> add(JsonNode body) {
         FlowJob flow;
-        try {
-            flow = read(body, "");
-        } catch (IllegalArgumentException e) {
-            throw InvalidParameterException.of(e);
-        }
+        Set<String> unserved;
         Uni<FlowNode> added;
         try {
+            flow = read(body, "");
+            unserved = checks.checkFlow(flow);
             added = queues.flows().producer().add(flow);
         } catch (IllegalArgumentException e) {
             throw InvalidParameterException.of(e);
         }
-        return added.map(node -> RestResponse.ResponseBuilder.<FlowNode>created(URI.create("/admin/queues/"
-                + node.queue() + "/jobs/" + node.jobId())).entity(node).build());
+        List<String> warnings = unserved.stream().map(queue -> checks.unservedWarning(queue).orElseThrow()).toList();
+        return added.call(() -> overview.noteUnserved(unserved)).map(node -> RestResponse.ResponseBuilder
+                .<FlowAdded>created(URI.create("/admin/queues/" + node.queue() + "/jobs/" + node.jobId()))
+                .entity(FlowAdded.of(node, warnings)).build());
     }
 
     /**

@@ -49,11 +49,11 @@ public class AdminQueuesResource {
     }
 
     @GET
-    @Operation(summary = "The queues this instance serves", description = "The research queue and the queues of "
-            + "this instance's workers, each with its job counts, paused flag and limits.")
+    @Operation(summary = "The queues of this service", description = "The research queue and the other queues this "
+            + "service has a processor for (`served: true`), then the queues jobs were added to over the operator API "
+            + "while nothing served them (`served: false`), each with its job counts, paused flag and limits.")
     public Uni<List<QueueView>> list() {
-        return Uni.join().all(overview.servedQueues().stream().map(name -> overview.view(queues.queue(name))).toList())
-                .andFailFast();
+        return overview.list();
     }
 
     @GET

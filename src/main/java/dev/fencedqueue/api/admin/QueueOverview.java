@@ -13,7 +13,6 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueFigures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -22,8 +21,10 @@ import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Reads what the operator API shows of a queue: its job counts, paused flag and limits, and which queues
- * this instance serves (the research queue and the queues of its workers).
+ * Reads what the operator API shows of a queue: its job counts, paused flag and limits, and which queues it lists:
+ * those this service serves (the research queue, the queues of its processors and of this instance's workers), and
+ * the queues the operator API added jobs to while nothing served them ({@code <prefix>:unserved-queues}), as long as
+ * they hold keys.
  */
 @ApplicationScoped
 public class QueueOverview {
@@ -32,22 +33,64 @@ public class QueueOverview {
     private final String researchQueue;
     private final String chunkedQueue;
     private final WorkerManager workers;
+    private final String unservedKey;
 
     public QueueOverview(Queues queues, ResearchConfig research, BulkConfig bulk, WorkerManager workers) {
         this.queues = queues;
         this.researchQueue = research.queue();
         this.chunkedQueue = bulk.queue();
         this.workers = workers;
+        this.unservedKey = queues.keyPrefix() + ":unserved-queues";
     }
 
-    /** @return the names of the queues this instance serves, the research queue first, the others sorted */
+    /**
+     * @return the names of the queues this service serves (it has a processor for them, see
+     *         {@link WorkerManager#processedQueues()}), the research queue first, the others sorted
+     */
     public List<String> servedQueues() {
-        TreeSet<String> others = new TreeSet<>();
-        for (Worker worker : workers.workers()) {
-            others.add(worker.queue());
-        }
+        TreeSet<String> others = new TreeSet<>(workers.processedQueues());
         others.remove(researchQueue);
         return java.util.stream.Stream.concat(java.util.stream.Stream.of(researchQueue), others.stream()).toList();
+    }
+
+    /**
+     * @return the served queues ({@link #servedQueues()}), then the queues jobs were added to while nothing served
+     *         them ({@link #noteUnserved}) that still hold keys, sorted, each with {@code served: false}; a noted
+     *         queue that is now served, or holds no key any more, is forgotten
+     */
+    public Uni<List<QueueView>> list() {
+        List<String> served = servedQueues();
+        return queues.redis().send(Request.cmd(Command.SMEMBERS).arg(unservedKey)).chain(members -> {
+            List<Uni<QueueView>> views = new java.util.ArrayList<>();
+            served.forEach(name -> views.add(view(queues.queue(name))));
+            TreeSet<String> noted = new TreeSet<>();
+            members.forEach(member -> noted.add(member.toString()));
+            for (String name : noted) {
+                JobQueue queue = queues.lookup(name);
+                views.add(served.contains(name) ? forget(name).replaceWith((QueueView) null)
+                        : hasKeys(queue).chain(exists -> exists ? view(queue) : forget(name).replaceWith((QueueView) null)));
+            }
+            return Uni.join().all(views).andFailFast();
+        }).map(views -> views.stream().filter(java.util.Objects::nonNull).toList());
+    }
+
+    /**
+     * Notes queues that jobs were added to while nothing served them, so that {@link #list()} shows them.
+     *
+     * @param names queue names (valid ones), may be empty
+     * @return completes once noted
+     */
+    public Uni<Void> noteUnserved(java.util.Collection<String> names) {
+        if (names.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        Request add = Request.cmd(Command.SADD).arg(unservedKey);
+        names.forEach(add::arg);
+        return queues.redis().send(add).replaceWithVoid();
+    }
+
+    private Uni<Void> forget(String name) {
+        return queues.redis().send(Request.cmd(Command.SREM).arg(unservedKey).arg(name)).replaceWithVoid();
     }
 
     /**
@@ -74,14 +117,19 @@ public class QueueOverview {
         if (servedQueues().contains(queue.name())) {
             return view(queue);
         }
+        return hasKeys(queue).chain(exists -> exists ? view(queue)
+                : Uni.createFrom().failure(new UnknownQueueException(queue.name())));
+    }
+
+    /** @return whether the queue has at least one of its queue-level keys in Redis */
+    private Uni<Boolean> hasKeys(JobQueue queue) {
         QueueKeys keys = queue.keys();
         Request exists = Request.cmd(Command.EXISTS);
         for (String key : List.of(keys.meta(), keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(),
-                keys.completed(), keys.failed(), keys.idCounter(), keys.events())) {
+                keys.waitingChildren(), keys.completed(), keys.failed(), keys.idCounter(), keys.events())) {
             exists.arg(key);
         }
-        return queues.redis().send(exists).chain(count -> count.toLong() > 0 ? view(queue)
-                : Uni.createFrom().failure(new UnknownQueueException(queue.name())));
+        return queues.redis().send(exists).map(count -> count.toLong() > 0);
     }
 
     /**

@@ -8,7 +8,9 @@ import dev.fencedqueue.queue.QueueFigures;
  * One queue as the operator API shows it.
  *
  * @param queue the queue name
- * @param served whether this instance serves it (the research queue, or a queue one of its workers runs)
+ * @param served whether this service has a processor for it (the research queue, the fan-out queue, the no-op queue,
+ *        a queue a worker of this instance runs); {@code false} for a queue jobs were added to while nothing served
+ *        it: they wait until a worker for it starts
  * @param paused whether the queue is paused for the whole fleet
  * @param counts jobs per state: {@code waiting}, {@code paused} (ready jobs of a paused queue),
  *        {@code prioritized}, {@code delayed}, {@code active}, {@code completed}, {@code failed} (aborted

@@ -4,6 +4,7 @@ import static dev.fencedqueue.api.admin.AdminApi.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
 
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +36,7 @@ class FlowsApiTest {
                 "children", List.of(Map.of("queue", queue, "name", "research", "key", "north",
                         "data", Map.of("query", "the north")),
                         Map.of("queue", queue, "name", "research", "key", "south", "data", Map.of("query", "the south")))))
-                .post("/admin/flows").then().statusCode(201).body("jobId", equalTo(root));
+                .post("/admin/flows").then().statusCode(201).body("jobId", equalTo(root)).body("warnings", nullValue());
 
         String path = "/admin/queues/" + queue + "/jobs/";
         JsonPath parent = await().atMost(Duration.ofSeconds(30)).until(
@@ -53,5 +54,22 @@ class FlowsApiTest {
         admin().contentType(ContentType.JSON).body(Map.of("queue", queue, "name", "research", "children",
                 List.of(Map.of("queue", queue, "name", "research", "options", Map.of("backoff", Map.of("type", "cubic"))))))
                 .post("/admin/flows").then().statusCode(400).body("field", equalTo("children[0].options.backoff.type"));
+    }
+
+    /**
+     * A research job's data is checked as {@code POST /research/start} checks it, in the packaged service too: a
+     * deep-research parent without a query is refused at the door, not failed later with a Java message.
+     */
+    @Test
+    void refusesAResearchFlowWithoutAQueryNamingTheField() {
+        String queue = admin().get("/admin/queues").then().statusCode(200).extract().path("[0].queue");
+        admin().contentType(ContentType.JSON).body(Map.of("queue", queue, "name", "deep-research", "children",
+                List.of(Map.of("queue", queue, "name", "research", "data", Map.of("query", " ")))))
+                .post("/admin/flows").then().statusCode(400).body("field", equalTo("data.query"))
+                .body("message", equalTo("`data.query` must not be blank"));
+        admin().contentType(ContentType.JSON).body(Map.of("queue", queue, "name", "deep-research",
+                "data", Map.of("query", "q", "mode", "deep"), "children", List.of(Map.of("queue", queue,
+                        "name", "research", "data", Map.of("query", "x", "moed", "deep")))))
+                .post("/admin/flows").then().statusCode(400).body("field", equalTo("children[0].data.moed"));
     }
 }

@@ -1,0 +1,24 @@
+package dev.fencedqueue.api.admin;
+
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.fencedqueue.queue.FlowNode;
+
+/**
+ * The answer to {@code POST /admin/flows} (201): the flow's root as added, with its children's ids, and what the
+ * operator should know about it.
+ *
+ * @param queue the root's queue
+ * @param jobId the root's id
+ * @param children its children, in the order given (each {@code {"queue", "jobId", "children"}})
+ * @param warnings one per queue of the flow that no instance of this service serves (its jobs wait until a worker
+ *        for it starts); absent when there is none
+ */
+public record FlowAdded(String queue, String jobId, List<FlowNode> children,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> warnings) {
+
+    static FlowAdded of(FlowNode root, List<String> warnings) {
+        return new FlowAdded(root.queue(), root.jobId(), root.children(), List.copyOf(warnings));
+    }
+}
