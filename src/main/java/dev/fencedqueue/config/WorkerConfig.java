@@ -76,6 +76,14 @@ public interface WorkerConfig {
     Duration schedulerMissedAfter();
 
     /**
+     * The shortest {@code every} a job scheduler may be given over the operator API ({@code PUT /admin/schedulers/{id}}):
+     * a scheduler produces a job per tick, stored, run and retained like any other, so a shorter interval floods the
+     * queue rather than schedules it. A shorter {@code every} is refused with 400 naming {@code every}.
+     */
+    @WithDefault("1s")
+    Duration schedulerMinEvery();
+
+    /**
      * A queue this instance also serves with a no-op processor, which completes each job at once without work
      * (its {@code returnValue} is {@code null}). It measures what the queue itself costs on a deployment, with no
      * LLM or database in the way (the benchmark's native and JVM throughput), and smoke-tests a new deployment's

@@ -1,6 +1,6 @@
 package dev.fencedqueue.queue;
 
-import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Locale;
 
@@ -14,19 +14,19 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param id the scheduler's id: 1 to 128 of {@code A-Z a-z 0-9 . _ ~ -}
  * @param pattern a cron expression of 5 fields (Unix: minute hour day-of-month month day-of-week) or 6 (seconds
  *        first), read by cron-utils; {@code null} with {@code every}
- * @param tz the time zone the pattern is read in (an IANA id), UTC by default
+ * @param tz the time zone the pattern is read in (an IANA id, as given), UTC by default
  * @param every the fixed interval between ticks, ms (at least 1); {@code null} with {@code pattern}
- * @param startDate no tick before it; {@code null} for none (an {@code every} scheduler then counts from its
- *        creation)
- * @param endDate no tick after it; {@code null} for none
+ * @param startDate no tick before it, with the offset it was given in; {@code null} for none (an {@code every}
+ *        scheduler then counts from its creation)
+ * @param endDate no tick after it, with the offset it was given in; {@code null} for none
  * @param limit most ticks that produce a job; {@code null} for no limit
  * @param missed what a tick missed while no instance ran does (see {@link Missed})
  * @param overlap for a template with a single-flight key: what a tick does while the previous job with that key runs
  * @param anchor when an {@code every} scheduler counts from: its {@code startDate}, else when it was created (ms)
  * @param template the job each tick produces
  */
-public record JobScheduler(String id, String pattern, ZoneId tz, Long every, Instant startDate, Instant endDate,
-        Integer limit, Missed missed, Overlap overlap, long anchor, Template template) {
+public record JobScheduler(String id, String pattern, ZoneId tz, Long every, OffsetDateTime startDate,
+        OffsetDateTime endDate, Integer limit, Missed missed, Overlap overlap, long anchor, Template template) {
 
     /** @return this scheduler counting its interval from {@code value} (ms since the epoch) */
     public JobScheduler withAnchor(long value) {

@@ -1,9 +1,9 @@
 package dev.fencedqueue.queue;
 
 import java.time.DateTimeException;
-import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Iterator;
 import java.util.Set;
 
@@ -23,6 +23,8 @@ public final class JobSchedulerJson {
     private static final Set<String> FIELDS = Set.of("pattern", "every", "tz", "startDate", "endDate", "limit", "missed",
             "overlap", "template", "id", "anchor");
     private static final Set<String> TEMPLATE = Set.of("queue", "name", "data", "options");
+    /** The time zone of a pattern given none, shown as {@code UTC} (not {@code Z}). */
+    private static final ZoneId UTC = ZoneId.of("UTC");
 
     private JobSchedulerJson() {
     }
@@ -67,7 +69,7 @@ public final class JobSchedulerJson {
             }
             every = everyNode.asLong();
         }
-        ZoneId tz = ZoneOffset.UTC;
+        ZoneId tz = UTC;
         String zone = text(body, "tz");
         if (zone != null) {
             if (every != null) {
@@ -79,9 +81,9 @@ public final class JobSchedulerJson {
                 throw new IllegalArgumentException("`tz` must be an IANA time zone (Europe/Berlin), was " + zone, e);
             }
         }
-        Instant start = instant(body, "startDate");
-        Instant end = instant(body, "endDate");
-        if (start != null && end != null && end.isBefore(start)) {
+        OffsetDateTime start = instant(body, "startDate");
+        OffsetDateTime end = instant(body, "endDate");
+        if (start != null && end != null && end.toInstant().isBefore(start.toInstant())) {
             throw new IllegalArgumentException("`endDate` must not be before `startDate`");
         }
         Integer limit = null;
@@ -108,9 +110,23 @@ public final class JobSchedulerJson {
                 throw new IllegalArgumentException("`overlap` " + e.getMessage(), e);
             }
         }
-        long anchor = start != null ? start.toEpochMilli() : nowMs;
+        long anchor = start != null ? start.toInstant().toEpochMilli() : nowMs;
         return new JobScheduler(id, pattern, tz, every, start, end, limit, missed, overlap, anchor,
                 template(body.get("template"), keyPrefix));
+    }
+
+    /**
+     * The checks a new or changed scheduler gets beyond {@link #read}'s (a stored one was checked when it was written,
+     * and is read as it is): its pattern matches some date.
+     *
+     * @param scheduler a scheduler {@link #read} from a request
+     * @throws IllegalArgumentException naming the field: {@code pattern} for one that never matches ({@code 0 0 31 2 *})
+     */
+    static void checkNew(JobScheduler scheduler) {
+        if (scheduler.pattern() != null && !SchedulerTicks.everMatches(scheduler.pattern())) {
+            throw new IllegalArgumentException("`pattern` never matches a date, so the scheduler would never tick: "
+                    + scheduler.pattern());
+        }
     }
 
     /**
@@ -138,10 +154,10 @@ public final class JobSchedulerJson {
             node.put("every", scheduler.every());
         }
         if (scheduler.startDate() != null) {
-            node.put("startDate", scheduler.startDate().toString());
+            node.put("startDate", text(scheduler.startDate()));
         }
         if (scheduler.endDate() != null) {
-            node.put("endDate", scheduler.endDate().toString());
+            node.put("endDate", text(scheduler.endDate()));
         }
         if (scheduler.limit() != null) {
             node.put("limit", scheduler.limit());
@@ -193,16 +209,21 @@ public final class JobSchedulerJson {
         return value.asText();
     }
 
-    private static Instant instant(JsonNode node, String field) {
+    private static OffsetDateTime instant(JsonNode node, String field) {
         String value = text(node, field);
         if (value == null) {
             return null;
         }
         try {
-            return Instant.parse(value);
+            return OffsetDateTime.parse(value);
         } catch (DateTimeException e) {
-            throw new IllegalArgumentException("`" + field + "` must be an ISO-8601 instant (2026-12-01T00:00:00Z), was "
-                    + value, e);
+            throw new IllegalArgumentException("`" + field + "` must be an ISO-8601 instant with its offset "
+                    + "(2026-12-01T00:00:00Z, 2026-12-01T09:00:00+01:00), was " + value, e);
         }
+    }
+
+    /** @return a date-time as ISO-8601 with its offset, seconds always written ({@code 2026-12-01T09:00:00+01:00}) */
+    static String text(OffsetDateTime value) {
+        return value.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
     }
 }

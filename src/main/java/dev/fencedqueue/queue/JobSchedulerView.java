@@ -10,13 +10,15 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param queue the queue it produces jobs in
  * @param pattern its cron pattern, or absent
  * @param every its interval, ms, or absent
- * @param tz the time zone of its pattern, or absent
- * @param startDate no tick before it (ISO-8601), or absent
- * @param endDate no tick after it, or absent
+ * @param tz the time zone of its pattern, as given ({@code Europe/Berlin}; {@code UTC} when none was), or absent
+ * @param startDate no tick before it (ISO-8601 with the offset it was given in), or absent
+ * @param endDate no tick after it, as {@code startDate}, or absent
  * @param limit most ticks that produce a job, or absent
  * @param missed {@code run-once} or {@code skip}
  * @param overlap {@code skip} or {@code refuse}
  * @param next its next tick, ms since the epoch, or absent (paused, ended)
+ * @param nextAt the same tick as ISO-8601 in the scheduler's time zone ({@code 2026-12-07T07:00:00+01:00}; UTC for an
+ *        {@code every} scheduler), or absent
  * @param paused whether it is paused
  * @param ticks jobs it produced so far
  * @param lastJobId the last job it produced, or absent
@@ -30,7 +32,20 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSchedulerView(String id, String queue, String pattern, Long every, String tz, String startDate,
-        String endDate, Integer limit, String missed, String overlap, Long next, boolean paused, long ticks,
+        String endDate, Integer limit, String missed, String overlap, Long next, String nextAt, boolean paused, long ticks,
         String lastJobId, String lastJobState, Long skipped, String skippedBecause, Long refused,
         String refusedReason, JsonNode template) {
+
+    /**
+     * @param next a tick, ms since the epoch, or {@code null}
+     * @param tz the scheduler's time zone (an IANA id), {@code null} for UTC
+     * @return the tick as ISO-8601 in that zone ({@code 2026-12-07T07:00:00+01:00}), or {@code null} for none
+     */
+    static String nextAt(Long next, String tz) {
+        if (next == null) {
+            return null;
+        }
+        java.time.ZoneId zone = tz == null ? java.time.ZoneOffset.UTC : java.time.ZoneId.of(tz);
+        return JobSchedulerJson.text(java.time.Instant.ofEpochMilli(next).atZone(zone).toOffsetDateTime());
+    }
 }

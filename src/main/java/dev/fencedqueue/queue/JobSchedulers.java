@@ -39,11 +39,15 @@ public final class JobSchedulers {
      *
      * @param id the scheduler's id
      * @param body its spec (see {@link JobSchedulerJson})
-     * @return its view; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
-     * @throws IllegalArgumentException naming the field at fault; nothing is written then
+     * @return its view; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable,
+     *         and with an {@link IllegalArgumentException} naming {@code endDate} when the scheduler has no tick left
+     *         (nothing is written then)
+     * @throws IllegalArgumentException naming the field at fault ({@code pattern} for one that never matches a date);
+     *         nothing is written then
      */
     public Uni<JobSchedulerView> upsert(String id, JsonNode body) {
-        JobSchedulerJson.read(id, body, 0, queues.keyPrefix()); // checks the body before anything is read or written
+        // Checks the body before anything is read or written.
+        JobSchedulerJson.checkNew(JobSchedulerJson.read(id, body, 0, queues.keyPrefix()));
         return redisTime().chain(now -> queueOf(id).chain(previous -> {
             Uni<JobScheduler> existing = previous == null ? Uni.createFrom().nullItem() : stored(previous, id);
             return existing.chain(before -> {
@@ -55,6 +59,10 @@ public final class JobSchedulers {
                 Uni<Void> moved = previous == null || previous.equals(keys.queue()) ? Uni.createFrom().voidItem()
                         : remove(queues.keys(previous), id).replaceWithVoid();
                 OptionalLong next = SchedulerTicks.next(scheduler, now);
+                if (next.isEmpty() && scheduler.endDate() != null) {
+                    throw new IllegalArgumentException("`endDate` is past the scheduler's last tick, so it would never "
+                            + "tick: " + JobSchedulerJson.text(scheduler.endDate()));
+                }
                 return moved.chain(() -> queues.scripts().run(LuaScript.UPSERT_SCHEDULER, stateKeys(keys, id),
                         List.of(id, JobSchedulerJson.write(scheduler).toString(), Long.toString(next.orElse(-1)))))
                         .chain(() -> queues.redis().send(Request.cmd(Command.HSET).arg(index).arg(id).arg(keys.queue())))
@@ -251,11 +259,13 @@ public final class JobSchedulers {
             Uni<String> lastState = lastJobId == null ? Uni.createFrom().nullItem()
                     : queues.redis().send(Request.cmd(Command.HGET).arg(keys.job(lastJobId)).arg("state"))
                             .map(reply -> reply == null ? null : reply.toString());
+            String tz = "Z".equals(text(stored, "tz")) ? "UTC" : text(stored, "tz"); // "Z": written by older versions
+            Long nextTick = all.getItem2() == null ? null : all.getItem2().toLong();
             return lastState.map(lastJobState -> new JobSchedulerView(id, keys.queue(), text(stored, "pattern"),
-                    stored.has("every") ? stored.get("every").asLong() : null, text(stored, "tz"),
+                    stored.has("every") ? stored.get("every").asLong() : null, tz,
                     text(stored, "startDate"), text(stored, "endDate"),
                     stored.has("limit") ? stored.get("limit").asInt() : null, text(stored, "missed"),
-                    text(stored, "overlap"), all.getItem2() == null ? null : all.getItem2().toLong(),
+                    text(stored, "overlap"), nextTick, JobSchedulerView.nextAt(nextTick, tz),
                     "1".equals(fields.get("paused")), Long.parseLong(fields.getOrDefault("ticks", "0")), lastJobId,
                     lastJobState, fields.containsKey("skipped") ? Long.valueOf(fields.get("skipped")) : null,
                     fields.get("skippedBecause"), fields.containsKey("refused") ? Long.valueOf(fields.get("refused"))

@@ -49,6 +49,16 @@ public final class SchedulerTicks {
     }
 
     /**
+     * @param pattern a valid cron expression ({@link #parse})
+     * @return whether it matches any date at all: {@code 0 0 31 2 *} (February 31st) and {@code 0 0 31 4 *} never do
+     *         (a pattern has no year, so one that matches once matches again)
+     */
+    public static boolean everMatches(String pattern) {
+        return ExecutionTime.forCron(parse(pattern)).nextExecution(Instant.EPOCH.atZone(java.time.ZoneOffset.UTC))
+                .isPresent();
+    }
+
+    /**
      * @param scheduler the scheduler
      * @param afterMs a time, ms since the epoch
      * @return its first tick strictly after {@code afterMs} (and not before its {@code startDate}), ms since the epoch;
@@ -57,7 +67,7 @@ public final class SchedulerTicks {
     public static OptionalLong next(JobScheduler scheduler, long afterMs) {
         long after = afterMs;
         if (scheduler.startDate() != null) {
-            after = Math.max(after, scheduler.startDate().toEpochMilli() - 1);
+            after = Math.max(after, scheduler.startDate().toInstant().toEpochMilli() - 1);
         }
         long tick;
         if (scheduler.every() != null) {
@@ -72,7 +82,7 @@ public final class SchedulerTicks {
             }
             tick = next.get().toInstant().toEpochMilli();
         }
-        if (scheduler.endDate() != null && tick > scheduler.endDate().toEpochMilli()) {
+        if (scheduler.endDate() != null && tick > scheduler.endDate().toInstant().toEpochMilli()) {
             return OptionalLong.empty();
         }
         return OptionalLong.of(tick);

@@ -33,7 +33,8 @@ class SchedulerProcessIT {
 
     @Test
     void twoProcessesProduceOneJobPerTickAndAKilledOneLosesNoneAndDoublesNone() {
-        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE);
+        // A tick every 300 ms, below the operator API's sane minimum (1 s), so that many ticks pass quickly.
+        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE, "fq.worker.scheduler-min-every", "100ms");
         ServiceProcess a = fleet.launch("proc-A", config, ENVIRONMENT);
         ServiceProcess b = fleet.launch("proc-B", config, ENVIRONMENT);
         admin(a).contentType(ContentType.JSON).body(Map.of("every", EVERY, "template", Map.of("queue", QUEUE,

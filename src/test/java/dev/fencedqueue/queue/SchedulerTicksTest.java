@@ -54,10 +54,18 @@ class SchedulerTicksTest {
     }
 
     @Test
+    void knowsAPatternThatNeverMatchesADate() {
+        assertThat(SchedulerTicks.everMatches("0 0 31 2 *")).as("February 31st").isFalse();
+        assertThat(SchedulerTicks.everMatches("0 0 31 4 *")).as("April 31st").isFalse();
+        assertThat(SchedulerTicks.everMatches("0 0 29 2 *")).as("February 29th, in leap years").isTrue();
+        assertThat(SchedulerTicks.everMatches("*/5 * * * * *")).isTrue();
+    }
+
+    @Test
     void anIntervalCountsFromItsAnchorWithinItsStartAndEndDates() {
         long anchor = Instant.parse("2026-11-25T10:00:00Z").toEpochMilli();
         JobScheduler every = new JobScheduler("s", null, ZoneOffset.UTC, 60_000L, null,
-                Instant.parse("2026-11-25T10:03:00Z"), null, JobScheduler.Missed.SKIP, JobScheduler.Overlap.REFUSE,
+                java.time.OffsetDateTime.parse("2026-11-25T10:03:00Z"), null, JobScheduler.Missed.SKIP, JobScheduler.Overlap.REFUSE,
                 anchor, template());
 
         assertThat(ticks(every, Instant.parse("2026-11-25T09:00:00Z"), 5)).containsExactly(
@@ -66,7 +74,7 @@ class SchedulerTicksTest {
         assertThat(SchedulerTicks.next(every, Instant.parse("2026-11-25T10:01:30Z").toEpochMilli()))
                 .hasValue(Instant.parse("2026-11-25T10:02:00Z").toEpochMilli());
         JobScheduler starting = new JobScheduler("s", "0 * * * *", ZoneOffset.UTC, null,
-                Instant.parse("2026-12-01T00:00:00Z"), null, null, JobScheduler.Missed.SKIP, JobScheduler.Overlap.REFUSE,
+                java.time.OffsetDateTime.parse("2026-12-01T00:00:00Z"), null, null, JobScheduler.Missed.SKIP, JobScheduler.Overlap.REFUSE,
                 0, template());
         assertThat(SchedulerTicks.next(starting, Instant.parse("2026-11-25T10:00:00Z").toEpochMilli()))
                 .as("its start date is its first tick").hasValue(Instant.parse("2026-12-01T00:00:00Z").toEpochMilli());

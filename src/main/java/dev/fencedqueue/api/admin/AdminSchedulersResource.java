@@ -1,13 +1,16 @@
 package dev.fencedqueue.api.admin;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
+import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.JobSchedulerView;
 import dev.fencedqueue.queue.JobSchedulers;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.worker.AddChecks;
 import dev.fencedqueue.worker.WorkerManager;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -36,28 +39,46 @@ public class AdminSchedulersResource {
 
     private final JobSchedulers schedulers;
     private final WorkerManager workers;
+    private final AddChecks checks;
+    private final Duration minEvery;
 
-    public AdminSchedulersResource(Queues queues, WorkerManager workers) {
+    public AdminSchedulersResource(Queues queues, WorkerManager workers, AddChecks checks, WorkerConfig config) {
         this.schedulers = queues.schedulers();
         this.workers = workers;
+        this.checks = checks;
+        this.minEvery = config.schedulerMinEvery();
     }
 
     @PUT
     @Path("/{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Creates or changes a job scheduler", description = "Body: exactly one of `pattern` (cron, 5 "
-            + "or 6 fields, read in `tz`, an IANA time zone, default UTC) or `every` (ms); optional `startDate`, "
-            + "`endDate` (ISO-8601 instants), `limit` (ticks), `missed` (`run-once` | `skip`, default), `overlap` "
-            + "(`skip` | `refuse`, default); `template`: `{\"queue\", \"name\", \"data\", \"options\"}`. Each tick "
-            + "produces one job, `<id>:<tick>`, fleet-wide. A change applies from now on. 400 naming the field.")
+            + "or 6 fields, read in `tz`, an IANA time zone, default UTC; one that never matches a date is refused) or "
+            + "`every` (ms, at least fq.worker.scheduler-min-every, 1 s by default); optional `startDate`, `endDate` "
+            + "(ISO-8601 with an offset), `limit` (ticks), `missed` (`run-once` | `skip`, default), `overlap` (`skip` | "
+            + "`refuse`, default); `template`: `{\"queue\", \"name\", \"data\", \"options\"}`, its queue served by "
+            + "this service and its data checked as the endpoint that adds such jobs checks it. Each tick produces "
+            + "one job, `<id>:<tick>`, fleet-wide. A change applies from now on. 400 naming the field "
+            + "(`template.data.chunkSize`).")
     public Uni<JobSchedulerView> upsert(@RestPath String id, JsonNode body) {
-        JsonNode queue = body == null ? null : body.path("template").path("queue");
+        JsonNode template = body == null ? null : body.path("template");
+        JsonNode queue = template == null ? null : template.path("queue");
         if (queue != null && queue.isTextual() && !workers.processedQueues().contains(queue.asText())) {
             throw new InvalidParameterException("template.queue", "`template.queue` has no processor in this service "
                     + "(one of " + workers.processedQueues() + "), was " + queue.asText());
         }
+        JsonNode every = body == null ? null : body.get("every");
+        if (every != null && every.isIntegralNumber() && every.asLong() >= 1 && every.asLong() < minEvery.toMillis()) {
+            throw new InvalidParameterException("every", "`every` must be at least " + minEvery.toMillis() + " ms ("
+                    + "fq.worker.scheduler-min-every): each tick adds a job, a shorter interval floods the queue; was "
+                    + every.asLong());
+        }
         try {
-            return schedulers.upsert(id, body);
+            if (queue != null && queue.isTextual()) {
+                checks.checkData(queue.asText(), template.get("data"), "template.data");
+            }
+            return schedulers.upsert(id, body).onFailure(IllegalArgumentException.class)
+                    .transform(e -> InvalidParameterException.of((IllegalArgumentException) e));
         } catch (IllegalArgumentException e) {
             throw InvalidParameterException.of(e);
         }
