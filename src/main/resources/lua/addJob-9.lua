@@ -26,7 +26,8 @@
   ARGV[8]  priority (0 = none, lower runs first)
   ARGV[9]  lifo ('1' | '0')
   ARGV[10] keep a per-job event stream ('1' | '0')
-  ARGV[11] idempotency key; '' for none
+  ARGV[11] idempotency key; '' for none. Its key holds '<jobId> <sha1 of name and data>' (older versions wrote the
+           job id alone, which any request matches)
   ARGV[12] idempotency key time to live (ms)
   ARGV[13] retention once completed, '<count>,<age ms>' (-1 = no limit); '' keeps the job
   ARGV[14] retention once failed, same form
@@ -42,8 +43,9 @@
   ARGV[24...] two per child, for a parent added with its children: the child's job key, its spec (JSON)
 
   Returns {jobId, code}: 1 the job was added; 0 it already existed (same job id, or an idempotency key
-  still within its time to live); 2 it was deduplicated (a job with the same deduplication id is live,
-  and its id is returned).
+  still within its time to live, given with the same name and data); 2 it was deduplicated (a job with the same
+  deduplication id is live, and its id is returned); -15 nothing was added: the idempotency key is within its time to
+  live for another request (another name or data), and the id of the job it was first used for is returned.
 ]]
 --- @include "nowMs"
 --- @include "pushReady"

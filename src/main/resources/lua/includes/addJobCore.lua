@@ -3,12 +3,19 @@
 -- Returns what addJob returns. Needs the includes nowMs, pushReady, scheduleDelayed and queueEvent.
 local function addJobCore(K, A)
     local prefix = A[1]
-    local idempotencyRef
+    local idempotencyRef, fingerprint
     if A[11] ~= '' then
+        -- The key holds '<jobId> <fingerprint>': the same key with another request is refused, not answered with the
+        -- earlier job. A key written by an older version holds the job id alone, and matches any request.
         idempotencyRef = prefix .. 'idempotency:' .. A[11]
+        fingerprint = redis.sha1hex(A[3] .. '\n' .. A[4])
         local existing = redis.call('GET', idempotencyRef)
         if existing then
-            return {existing, 0}
+            local existingId, stored = string.match(existing, '^(%S+) (%x+)$')
+            if not existingId then
+                return {existing, 0}
+            end
+            return {existingId, stored == fingerprint and 0 or -15}
         end
     end
     local dedupRef
@@ -84,7 +91,7 @@ local function addJobCore(K, A)
     end
     redis.call('HSET', jobKey, unpack(fields))
     if idempotencyRef then
-        redis.call('SET', idempotencyRef, jobId, 'PX', A[12])
+        redis.call('SET', idempotencyRef, jobId .. ' ' .. fingerprint, 'PX', A[12])
     end
     if dedupRef then
         if tonumber(A[16]) > 0 then

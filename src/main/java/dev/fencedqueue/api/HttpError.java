@@ -6,6 +6,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.bulk.DatabaseUnavailableException;
+import dev.fencedqueue.queue.IdempotencyKeyReusedException;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobStateConflictException;
@@ -20,7 +21,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 /**
  * One HTTP error: its status, its JSON body and its headers. {@link #of} is the one mapping from the service's
- * exceptions to the errors of the HTTP API (400 for bad input, 401/403, 404, 409, 429, 503; 500 for anything else,
+ * exceptions to the errors of the HTTP API (400 for bad input, 401/403, 404, 409, 422, 429, 503; 500 for anything else,
  * never with a stack trace); the REST exception mappers ({@link ApiExceptionMappers}) and the SSE routes
  * ({@link JobStreamRoutes}) both answer through it.
  *
@@ -51,6 +52,9 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
         }
         if (failure instanceof JobFinishedException || failure instanceof JobStateConflictException) {
             return of(409, ApiError.of("conflict", failure.getMessage()));
+        }
+        if (failure instanceof IdempotencyKeyReusedException) {
+            return of(422, ApiError.of("idempotency_key_reused", failure.getMessage()));
         }
         if (failure instanceof InvalidParameterException invalid) {
             return of(400, new ApiError("bad_request", invalid.getMessage(), invalid.field()));

@@ -65,7 +65,8 @@ public class ResearchResource {
     @Produces(MediaType.APPLICATION_JSON)
     @CustomDeserialization(StrictBody.class)
     @Operation(summary = "Queue a research job", description = "202 with the job id and its URLs. With an "
-            + "Idempotency-Key header, the same key within its TTL returns the same job. 429 with Retry-After when the "
+            + "Idempotency-Key header, the same key with the same body within its TTL returns the same job "
+            + "(`created: false`), with another body 422. 429 with Retry-After when the "
             + "client's address has started fq.research.start-rate-limit jobs in the current window.")
     public Uni<RestResponse<StartResponse>> start(
             @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,

@@ -58,13 +58,14 @@ public class JobQueue {
 
     /**
      * Adds a job (BullMQ's {@code Queue.add}). When {@code options.jobId()} names an existing job, or
-     * {@code options.idempotencyKey()} was used within its time to live, or a job with the same
-     * deduplication id is live, nothing is added and the existing job's id is returned.
+     * {@code options.idempotencyKey()} was used within its time to live for the same name and data, or a job with the
+     * same deduplication id is live, nothing is added and the existing job's id is returned.
      *
      * @param name the job name, must not be blank
      * @param data the job's data, serialized to JSON with Jackson; may be {@code null}
      * @param options the job options, must not be {@code null}
-     * @return the job id and whether the job was created
+     * @return the job id and whether the job was created; fails with {@link IdempotencyKeyReusedException} when the
+     *         idempotency key was used within its time to live for another name or data (nothing is added)
      * @throws IllegalArgumentException when {@code name} is blank, {@code options} is {@code null} or
      *         {@code data} cannot be serialized
      */
@@ -106,8 +107,14 @@ public class JobQueue {
     }
 
     private Uni<AddResult> runAddJob(List<String> args) {
-        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addJob.keys(), args)
-                .map(reply -> AddResult.of(reply.get(0).toString(), reply.get(1).toInteger()));
+        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addJob.keys(), args).map(reply -> {
+            String jobId = reply.get(0).toString();
+            int code = reply.get(1).toInteger();
+            if (code < 0) {
+                throw ScriptErrors.toException(LuaScript.ADD_JOB, name(), jobId, code, -1);
+            }
+            return AddResult.of(jobId, code);
+        });
     }
 
     /** Runs {@code adding} under a {@code send} span (a child of the caller's), given its {@code traceparent}. */

@@ -7,7 +7,8 @@ import io.vertx.mutiny.redis.client.Response;
  * The one place where the negative return codes of the Lua scripts become typed exceptions. Codes:
  * -1 no such job, -7 stale fencing token, -8 job already finished,
  * -9 job not active, -11 job running (cannot be removed), -12 job not failed (cannot be retried),
- * -13 queue not paused (cannot be obliterated), -14 job not aborted (cannot be resumed).
+ * -13 queue not paused (cannot be obliterated), -14 job not aborted (cannot be resumed), -15 idempotency key used for
+ * another request ({@code addJob}).
  */
 public final class ScriptErrors {
 
@@ -19,6 +20,7 @@ public final class ScriptErrors {
     public static final int NOT_FAILED = -12;
     public static final int NOT_PAUSED = -13;
     public static final int NOT_ABORTED = -14;
+    public static final int IDEMPOTENCY_KEY_REUSED = -15;
 
     private ScriptErrors() {
     }
@@ -71,6 +73,7 @@ public final class ScriptErrors {
             case RUNNING -> new JobStateConflictException(where + ": the job is running");
             case NOT_FAILED -> new JobStateConflictException(where + ": the job has not failed");
             case NOT_ABORTED -> new JobStateConflictException(where + ": only an aborted job can be resumed");
+            case IDEMPOTENCY_KEY_REUSED -> new IdempotencyKeyReusedException(queue, jobId);
             case NOT_PAUSED -> new JobStateConflictException("`" + script.scriptName() + "` refused for queue `" + queue
                     + "`: the queue must be paused first");
             default -> new QueueException(where + ": unexpected return code " + code);

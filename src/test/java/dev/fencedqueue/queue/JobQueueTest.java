@@ -136,6 +136,33 @@ class JobQueueTest {
     }
 
     @Test
+    void refusesAnIdempotencyKeyReusedForAnotherRequestAndAddsNothing() {
+        JobOptions options = JobOptions.defaults().withIdempotencyKey("order-44", Duration.ofHours(1));
+        String jobId = add("report", Map.of("query", "q"), options).jobId();
+
+        for (ThrowingCallable other : List.<ThrowingCallable>of(() -> add("report", Map.of("query", "other"), options),
+                () -> add("summary", Map.of("query", "q"), options))) {
+            assertThatThrownBy(other).isInstanceOf(IdempotencyKeyReusedException.class)
+                    .hasMessageContaining("job `" + jobId + "`");
+        }
+        assertThat(add("report", Map.of("query", "q"), options)).isEqualTo(new AddResult(jobId, false, false));
+        assertThat(waitList()).containsExactly(jobId);
+    }
+
+    /** A key written before fingerprints were stored holds the job id alone: it matches any request. */
+    @Test
+    void anIdempotencyKeyOfAnOlderVersionMatchesAnyRequest() {
+        String key = queue.keys().prefix() + "idempotency:order-45";
+        redis.send(Request.cmd(Command.SET).arg(key).arg("legacy-7").arg("PX").arg(3_600_000));
+
+        AddResult again = add("report", Map.of("query", "anything"),
+                JobOptions.defaults().withIdempotencyKey("order-45", Duration.ofHours(1)));
+
+        assertThat(again).isEqualTo(new AddResult("legacy-7", false, false));
+        assertThat(waitList()).isEmpty();
+    }
+
+    @Test
     void getJobOfUnknownOrInvalidIdIsNull() {
         assertThat(redis.job(queue, "no-such-job")).isNull();
         assertThat(redis.job(queue, "not a valid id")).isNull();
