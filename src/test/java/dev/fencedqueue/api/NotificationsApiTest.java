@@ -112,14 +112,16 @@ class NotificationsApiTest {
                 .then().statusCode(400).body("message", containsString("1000"));
         given().contentType(ContentType.JSON).body(Map.of("subscriberIds", List.of("no spaces")))
                 .post("/notifications/channels/c/subscribers")
-                .then().statusCode(400).body("message", containsString("subscriberIds"));
+                .then().statusCode(400).body("field", equalTo("subscriberIds[0]"))
+                .body("message", containsString("`subscriberIds[0]`"));
         given().contentType(ContentType.JSON).body("{}").post("/notifications/channels/c/fan-out")
                 .then().statusCode(400).body("field", equalTo("message"));
         given().contentType(ContentType.JSON).body(Map.of("message", "m", "chunkSize", 0))
                 .post("/notifications/channels/c/fan-out").then().statusCode(400).body("field", equalTo("chunkSize"));
         given().contentType(ContentType.JSON).body(Map.of("message", "m", "throttle", Map.of("maxItemsPerSecond", 0)))
                 .post("/notifications/channels/c/fan-out")
-                .then().statusCode(400).body("field", equalTo("maxItemsPerSecond"));
+                .then().statusCode(400).body("field", equalTo("throttle.maxItemsPerSecond"))
+                .body("message", equalTo("`throttle.maxItemsPerSecond` must be at least 1"));
         given().get("/notifications/subscribers/has space").then().statusCode(400).body("field", equalTo("subscriberId"));
     }
 
