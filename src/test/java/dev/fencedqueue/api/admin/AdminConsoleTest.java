@@ -114,7 +114,8 @@ class AdminConsoleTest {
         String flowId = "console-flow-" + java.util.UUID.randomUUID().toString().substring(0, 8);
         String childQueue = "console-parts-" + flowId.substring(flowId.length() - 8);
         given().auth().preemptive().basic("admin", "admin").contentType(ContentType.JSON).body(Map.of("queue",
-                researchQueue, "name", "weekly-report", "options", Map.of("jobId", flowId), "children", java.util.List.of(
+                researchQueue, "name", "weekly-report", "data", Map.of("query", "the weekly report"),
+                "options", Map.of("jobId", flowId), "children", java.util.List.of(
                         Map.of("queue", childQueue, "name", "part", "key", "north"),
                         Map.of("queue", childQueue, "name", "part", "key", "south"))))
                 .post("/admin/flows").then().statusCode(201);
