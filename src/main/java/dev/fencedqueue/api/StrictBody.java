@@ -6,6 +6,7 @@ import java.util.function.BiFunction;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * Reads a REST request body strictly: on top of {@link StrictJson}'s rules, a field the body's type does not have is
@@ -15,6 +16,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
  * data and LLM responses, which may carry fields this version does not know, are read by the application's mapper,
  * which ignores them.
  */
+// Instantiated by Quarkus REST from its class name, in the native executable too.
+@RegisterForReflection
 public class StrictBody implements BiFunction<ObjectMapper, Type, ObjectReader> {
 
     @Override

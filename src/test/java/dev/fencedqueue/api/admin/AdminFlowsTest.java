@@ -141,7 +141,7 @@ class AdminFlowsTest extends QueueTestSupport {
     /** A job added from Java is not checked: its processor fails it with a reason in the product's words. */
     @Test
     void aResearchJobWithoutDataFailsWithAReasonInTheProductsWords() {
-        JobQueue research = manager.processor("deep-research").map(p -> queues.queue(p.queue())).orElseThrow();
+        JobQueue research = queues.queue("deep-research");
         String jobId = research.add("deep-research", null, JobOptions.defaults().withJobId("no-data-" + queue.name()))
                 .await().atMost(TIMEOUT).jobId();
         Job failed = await().atMost(TIMEOUT).until(() -> redis.job(research, jobId),
