@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.Failures;
+
 /**
  * Job options as JSON, in BullMQ's names, for what travels as JSON: a flow's pending children, a scheduler's job
  * template, an HTTP request. Shape: {@code {"jobId", "attempts", "backoff": {"type": "fixed"|"exponential", "delay"
@@ -87,7 +89,7 @@ public final class JobOptionsJson {
             return options.withRemoveOnComplete(keep(node, "removeOnComplete", at))
                     .withRemoveOnFail(keep(node, "removeOnFail", at));
         } catch (IllegalArgumentException e) {
-            String message = e.getMessage();
+            String message = Failures.describe(e);
             throw new IllegalArgumentException(message.startsWith("`" + at) ? message : "`" + field + "`: " + message, e);
         }
     }

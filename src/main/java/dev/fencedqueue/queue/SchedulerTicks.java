@@ -11,6 +11,8 @@ import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
 
+import dev.fencedqueue.Failures;
+
 /**
  * When a {@link JobScheduler} ticks: cron patterns through cron-utils (5 fields: Unix, {@link CronType#UNIX}; 6 fields:
  * seconds first, {@link CronType#SPRING}), read in the scheduler's time zone (so a daily tick stays at its wall-clock
@@ -44,7 +46,7 @@ public final class SchedulerTicks {
         try {
             return (fields == 5 ? UNIX : WITH_SECONDS).parse(pattern.trim()).validate();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("is not a valid cron expression (" + pattern + "): " + e.getMessage(), e);
+            throw new IllegalArgumentException("is not a valid cron expression (" + pattern + "): " + Failures.describe(e), e);
         }
     }
 
