@@ -18,7 +18,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param overlap {@code skip} or {@code refuse}
  * @param next its next tick, ms since the epoch, or absent (paused, ended)
  * @param paused whether it is paused
- * @param ticks jobs it produced so far
+ * @param ticks its ticks that produced a job so far (what {@code limit} counts)
+ * @param jobs the jobs it produced so far: its ticks' and those an operator ran now
  * @param lastJobId the last job it produced, or absent
  * @param lastJobState that job's state, or absent (none, or removed)
  * @param skipped the last tick it skipped (ms), or absent
@@ -30,7 +31,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSchedulerView(String id, String queue, String pattern, Long every, String tz, String startDate,
-        String endDate, Integer limit, String missed, String overlap, Long next, boolean paused, long ticks,
+        String endDate, Integer limit, String missed, String overlap, Long next, boolean paused, long ticks, long jobs,
         String lastJobId, String lastJobState, Long skipped, String skippedBecause, Long refused,
         String refusedReason, JsonNode template) {
 }
