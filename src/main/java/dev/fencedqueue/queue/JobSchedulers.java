@@ -123,8 +123,8 @@ public final class JobSchedulers {
 
     /**
      * Produces a job of the scheduler now, beside its ticks (it does not count as one, but as one of its
-     * {@link JobSchedulerView#jobs()}): id {@code <id>:<now>}, now from the Redis clock; it becomes the scheduler's last
-     * job.
+     * {@link JobSchedulerView#jobs()}): id {@code <id>:<now>}, now from the Redis clock; it becomes the scheduler's
+     * last job.
      *
      * @param id its id
      * @return the job's id, or {@code null} when there is no such scheduler

@@ -17,10 +17,10 @@ import jakarta.enterprise.context.ApplicationScoped;
  * publishes the streamed text in batches ({@code fq.llm.delta-interval}, {@code fq.llm.delta-chars}) as fenced
  * {@code progress} events carrying {@code delta} (and {@code reasoningDelta}), the answer's running
  * {@code completionTokens}, {@code phase: "writing"} and, with {@code fq.llm.max-tokens}, {@code maxTokens} (the
- * {@code percent} counts the tokens against it); the result is {@link ChatAnswer#result}. A run that took the job over and continues the
- * committed answer first announces it ({@link JobContext#resume()}) and then publishes only what follows it. When the
- * worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM stream is cancelled and
- * its HTTP connection closed.
+ * {@code percent} counts the tokens against it); the result is {@link ChatAnswer#result}. A run that took the job
+ * over and continues the committed answer first announces it ({@link JobContext#resume()}) and then publishes only
+ * what follows it. When the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM
+ * stream is cancelled and its HTTP connection closed.
  */
 @ApplicationScoped
 public class ChatResearch {

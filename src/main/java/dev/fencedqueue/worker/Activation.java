@@ -46,7 +46,8 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      */
     static final List<String> FIELDS = List.of("fencingToken", "attemptsStarted", "events", "progress", "name", "data",
             "opts", "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout",
-            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick", "traceparent", "resumeReason");
+            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick", "traceparent",
+            "resumeReason");
 
     // Positions in FIELDS ("fencingToken", at 0, is read from the entry before the values)
     private static final int ATTEMPTS_STARTED = 1;

@@ -53,7 +53,8 @@ class AnswerPageTest extends ResearchTestSupport {
         await("part of the answer shows while the job runs").atMost(BROWSER_STEP)
                 .until(() -> answerSource().length() > 20 && "active".equals(text("state")));
         assertThat(text("tokens")).matches("\\d+ tokens");
-        assertThat(text("job-question")).as("the question of a linked job, from its status").isEqualTo("streamed answers");
+        assertThat(text("job-question")).as("the question of a linked job, from its status")
+                .isEqualTo("streamed answers");
         // No fq.llm.max-tokens here: an indeterminate bar, with the tokens, their rate and the time, which move.
         Map<String, Object> first = indicator();
         assertThat(first.get("indeterminate")).isEqualTo(true);
@@ -74,8 +75,8 @@ class AnswerPageTest extends ResearchTestSupport {
                 .containsExactly("Started on worker-answer", "Writing the answer", "Completed");
         assertThat(text("outcome-text")).isEqualTo("Answer complete.");
         assertThat(browser().findElement(org.openqa.selenium.By.id("notice")).isDisplayed()).isFalse();
-        CHROMIUM.screenshot("answer", Shot.desktop(1500));
-        CHROMIUM.screenshot("answer-phone-dark", Shot.phoneDark(1500));
+        CHROMIUM.screenshot("answer", Shot.desktop(1200));
+        CHROMIUM.screenshot("answer-phone-dark", Shot.phoneDark(1400));
     }
 
     @Test
@@ -168,8 +169,8 @@ class AnswerPageTest extends ResearchTestSupport {
     /** @return what each activity line says */
     @SuppressWarnings("unchecked")
     private List<String> lines() {
-        return (List<String>) script(
-                "return [...document.querySelectorAll('#events li')].map((li) => li.querySelector('.what').textContent)");
+        return (List<String>) script("return [...document.querySelectorAll('#events li')]"
+                + ".map((li) => li.querySelector('.what').textContent)");
     }
 
     /** @return the runs of the activity's lines */

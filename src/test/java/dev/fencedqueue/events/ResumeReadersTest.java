@@ -212,9 +212,9 @@ class ResumeReadersTest extends ResearchTestSupport {
             if (context.job().parentKey() != null) {
                 return Uni.createFrom().item("a finding");
             }
-            if (context.resumePoint().isEmpty()) {
-                return context.addChildren(List.of(FlowJob.of(queue, "research",
-                        JsonNodeFactory.instance.objectNode().put("query", "a part")).withKey("part")))
+            if (context.resumePoint().isEmpty()) { // as a deep research job: it says what it does, then parks
+                return context.progress(0, "planning").chain(() -> context.addChildren(List.of(FlowJob.of(queue,
+                        "research", JsonNodeFactory.instance.objectNode().put("query", "a part")).withKey("part"))))
                         .chain(context::moveToWaitingChildren).replaceWith("parked");
             }
             return context.resume().replaceWith("the report");
@@ -224,7 +224,7 @@ class ResumeReadersTest extends ResearchTestSupport {
         try (SseClient live = SseClient.open(base + "research/stream/" + jobId)) {
             await().atMost(TIMEOUT).until(() -> live.ended().isDone());
             assertThat(live.events()).extracting(SseClient.Message::event)
-                    .containsExactly("started", "resume", "completed");
+                    .containsExactly("started", "progress", "resume", "completed");
             assertThat(resumeReasons(live.events())).containsExactly("children");
         }
     }

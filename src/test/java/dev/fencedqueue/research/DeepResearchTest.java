@@ -55,7 +55,8 @@ class DeepResearchTest {
                 "planning");
         assertThat(types.get(types.size() - 1)).isEqualTo("completed");
         assertThat(types).as("the reader keeps the plan: no reset").doesNotContain("reset");
-        assertThat(events.get(3).fencingToken()).as("the report is a new epoch").isGreaterThan(events.get(0).fencingToken());
+        assertThat(events.get(3).fencingToken()).as("the report is a new epoch")
+                .isGreaterThan(events.get(0).fencingToken());
         assertThat(JsonPath.from(events.get(3).data()).getString("reason")).as("it goes on after its children, no "
                 + "takeover").isEqualTo("children");
 
