@@ -7,7 +7,8 @@
   its policy: 'ignore' keeps its reason in the parent's ':failed' hash and the parent goes on; 'remove' drops the
   dependency; 'fail' (the default) keeps its reason there too and fails the parent for good (when the parent is
   running, it records 'failedChild' for moveToWaitingChildren to report). When the last dependency went, a parent
-  in 'waiting-children' becomes ready (wait list or prioritized set).
+  in 'waiting-children' becomes ready (wait list or prioritized set), recording why its next run continues
+  ('resumeReason' 'children', which the resume event of that run says).
 
   KEYS[1]  parent's job hash
   KEYS[2]  parent's dependencies set (pending child job keys)
@@ -88,7 +89,7 @@ if state ~= 'waiting-children' or redis.call('SCARD', KEYS[2]) > 0 then
 end
 local priority = tonumber(parent[5]) or 0
 redis.call('ZREM', KEYS[9], parentId)
-redis.call('HSET', KEYS[1], 'state', priority > 0 and 'prioritized' or 'waiting')
+redis.call('HSET', KEYS[1], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'children')
 pushReady(KEYS[5], KEYS[6], KEYS[7], KEYS[8], parentId, priority, parent[6] == '1')
 if redis.call('HEXISTS', KEYS[8], 'paused') == 1 then
     redis.call('ZREM', KEYS[7], '0')

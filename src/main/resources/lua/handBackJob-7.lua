@@ -2,7 +2,8 @@
   Hands a running job back to the queue at once, without counting an attempt: used by a worker that shuts
   down, so that another worker resumes the job in about a second instead of after lock duration plus
   stalled interval. Only the owner of the current epoch can hand a job back. The job goes to the front
-  of the wait list (or back to the prioritized set); its next run is a new epoch.
+  of the wait list (or back to the prioritized set); its next run is a new epoch, which continues the job as a
+  takeover ('resumeReason' 'takeover', which its resume event says).
 
   KEYS[1] active list
   KEYS[2] wait list
@@ -31,7 +32,7 @@ end
 redis.call('LREM', KEYS[1], 1, jobId)
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
-redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting')
+redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'takeover')
 pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, true)
 if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
     redis.call('ZREM', KEYS[4], '0')

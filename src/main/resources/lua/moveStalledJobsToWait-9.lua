@@ -5,7 +5,8 @@
   at the previous check, which delays a takeover by up to one more interval; here activation sets the lock in the
   same script that makes a job active, so an active job without a live lock has lost it.) A stalled job goes back to the front of the wait list, or
   fails once it stalled more than maxStalledCount times. Its old worker is told through the revoked
-  channel ('<jobId>:<fencingToken>').
+  channel ('<jobId>:<fencingToken>'). A job sent back records why its next run continues: 'resumeReason'
+  'takeover' (the resume event of that run says so).
 
   KEYS[1] stalled set (the two-phase check's; emptied, so that nothing of it outlives an upgrade)
   KEYS[2] wait list
@@ -74,7 +75,7 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
             result[#result + 1] = 'failed'
         else
             local priority = tonumber(redis.call('HGET', jobRef, 'priority')) or 0
-            redis.call('HSET', jobRef, 'state', priority > 0 and 'prioritized' or 'waiting')
+            redis.call('HSET', jobRef, 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'takeover')
             pushReady(KEYS[2], KEYS[4], KEYS[7], KEYS[8], jobId, priority, true)
             queueEvent(KEYS[9], ARGV[6], 'stalled', jobId)
             result[#result + 1] = jobId

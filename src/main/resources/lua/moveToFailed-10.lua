@@ -3,7 +3,8 @@
   the owner of the current epoch: either schedules the next attempt (after a backoff delay computed by
   the worker: delayed set and marker, or straight back to wait) or fails the job for good, recording its
   reason, appending its 'failed' event, leaving a notice for its parent (noteParent) and applying its retention
-  (removeOnFail); then activateJobs. A
+  (removeOnFail); then activateJobs. A retried job records why its next run continues ('resumeReason' 'retry',
+  which the resume event of that run says). A
   retried attempt yields the queue events 'failed' (with 'retry') and then 'delayed' (with 'delay', ms) or
   'waiting' (with 'prev' 'failed').
 
@@ -66,7 +67,7 @@ redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])
 
 if retryDelay > 0 then
     code = 1
-    redis.call('HSET', KEYS[8], 'state', 'delayed')
+    redis.call('HSET', KEYS[8], 'state', 'delayed', 'resumeReason', 'retry')
     scheduleDelayed(KEYS[3], KEYS[6], jobId, now + retryDelay)
     queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'delayed')
     queueEvent(KEYS[10], ARGV[8], 'delayed', jobId, 'delay', ARGV[6])
@@ -74,7 +75,7 @@ elseif retryDelay == 0 then
     code = 1
     local fields = redis.call('HMGET', KEYS[8], 'priority', 'lifo')
     local priority = tonumber(fields[1]) or 0
-    redis.call('HSET', KEYS[8], 'state', priority > 0 and 'prioritized' or 'waiting')
+    redis.call('HSET', KEYS[8], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'retry')
     pushReady(KEYS[2], KEYS[4], KEYS[6], KEYS[7], jobId, priority, fields[2] == '1')
     queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade, 'retry', 'waiting')
     queueEvent(KEYS[10], ARGV[8], 'waiting', jobId, 'prev', 'failed')

@@ -1,7 +1,8 @@
 --[[
   Resumes an aborted chunked job: moves it from the failed set back to the wait list (or the prioritized set)
-  with a fresh count of attempts and clears its abort flag. Its next run is a new epoch, which continues after
-  the last committed chunk (the cursor lives in the job's sink). Appends a 'waiting' queue event.
+  with a fresh count of attempts and clears its abort flag. Its next run is a new epoch ('resumeReason' 'retry'),
+  which continues after the last committed chunk (the cursor lives in the job's sink). Appends a 'waiting' queue
+  event.
 
   KEYS[1] failed set
   KEYS[2] wait list

@@ -1,6 +1,6 @@
 --[[
   Retries a failed job: moves it from the failed set back to the wait list (or the prioritized set) with
-  a fresh count of attempts. Its next run is a new epoch. Appends a 'waiting' queue event.
+  a fresh count of attempts. Its next run is a new epoch ('resumeReason' 'retry'). Appends a 'waiting' queue event.
 
   KEYS[1] failed set
   KEYS[2] wait list

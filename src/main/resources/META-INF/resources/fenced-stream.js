@@ -4,7 +4,9 @@
 //   import { followJob } from '/fenced-stream.js';
 //   const stream = followJob('/research/stream/' + jobId, {
 //       onReset: () => answer.replaceChildren(),          // a newer run took over: forget the old one
-//       onResume: (event) => note.textContent = 'continued on another worker', // a newer run continues the answer
+//       onResume: (event) => {                           // a newer run continues the answer
+//           if (event.reason === 'takeover') note.textContent = 'continued on another worker';
+//       },
 //       onDelta: (text) => answer.append(text),           // streamed answer text (OpenAI protocol)
 //       onProgress: (event) => bar.value = event.data.percent,
 //       onEnd: (event) => console.log(event.type, event.data),
@@ -39,6 +41,10 @@ const TYPES = ['started', 'progress', 'plan', ...TERMINAL];
  * @property {string|null} id its stream entry id (`<ms>-<seq>`)
  * @property {number} fencingToken the run (epoch) that wrote it
  * @property {object} data the event's data as the service sent it (`percent`, `message`, `delta`, `result`, ...)
+ * @property {'takeover'|'retry'|'children'|null} [reason] a `resume` only: why the newer run continues (`data.reason`):
+ *     `takeover` (a worker was lost, stopped or handed the job back), `retry` (a failed attempt's retry, an
+ *     operator's retry or resume), `children` (a parent going on after its children); null when the service did not
+ *     say
  */
 
 /**
@@ -51,8 +57,9 @@ const TYPES = ['started', 'progress', 'plan', ...TERMINAL];
  * @property {(text: string, event: JobEvent) => void} [onReasoning] new reasoning text (`data.reasoningDelta`)
  * @property {(fencingToken: number, previous: number) => void} [onReset] a newer run took the job over: drop
  *     everything shown of the previous one (`previous` is 0 when nothing was shown yet)
- * @property {(event: JobEvent) => void} [onResume] a newer run took the job over and continues what is shown
- *     (`data.resumeFrom`: the id of the last event it continues after; `data.attempt`, `data.workerId`)
+ * @property {(event: JobEvent) => void} [onResume] a newer run continues what is shown (`reason`: why, only
+ *     `takeover` means another worker took the job over; `data.resumeFrom`: the id of the last event it continues
+ *     after; `data.attempt`, `data.workerId`)
  * @property {(event: JobEvent) => void} [onEvent] any other event of the run (`plan`: `data.subQuestions`, each
  *     `{key, jobId, query}`)
  * @property {(event: JobEvent) => void} [onEnd] the terminal event; the stream is closed and will not reconnect
@@ -223,7 +230,8 @@ export class FencedStream {
                 this.progress(kept);
             }
         }
-        this.handlers.onResume?.({ type: 'resume', id, fencingToken: token, data });
+        const reason = typeof data.reason === 'string' ? data.reason : null;
+        this.handlers.onResume?.({ type: 'resume', id, fencingToken: token, data, reason });
     }
 
     /**

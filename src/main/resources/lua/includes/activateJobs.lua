@@ -29,10 +29,13 @@
 -- 'resumePoint' the id of the last event the job's stream held when the current run was activated; 'parentKey' the
 -- job key of a flow's child's parent, so that the worker delivers the child's ending to it at once; 'schedulerId' and
 -- 'tick' the job scheduler tick that produced the job; 'traceparent' the span that added the job, which the attempt's
--- span continues (one trace per job).
+-- span continues (one trace per job); 'resumeReason' why the job was last sent back to wait, written by the script
+-- that did so ('takeover': the stalled check or a worker's hand-back; 'retry': a failed attempt's retry, an
+-- operator's retry or resume; 'children': a parent whose children ended), which a run that continues the job's
+-- events says in its resume event.
 local JOB_FIELDS = {'fencingToken', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
     'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason', 'checkpoint',
-    'resumePoint', 'parentKey', 'schedulerId', 'tick', 'traceparent'}
+    'resumePoint', 'parentKey', 'schedulerId', 'tick', 'traceparent', 'resumeReason'}
 
 -- The next fencing token of a job (Kleppmann, "How to do distributed locking", 2016): the larger of the stored
 -- token + 1 and the Redis clock in ms. The counter alone repeats a token when Redis loses the write that handed it

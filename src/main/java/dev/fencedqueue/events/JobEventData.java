@@ -64,11 +64,19 @@ public final class JobEventData {
      * @param workerId the worker that runs it, must not be {@code null}
      * @param attempt the attempt number of the run (1 for the first)
      * @param resumeFrom the run's resume point: the id of the last event of earlier runs it continues after
+     * @param reason why the run continues: {@code takeover} (a worker was lost, stopped or handed the job back),
+     *        {@code retry} (a failed attempt's retry, an operator's retry or resume), {@code children} (a parent goes
+     *        on after its children), as Redis recorded it when the job went back to wait; {@code null} leaves the
+     *        field out (a job sent back before the field existed)
      * @return the data of a {@code resume}, the event with which a run that continues the job's committed events
      *         announces itself (instead of the {@code reset} a reader gets before a run that starts over)
      */
-    public static String resume(long fencingToken, String workerId, int attempt, String resumeFrom) {
-        return of("resume", fencingToken, workerId).put("attempt", attempt).put("resumeFrom", resumeFrom).toString();
+    public static String resume(long fencingToken, String workerId, int attempt, String resumeFrom, String reason) {
+        ObjectNode data = of("resume", fencingToken, workerId).put("attempt", attempt).put("resumeFrom", resumeFrom);
+        if (reason != null) {
+            data.put("reason", reason);
+        }
+        return data.toString();
     }
 
     /**

@@ -20,7 +20,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param nextAt the same tick as ISO-8601 in the scheduler's time zone ({@code 2026-12-07T07:00:00+01:00}; UTC for an
  *        {@code every} scheduler), or absent
  * @param paused whether it is paused
- * @param ticks jobs it produced so far
+ * @param ticks its ticks that produced a job so far (what {@code limit} counts)
+ * @param jobs the jobs it produced so far: its ticks' and those an operator ran now
  * @param lastJobId the last job it produced, or absent
  * @param lastJobState that job's state, or absent (none, or removed)
  * @param skipped the last tick it skipped (ms), or absent
@@ -33,6 +34,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSchedulerView(String id, String queue, String pattern, Long every, String tz, String startDate,
         String endDate, Integer limit, String missed, String overlap, Long next, String nextAt, boolean paused, long ticks,
+        long jobs,
         String lastJobId, String lastJobState, Long skipped, String skippedBecause, Long refused,
         String refusedReason, JsonNode template) {
 

@@ -26,6 +26,9 @@ import io.vertx.mutiny.redis.client.Response;
  */
 public final class JobSchedulers {
 
+    /** The field of a scheduler's state hash that counts the jobs an operator ran now ({@link #runNow}). */
+    private static final String RUN_NOW_JOBS = "runNowJobs";
+
     private final Queues queues;
     private final String index;
 
@@ -127,8 +130,9 @@ public final class JobSchedulers {
     }
 
     /**
-     * Produces a job of the scheduler now, beside its ticks (it does not count as one): id {@code <id>:<now>}, now from
-     * the Redis clock; it becomes the scheduler's last job.
+     * Produces a job of the scheduler now, beside its ticks (it does not count as one, but as one of its
+     * {@link JobSchedulerView#jobs()}): id {@code <id>:<now>}, now from the Redis clock; it becomes the scheduler's
+     * last job.
      *
      * @param id its id
      * @return the job's id, or {@code null} when there is no such scheduler
@@ -145,7 +149,9 @@ public final class JobSchedulers {
                     return target.addScheduled(scheduler.template().name(), scheduler.template().data(),
                             scheduler.template().options().withJobId(id + ":" + now), id, now).map(AddResult::jobId)
                             .call(jobId -> queues.redis().send(Request.cmd(Command.HSET)
-                                    .arg(queues.keys(queue).schedulerState(id)).arg("lastJobId").arg(jobId)));
+                                    .arg(queues.keys(queue).schedulerState(id)).arg("lastJobId").arg(jobId)))
+                            .call(jobId -> queues.redis().send(Request.cmd(Command.HINCRBY)
+                                    .arg(queues.keys(queue).schedulerState(id)).arg(RUN_NOW_JOBS).arg(1)));
                 }));
     }
 
@@ -266,7 +272,9 @@ public final class JobSchedulers {
                     text(stored, "startDate"), text(stored, "endDate"),
                     stored.has("limit") ? stored.get("limit").asInt() : null, text(stored, "missed"),
                     text(stored, "overlap"), nextTick, JobSchedulerView.nextAt(nextTick, tz),
-                    "1".equals(fields.get("paused")), Long.parseLong(fields.getOrDefault("ticks", "0")), lastJobId,
+                    "1".equals(fields.get("paused")), Long.parseLong(fields.getOrDefault("ticks", "0")),
+                    Long.parseLong(fields.getOrDefault("ticks", "0")) + Long.parseLong(fields.getOrDefault(RUN_NOW_JOBS,
+                            "0")), lastJobId,
                     lastJobState, fields.containsKey("skipped") ? Long.valueOf(fields.get("skipped")) : null,
                     fields.get("skippedBecause"), fields.containsKey("refused") ? Long.valueOf(fields.get("refused"))
                             : null, fields.get("refusedReason"), stored.get("template")));

@@ -15,11 +15,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * A research job in the {@code openai} protocol: asks an OpenAI-compatible server ({@link ChatContinuation}) and
  * publishes the streamed text in batches ({@code fq.llm.delta-interval}, {@code fq.llm.delta-chars}) as fenced
- * {@code progress} events carrying {@code delta} (and {@code reasoningDelta}) and the answer's running
- * {@code completionTokens}; the result is {@link ChatAnswer#result}. A run that took the job over and continues the
- * committed answer first announces it ({@link JobContext#resume()}) and then publishes only what follows it. When the
- * worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM stream is cancelled and
- * its HTTP connection closed.
+ * {@code progress} events carrying {@code delta} (and {@code reasoningDelta}), the answer's running
+ * {@code completionTokens}, {@code phase: "writing"} and, with {@code fq.llm.max-tokens}, {@code maxTokens} (the
+ * {@code percent} counts the tokens against it); the result is {@link ChatAnswer#result}. A run that took the job
+ * over and continues the committed answer first announces it ({@link JobContext#resume()}) and then publishes only
+ * what follows it. When the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM
+ * stream is cancelled and its HTTP connection closed.
  */
 @ApplicationScoped
 public class ChatResearch {
@@ -136,7 +137,7 @@ public class ChatResearch {
         String[] batch = answer.drain(System.nanoTime());
         long total = answer.completionTokens();
         long own = answer.ownCompletionTokens();
-        ObjectNode details = json.createObjectNode().put("delta", batch[0]).put("completionTokens", total);
+        ObjectNode details = writing(json.createObjectNode().put("delta", batch[0]).put("completionTokens", total));
         if (!batch[1].isEmpty()) {
             details.put("reasoningDelta", batch[1]);
         }
@@ -151,6 +152,17 @@ public class ChatResearch {
         return write.invoke(() -> answer.committed(own));
     }
 
+    /**
+     * @param details a progress event's details
+     * @return them, with {@code phase: "writing"} (the page's one live line of the answer) and, when
+     *         {@code fq.llm.max-tokens} is set, {@code maxTokens} (what {@code percent} counts against)
+     */
+    private ObjectNode writing(ObjectNode details) {
+        details.put("phase", "writing");
+        config.maxTokens().ifPresent(max -> details.put("maxTokens", max));
+        return details;
+    }
+
     /** Publishes what the model does besides writing (a web search), with its upstream sequence number. */
     private Uni<String> activity(JobContext context, ChatAnswer answer, ChatChunk chunk, ChatContinuation.Opened opened) {
         long total = answer.completionTokens();
@@ -162,6 +174,7 @@ public class ChatResearch {
         return context.progress(percent(total), chunk.activity(), details, opened.checkpoint().apply(chunk.sequence()));
     }
 
+    /** @return the tokens written as a share of {@code fq.llm.max-tokens}, 0 to 99 (the end says 100); 0 without it */
     private int percent(long tokens) {
         return config.maxTokens().map(max -> (int) Math.min(99, tokens * 100 / max)).orElse(0);
     }

@@ -22,8 +22,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * A deep research job, a flow (BullMQ's parent and child jobs) run as the parent's steps:
  * <ol>
- * <li><b>plan</b>: asks the LLM for at most {@code fq.research.deep.sub-questions} sub-questions ({@link WholeAnswer},
- * not published) and announces them in a fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]});</li>
+ * <li><b>plan</b>: says so first (a {@code progress} event, {@code phase: "planning"}), asks the LLM for at most
+ * {@code fq.research.deep.sub-questions} sub-questions ({@link WholeAnswer}, not published) and announces them in a
+ * fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]});</li>
  * <li><b>research</b>: adds one child research job per sub-question in the research queue, fenced, with ids
  * {@code <parentId>:q1}, {@code :q2}, ... (a run that took over adds none again), and parks in
  * {@code waiting-children};</li>
@@ -66,7 +67,10 @@ public class DeepResearch {
         return context.committedEvents().chain(events -> {
             Optional<ResearchPlan> planned = plan(events);
             if (planned.isEmpty()) {
-                return planner.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(), context.traceContext())
+                // Readers show "planning" from the run's first second, not only once the plan is written.
+                return context.progress(0, "planning the research", json.createObjectNode().put("phase", "planning"))
+                        .chain(() -> planner.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(),
+                                context.traceContext()))
                         .map(answer -> ResearchPlan.parse(context.jobId(), answer, config.deep().subQuestions()))
                         .call(plan -> context.publish(ResearchPlan.EVENT, plan.eventData()))
                         .chain(plan -> research(context, query, plan, false, events));

@@ -34,8 +34,10 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      * @param resumePoint the id of the last event the job's stream held when this run was activated, or {@code null}
      *        when it held none (or the job keeps no stream)
      * @param checkpoint the last checkpoint an earlier run committed (JSON text), or {@code null} for none
+     * @param resumeReason why the job was last sent back to wait ({@code takeover}, {@code retry} or
+     *        {@code children}, as the script that did so wrote it), or {@code null} when it never was
      */
-    record Activated(Job job, String lockToken, String resumePoint, String checkpoint) {
+    record Activated(Job job, String lockToken, String resumePoint, String checkpoint, String resumeReason) {
     }
 
     /**
@@ -44,7 +46,8 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
      */
     static final List<String> FIELDS = List.of("fencingToken", "attemptsStarted", "events", "progress", "name", "data",
             "opts", "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout",
-            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick", "traceparent");
+            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick", "traceparent",
+            "resumeReason");
 
     // Positions in FIELDS ("fencingToken", at 0, is read from the entry before the values)
     private static final int ATTEMPTS_STARTED = 1;
@@ -67,6 +70,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
     private static final int SCHEDULER_ID = 18;
     private static final int TICK = 19;
     private static final int TRACE_PARENT = 20;
+    private static final int RESUME_REASON = 21;
 
     /**
      * Reads {@code code, now, extra, jobId, fencingToken, [value, ...], ...} (three entries per job, the last one the
@@ -102,7 +106,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
             String resumePoint = text(values, RESUME_POINT);
             jobs.add(new Activated(job(queue, jobId, fencingToken, values, processedOn, workerId),
                     lockPrefix + ":" + jobId, resumePoint == null || resumePoint.isEmpty() ? null : resumePoint,
-                    text(values, CHECKPOINT)));
+                    text(values, CHECKPOINT), text(values, RESUME_REASON)));
         }
         return new Activation(code, nowMicros, extra, jobs);
     }

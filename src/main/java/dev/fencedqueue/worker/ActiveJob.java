@@ -15,6 +15,7 @@ final class ActiveJob {
     private final String lockToken;
     private final String resumePoint;
     private final String checkpoint;
+    private final String resumeReason;
     private final AttemptSpan span;
     /** When the attempt was activated (System.nanoTime). */
     private final long activatedAt = System.nanoTime();
@@ -37,6 +38,7 @@ final class ActiveJob {
         this.lockToken = activated.lockToken();
         this.resumePoint = activated.resumePoint();
         this.checkpoint = activated.checkpoint();
+        this.resumeReason = activated.resumeReason();
         this.lockValidUntil = lockValidUntil;
     }
 
@@ -53,6 +55,14 @@ final class ActiveJob {
     /** @return the last checkpoint an earlier run committed (JSON text), or {@code null} for none */
     String checkpoint() {
         return checkpoint;
+    }
+
+    /**
+     * @return why the job was last sent back to wait ({@code takeover}, {@code retry}, {@code children}), or
+     *         {@code null} when it never was
+     */
+    String resumeReason() {
+        return resumeReason;
     }
 
     /** @return the attempt's span */

@@ -157,7 +157,8 @@ public interface JobContext {
 
     /**
      * Announces that this run continues the job's committed events instead of starting over: appends a fenced
-     * {@code resume} event ({@code attempt}, and {@code resumeFrom}, the {@link #resumePoint()}). Readers get it in
+     * {@code resume} event ({@code attempt}; {@code resumeFrom}, the {@link #resumePoint()}; and {@code reason}, why
+     * the job went back to wait: {@code takeover}, {@code retry} or {@code children}). Readers get it in
      * place of the run's {@code started} and keep what they have up to the resume point, where a run that starts over
      * gives them a {@code reset} and they drop it. Call it before the run's first other event: a run whose first event
      * after {@code started} is anything else starts over for its readers.

@@ -159,8 +159,8 @@ final class WorkerJobContext implements JobContext {
         if (from == null) {
             throw new IllegalStateException("job `" + jobId() + "` has no resume point: nothing to continue");
         }
-        return append("resume", JobEventData.resume(fencingToken(), worker.workerId(), job().attemptsStarted(), from),
-                null, null).invoke(id -> active.span().resumed(from));
+        return append("resume", JobEventData.resume(fencingToken(), worker.workerId(), job().attemptsStarted(), from,
+                active.resumeReason()), null, null).invoke(id -> active.span().resumed(from));
     }
 
     @Override

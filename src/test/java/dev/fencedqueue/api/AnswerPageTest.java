@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.fencedqueue.research.OpenAiZombieProfile;
 import dev.fencedqueue.testing.ChromiumExtension;
+import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
@@ -26,10 +27,11 @@ import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
  * The research page with an answer streamed over OpenAI's protocol (the simulator, 400 words at 20 ms), in headless
- * Chromium, through {@code /fenced-stream.js}: the answer appears as it arrives, rendered as Markdown; a takeover
- * continues it without the page ever blanking, with no text repeated or missing; a cut connection resumes with no
- * delta repeated or missing; and
- * HTML in the model's output is shown as text and runs nothing.
+ * Chromium, through {@code /fenced-stream.js}: the answer appears as it arrives, rendered as Markdown, with a progress
+ * indicator that moves and one activity line for the whole answer; a takeover continues it without the page ever
+ * blanking, with no text repeated or missing, and says so; a cut connection resumes with no delta repeated or missing;
+ * and HTML in the model's output is shown as text and runs nothing. Saves {@code docs/screenshots/answer.png},
+ * {@code answer-phone-dark.png} and {@code takeover.png}.
  */
 @QuarkusTest
 @TestProfile(OpenAiZombieProfile.class)
@@ -51,6 +53,14 @@ class AnswerPageTest extends ResearchTestSupport {
         await("part of the answer shows while the job runs").atMost(BROWSER_STEP)
                 .until(() -> answerSource().length() > 20 && "active".equals(text("state")));
         assertThat(text("tokens")).matches("\\d+ tokens");
+        assertThat(text("job-question")).as("the question of a linked job, from its status")
+                .isEqualTo("streamed answers");
+        // No fq.llm.max-tokens here: an indeterminate bar, with the tokens, their rate and the time, which move.
+        Map<String, Object> first = indicator();
+        assertThat(first.get("indeterminate")).isEqualTo(true);
+        assertThat((String) first.get("meta")).matches("[\\d,]+ tokens( · [\\d,]+ tokens/s)? · \\d+:\\d\\d");
+        await("the indicator moves while the answer streams").atMost(BROWSER_STEP).until(() -> tokensShown(indicator())
+                > tokensShown(first) && "active".equals(text("state")));
         awaitOutcome("completed");
 
         String result = status(jobId).getString("result.text");
@@ -59,6 +69,14 @@ class AnswerPageTest extends ResearchTestSupport {
         assertThat(script("return document.querySelector('#answer-text h2')?.textContent"))
                 .as("Markdown rendered").isEqualTo("Research report: streamed answers");
         assertThat(text("tokens")).startsWith("400 tokens");
+        long progressEvents = validHistory(jobId).stream().filter(e -> "progress".equals(e.get("event"))).count();
+        assertThat(progressEvents).as("a batch every 100 ms").isGreaterThan(30);
+        assertThat(lines()).as(progressEvents + " progress events, one line for the answer")
+                .containsExactly("Started on worker-answer", "Writing the answer", "Completed");
+        assertThat(text("outcome-text")).isEqualTo("Answer complete.");
+        assertThat(browser().findElement(org.openqa.selenium.By.id("notice")).isDisplayed()).isFalse();
+        CHROMIUM.screenshot("answer", Shot.desktop(1200));
+        CHROMIUM.screenshot("answer-phone-dark", Shot.phoneDark(1400));
     }
 
     @Test
@@ -79,6 +97,9 @@ class AnswerPageTest extends ResearchTestSupport {
         awaitOutcome("completed");
 
         assertThat(text("notice")).contains("Continued on another worker (worker-B)");
+        assertThat(lines()).containsExactly("Started on worker-A", "Writing the answer",
+                "Continued on worker-B after a takeover", "Writing the answer", "Completed");
+        CHROMIUM.screenshot("takeover", Shot.desktop(1100));
         assertThat(streamed()).as("A's deltas up to the resume point, then B's: nothing repeated or missing")
                 .isEqualTo(status(jobId).getString("result.text"));
         assertThat(shownTokens()).contains(runOfA, runOfB);
@@ -103,9 +124,8 @@ class AnswerPageTest extends ResearchTestSupport {
             assertThat(proxy.accepted()).as("the browser reconnected through the proxy").isGreaterThan(acceptedBeforeCut);
         }
         assertThat(streamed()).isEqualTo(status(jobId).getString("result.text"));
-        List<Object> shownIds = shownEvents().stream().map(e -> e.get("id")).toList();
-        assertThat(shownIds).as("each event once, in order").doesNotHaveDuplicates()
-                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+        assertThat(shownIds()).as("each event once, in order").doesNotHaveDuplicates()
+                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> (String) e.get("id")).toList());
     }
 
     @Test
@@ -139,15 +159,40 @@ class AnswerPageTest extends ResearchTestSupport {
         return String.valueOf(script("return document.getElementById('answer-text').dataset.streamed ?? ''"));
     }
 
+    /** @return the stream entry ids of every event the activity stands for, in order */
     @SuppressWarnings("unchecked")
-    private List<Map<String, Object>> shownEvents() {
-        return (List<Map<String, Object>>) script("""
-                return [...document.querySelectorAll('#events li')].map((li) => ({
-                    id: li.dataset.id, event: li.dataset.event, fencingToken: Number(li.dataset.fencingToken) }));""");
+    private List<String> shownIds() {
+        return (List<String>) script("return [...document.querySelectorAll('#events li')].flatMap((li) => "
+                + "li.dataset.ids.split(' ').filter(Boolean))");
     }
 
+    /** @return what each activity line says */
+    @SuppressWarnings("unchecked")
+    private List<String> lines() {
+        return (List<String>) script("return [...document.querySelectorAll('#events li')]"
+                + ".map((li) => li.querySelector('.what').textContent)");
+    }
+
+    /** @return the runs of the activity's lines */
     private List<Object> shownTokens() {
-        return shownEvents().stream().map(e -> e.get("fencingToken")).toList();
+        return ((List<?>) script("return [...document.querySelectorAll('#events li')].map((li) => "
+                + "Number(li.dataset.fencingToken))")).stream().map(Object.class::cast).toList();
+    }
+
+    /**
+     * @return the progress indicator: {@code indeterminate} (whether the bar has no value: nothing to measure against)
+     *         and {@code meta}, its figures
+     */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> indicator() {
+        return (Map<String, Object>) script("const bar = document.getElementById('percent'); return { indeterminate: "
+                + "bar.position === -1, meta: document.getElementById('progress-meta')?.textContent ?? '' }");
+    }
+
+    /** @return the tokens an indicator's figures show, -1 when none */
+    private static long tokensShown(Map<String, Object> indicator) {
+        String meta = String.valueOf(indicator.get("meta")).replace(",", "");
+        return meta.matches("\\d+ tokens.*") ? Long.parseLong(meta.substring(0, meta.indexOf(' '))) : -1;
     }
 
     private String text(String id) {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.testing.ChromiumExtension;
+import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.WorkersOffProfile;
@@ -22,9 +23,10 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
- * The research page following a deep research job in a real headless Chromium, over the job's flow stream: the plan's
- * sub-questions as rows, each row showing its own child job's run to its end, then the report; a reload shows the
- * same.
+ * The research page following a deep research job in a real headless Chromium, over the job's flow stream: planning
+ * from the job's first second, then the plan's sub-questions as rows, each showing its own child job's run to its end
+ * and opening onto its answer, then the report; the parent going on after its children is no takeover. A reload (a
+ * {@code ?jobId=} link) shows the same, the question included. Saves {@code docs/screenshots/deep-research.png}.
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
@@ -35,22 +37,36 @@ class DeepResearchPageTest extends ResearchTestSupport {
     static final ChromiumExtension CHROMIUM = new ChromiumExtension();
 
     @Test
-    void pageShowsThePlansChildrenSideBySideThenTheReport() {
+    void pageShowsPlanningThenTheSubQuestionsEachOpeningOntoItsAnswerThenTheReport() {
         startResearchWorker("worker-deep");
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("offshore wind");
         browser().findElement(By.id("deep")).click();
         browser().findElement(By.id("start")).click();
 
+        await("planning, from the job's first second").atMost(BROWSER_STEP).until(() -> lines().stream().anyMatch(
+                line -> "planning".equals(line.get("phase")) && "live".equals(line.get("state"))));
+        assertThat(rows()).as("no plan yet").isEmpty();
         await("the plan's rows").atMost(BROWSER_STEP).until(() -> rows().size() == 3);
         awaitReport();
         String jobId = text("job-id");
         assertThat(browser().getCurrentUrl()).endsWith("?jobId=" + jobId + "&mode=deep");
         assertShowsTheFlow(jobId);
 
+        String first = jobId + ":q1";
+        assertThat(browser().findElement(By.cssSelector("#child-list li[data-job-id='" + first + "'] .child-answer"))
+                .isDisplayed()).as("closed at first").isFalse();
+        browser().findElement(By.cssSelector("#child-list li[data-job-id='" + first + "'] summary")).click();
+        await("the sub-question's answer opens").atMost(BROWSER_STEP).until(() -> browser().findElement(
+                By.cssSelector("#child-list li[data-job-id='" + first + "'] .child-answer")).isDisplayed());
+        assertThat(browser().findElement(By.cssSelector("#child-list li[data-job-id='" + first + "'] .child-answer"))
+                .getText()).isEqualTo(status(first).getString("result.summary"));
+        CHROMIUM.screenshot("deep-research", Shot.desktop(2200));
+
         browser().navigate().refresh();
         awaitReport();
         assertShowsTheFlow(jobId);
+        assertThat(text("job-question")).as("the question of a linked job, from its status").isEqualTo("offshore wind");
     }
 
     private void assertShowsTheFlow(String jobId) {
@@ -64,9 +80,15 @@ class DeepResearchPageTest extends ResearchTestSupport {
                     .containsEntry("query", status(child).getString("data.query"))
                     .containsEntry("fencingToken", String.valueOf(status(child).getLong("fencingToken")));
         }
-        assertThat(text("outcome-text")).startsWith("Research report on \"Deep research: offshore wind\"");
-        assertThat(shownEventTypes()).startsWith("started", "plan").contains("resume").endsWith("completed")
-                .doesNotContain("reset");
+        assertThat(text("answer-text")).startsWith("Research report on \"Deep research: offshore wind\"");
+        assertThat(shownIds()).as("the job's own events, each once").containsExactlyElementsOf(
+                validHistory(jobId).stream().map(e -> (String) e.get("id")).toList());
+        assertThat(validHistory(jobId)).extracting(e -> e.get("event")).contains("resume").doesNotContain("reset");
+        assertThat(lines()).as("one line per phase").extracting(line -> line.get("text")).containsExactly(
+                "Started on worker-deep", "Planned 3 sub-questions", "Researched 3 sub-questions", "Writing the report",
+                "Completed");
+        assertThat(browser().findElement(By.id("notice")).isDisplayed())
+                .as("going on after its children is no takeover").isFalse();
     }
 
     private void awaitReport() {
@@ -83,10 +105,20 @@ class DeepResearchPageTest extends ResearchTestSupport {
                     percent: String(li.querySelector('progress').value) }));""");
     }
 
+    /** @return the activity's lines: {@code phase}, {@code state} and what each says ({@code text}) */
     @SuppressWarnings("unchecked")
-    private List<String> shownEventTypes() {
+    private List<Map<String, Object>> lines() {
+        return (List<Map<String, Object>>) browser().executeScript("""
+                return [...document.querySelectorAll('#events li')].map((li) => ({ phase: li.dataset.phase,
+                    state: li.dataset.state, text: li.querySelector('.what').textContent }));""");
+    }
+
+    /** @return the stream entry ids of every event the activity stands for, in order */
+    @SuppressWarnings("unchecked")
+    private List<String> shownIds() {
         return (List<String>) browser().executeScript(
-                "return [...document.querySelectorAll('#events li')].map((li) => li.dataset.event)");
+                "return [...document.querySelectorAll('#events li')].flatMap((li) => li.dataset.ids.split(' ')"
+                        + ".filter(Boolean))");
     }
 
     private String text(String id) {

@@ -45,7 +45,7 @@ class FencedStreamModuleTest {
                 onProgress: (e) => log.push(['progress', e.id, e.fencingToken]),
                 onDelta: (text) => log.push(['delta', text]),
                 onReset: (token, previous) => log.push(['reset', token, previous]),
-                onResume: (e) => log.push(['resume', e.id, e.fencingToken, e.data.resumeFrom]),
+                onResume: (e) => log.push(['resume', e.id, e.fencingToken, e.data.resumeFrom, e.reason]),
                 onEnd: (e) => log.push(['end', e.type, e.id]),
                 onConnection: (state, detail) => log.push(['connection', state, detail.delayMs ?? null]),
             }, { EventSource: FakeSource, initialRetryDelayMs: 20, maxRetryDelayMs: 40 });
@@ -110,6 +110,7 @@ class FencedStreamModuleTest {
                 row("connection", "closed", null), row("end", "completed", "6-0"));
     }
 
+    /** A resume keeps the answer, and says why the newer run continues ({@code reason}). */
     @Test
     void keepsTheAnswerWhenANewerRunResumesIt() {
         List<Object> log = run("""
@@ -118,7 +119,7 @@ class FencedStreamModuleTest {
                 s.emit('started', '1-0', { fencingToken: 1 });
                 s.emit('progress', '2-0', { fencingToken: 1, delta: 'Hel' });
                 s.emit('progress', '3-0', { fencingToken: 1, delta: 'lo' });
-                s.emit('resume', '5-0', { fencingToken: 2, attempt: 2, resumeFrom: '3-0' });
+                s.emit('resume', '5-0', { fencingToken: 2, attempt: 2, resumeFrom: '3-0', reason: 'takeover' });
                 s.emit('progress', '4-0', { fencingToken: 1, delta: 'stale' });    // the old run, after the resume
                 s.emit('progress', '6-0', { fencingToken: 2, delta: ', world' });
                 s.emit('completed', '7-0', { fencingToken: 2, result: {} });
@@ -129,7 +130,7 @@ class FencedStreamModuleTest {
                 row("connection", "connecting", null), row("connection", "live", null),
                 row("reset", 1L, 0L), row("started", "1-0", 1L),
                 row("delta", "Hel"), row("progress", "2-0", 1L), row("delta", "lo"), row("progress", "3-0", 1L),
-                row("resume", "5-0", 2L, "3-0"),
+                row("resume", "5-0", 2L, "3-0", "takeover"),
                 row("delta", ", world"), row("progress", "6-0", 2L),
                 row("connection", "closed", null), row("end", "completed", "7-0"));
     }
@@ -143,7 +144,7 @@ class FencedStreamModuleTest {
                 s.emit('started', '1-0', { fencingToken: 1 });
                 s.emit('progress', '2-0', { fencingToken: 1, delta: 'Hel' });
                 s.emit('progress', '3-0', { fencingToken: 1, delta: 'lo, lost' });
-                s.emit('resume', '5-0', { fencingToken: 2, attempt: 2, resumeFrom: '2-0' });
+                s.emit('resume', '5-0', { fencingToken: 2, attempt: 2, resumeFrom: '2-0' });   // no reason: null
                 s.emit('progress', '6-0', { fencingToken: 2, delta: 'lo' });
                 done({ log });
                 """);
@@ -153,7 +154,7 @@ class FencedStreamModuleTest {
                 row("reset", 1L, 0L), row("started", "1-0", 1L),
                 row("delta", "Hel"), row("progress", "2-0", 1L), row("delta", "lo, lost"), row("progress", "3-0", 1L),
                 row("reset", 2L, 1L), row("delta", "Hel"), row("progress", "2-0", 1L),
-                row("resume", "5-0", 2L, "2-0"),
+                row("resume", "5-0", 2L, "2-0", null),
                 row("delta", "lo"), row("progress", "6-0", 2L));
     }
 

@@ -33,7 +33,8 @@ import org.openqa.selenium.chrome.ChromeDriver;
 /**
  * The research page ({@code index.html}) in a real headless Chromium: it starts a job, follows it with the
  * browser's own {@code EventSource}, and shows exactly one coherent run, also when a second worker takes the
- * job over from a frozen one. The profile's simulator streams 30 steps, one every 200 ms.
+ * job over from a frozen one; its activity shows one line per phase, each line standing for the events of its phase
+ * ({@code data-ids}). The profile's simulator streams 30 steps, one every 200 ms.
  */
 @QuarkusTest
 @TestProfile(WorkersOffProfile.class)
@@ -56,15 +57,18 @@ class ResearchPageTest extends ResearchTestSupport {
         awaitOutcome("completed");
         String jobId = text("job-id");
         assertThat(browser().getCurrentUrl()).as("a reload follows the same job").endsWith("?jobId=" + jobId);
-        List<Map<String, Object>> shown = shownEvents();
-        assertThat(shown).extracting(e -> e.get("event")).first().isEqualTo("started");
-        assertThat(shown).extracting(e -> e.get("event")).last().isEqualTo("completed");
-        assertThat(shown).filteredOn(e -> "progress".equals(e.get("event"))).hasSize(30);
+        assertThat(text("job-question")).isEqualTo("fencing tokens in practice");
+        assertThat(shownIds()).as("every event of the run, once, in order").containsExactlyElementsOf(ids(
+                validHistory(jobId)));
+        List<Map<String, Object>> lines = lines();
+        assertThat(lines).extracting(line -> line.get("text")).first().isEqualTo("Started on worker-page");
+        assertThat(lines).extracting(line -> line.get("event")).last().isEqualTo("completed");
+        assertThat(lines).as("30 progress events, one line per phase of the research: " + lines).hasSizeBetween(3, 7);
         long run = status(jobId).getLong("fencingToken");
         assertThat(run).isPositive();
-        assertThat(shown).extracting(e -> e.get("fencingToken")).containsOnly(run);
-        assertThat(shown).hasSameSizeAs(validHistory(jobId));
-        assertThat(text("outcome-text")).contains("fencing tokens in practice");
+        assertThat(lines).extracting(line -> line.get("fencingToken")).containsOnly(run);
+        assertThat(text("answer-text")).contains("fencing tokens in practice");
+        assertThat(text("outcome-text")).isEqualTo("Research complete.");
         assertThat(value("percent")).isEqualTo("100");
         assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("no takeover notice").isFalse();
     }
@@ -75,9 +79,9 @@ class ResearchPageTest extends ResearchTestSupport {
         Worker workerB = worker(research, "worker-B");
         String jobId = startJob("takeover in the browser");
         browser().get(base + "?jobId=" + jobId);
-        await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
+        await().atMost(BROWSER_STEP).until(() -> shownIds().size() >= 3);
         long runOfA = status(jobId).getLong("fencingToken");
-        assertThat(shownEvents()).extracting(e -> e.get("fencingToken")).containsOnly(runOfA);
+        assertThat(lines()).extracting(line -> line.get("fencingToken")).containsOnly(runOfA);
 
         workerA.freeze(true);
         workerB.start();
@@ -85,12 +89,13 @@ class ResearchPageTest extends ResearchTestSupport {
 
         long runOfB = status(jobId).getLong("fencingToken");
         assertThat(runOfB).as("a newer run").isGreaterThan(runOfA);
-        List<Map<String, Object>> shown = shownEvents();
-        assertThat(shown).as("only the new run is shown").extracting(e -> e.get("fencingToken")).containsOnly(runOfB);
-        assertThat(shown.get(0)).containsEntry("event", "started").containsEntry("text", "Started on worker-B");
-        assertThat(shown).filteredOn(e -> "completed".equals(e.get("event"))).hasSize(1);
-        assertThat(shown).extracting(e -> e.get("event")).last().isEqualTo("completed");
-        assertThat(shown).hasSameSizeAs(validHistory(jobId));
+        List<Map<String, Object>> lines = lines();
+        assertThat(lines).as("only the new run is shown").extracting(line -> line.get("fencingToken"))
+                .containsOnly(runOfB);
+        assertThat(lines.get(0)).containsEntry("event", "started").containsEntry("text", "Started on worker-B");
+        assertThat(lines).filteredOn(line -> "completed".equals(line.get("event"))).hasSize(1);
+        assertThat(lines).extracting(line -> line.get("event")).last().isEqualTo("completed");
+        assertThat(shownIds()).containsExactlyElementsOf(ids(validHistory(jobId)));
         assertThat(text("run")).contains("fencing token " + runOfB);
         assertThat(text("notice")).contains("fencing token " + runOfA + " stopped")
                 .contains("taken over by the run with fencing token " + runOfB);
@@ -133,10 +138,77 @@ class ResearchPageTest extends ResearchTestSupport {
         List<String> texts = (List<String>) browser().executeScript("return window.answerTexts");
         assertThat(texts).as("the answer never blanked").allMatch(t -> t.contains("The answer begins"));
         assertThat(text("notice")).contains("Continued on another worker (worker-B)");
-        assertThat(shownEvents()).extracting(e -> e.get("event")).doesNotContain("reset")
-                .containsSubsequence("progress", "resume", "progress", "completed");
-        assertThat(shownEvents()).extracting(e -> e.get("id"))
-                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+        List<Map<String, Object>> valid = validHistory(jobId);
+        assertThat(valid).extracting(e -> e.get("event")).containsSubsequence("progress", "resume", "progress",
+                "completed");
+        assertThat(shownIds()).containsExactlyElementsOf(ids(valid));
+        assertThat(lines()).extracting(line -> line.get("text")).contains("Continued on worker-B after a takeover");
+    }
+
+    /**
+     * A failed attempt's retry that continues the answer ({@code resume} with {@code reason: retry}) is no takeover:
+     * the page keeps the answer and shows a quiet line, no notice.
+     */
+    @Test
+    void pageSaysNothingOfATakeoverWhenARetryContinuesTheAnswer() {
+        ProbeProcessor processor = ProbeProcessor.held(research.queue());
+        worker(processor, "worker-retry").start();
+        String jobId = startJob("retry in the browser");
+        await().atMost(TIMEOUT).until(() -> processor.started() > 0);
+        delta(processor.attempt(0).context(), "The answer begins");
+        browser().get(base + "?jobId=" + jobId);
+        await().atMost(BROWSER_STEP).until(() -> text("answer-text").contains("The answer begins"));
+
+        processor.attempt(0).fail(new IllegalStateException("the upstream answered 502"));
+        await().atMost(TIMEOUT).until(() -> processor.started() > 1);
+        JobContext retry = processor.attempt(1).context();
+        retry.resume().await().atMost(TIMEOUT);
+        delta(retry, " and goes on.");
+        processor.attempt(1).complete("done");
+        awaitOutcome("completed");
+
+        assertThat(text("answer-text")).contains("The answer begins and goes on.");
+        assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("no takeover notice").isFalse();
+        assertThat(lines()).filteredOn(line -> "resume".equals(line.get("event"))).singleElement()
+                .satisfies(line -> assertThat(line).containsEntry("state", "quiet")
+                        .containsEntry("text", "Attempt 2 goes on after a failed attempt"));
+        assertThat(shownIds()).containsExactlyElementsOf(ids(validHistory(jobId)));
+    }
+
+    /**
+     * An answer of the OpenAI protocol with {@code maxTokens} in its progress: the bar counts the tokens against it as
+     * they arrive, and an answer cut there ({@code finishReason: length}) says so instead of "complete".
+     */
+    @Test
+    void pageMeasuresTheAnswerAgainstMaxTokensAndSaysWhenItWasCutThere() {
+        ProbeProcessor processor = ProbeProcessor.held(research.queue());
+        worker(processor, "worker-length").start();
+        String jobId = startJob("cut at the token limit");
+        await().atMost(TIMEOUT).until(() -> processor.started() > 0);
+        JobContext context = processor.attempt(0).context();
+        browser().get(base + "?jobId=" + jobId);
+        writing(context, "One two three four", 10);
+        await().atMost(BROWSER_STEP).until(() -> "25".equals(value("percent")));
+        assertThat(text("progress-label")).isEqualTo("Writing the answer");
+        assertThat(text("progress-meta")).startsWith("10 of 40 tokens");
+        writing(context, " five six seven eight", 20);
+        await("the bar moves").atMost(BROWSER_STEP).until(() -> "50".equals(value("percent")));
+        assertThat(text("progress-meta")).startsWith("20 of 40 tokens");
+        processor.attempt(0).complete(Map.of("text", "One two three four five six seven eight", "finishReason",
+                "length", "truncated", true));
+        awaitOutcome("completed");
+
+        assertThat(text("outcome-text")).contains("cut at the token limit").doesNotContain("complete");
+        assertThat(lines()).as("one line for the whole answer").extracting(line -> line.get("phase"))
+                .containsExactly("started", "writing", "end");
+    }
+
+    /** Publishes answer text as ChatResearch does with {@code fq.llm.max-tokens} 40. */
+    private static void writing(JobContext context, String text, int completionTokens) {
+        context.progress(completionTokens * 100 / 40, "answering: " + completionTokens + " tokens",
+                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("delta", text)
+                        .put("completionTokens", completionTokens).put("phase", "writing").put("maxTokens", 40))
+                .await().atMost(TIMEOUT);
     }
 
 
@@ -150,7 +222,7 @@ class ResearchPageTest extends ResearchTestSupport {
         String jobId = startJob("cut me off");
         try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
             browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
-            await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 3);
+            await().atMost(BROWSER_STEP).until(() -> shownIds().size() >= 4);
             int acceptedBeforeCut = proxy.accepted();
 
             proxy.cutAll();
@@ -158,9 +230,8 @@ class ResearchPageTest extends ResearchTestSupport {
             awaitOutcome("completed");
             assertThat(proxy.accepted()).as("the browser reconnected through the proxy").isGreaterThan(acceptedBeforeCut);
         }
-        List<Object> shownIds = shownEvents().stream().map(e -> e.get("id")).toList();
-        assertThat(shownIds).as("each event once, in order, none missing")
-                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+        assertThat(shownIds()).as("each event once, in order, none missing")
+                .containsExactlyElementsOf(ids(validHistory(jobId)));
     }
 
     /**
@@ -174,7 +245,7 @@ class ResearchPageTest extends ResearchTestSupport {
         String jobId = startJob("refused for a while");
         try (CuttableProxy proxy = CuttableProxy.start(vertx, base.getPort())) {
             browser().get("http://127.0.0.1:" + proxy.port() + "/?jobId=" + jobId);
-            await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().filter(e -> "progress".equals(e.get("event"))).count() >= 2);
+            await().atMost(BROWSER_STEP).until(() -> shownIds().size() >= 3);
 
             proxy.refuse(true);
             proxy.cutAll();
@@ -183,8 +254,7 @@ class ResearchPageTest extends ResearchTestSupport {
 
             awaitOutcome("completed");
         }
-        assertThat(shownEvents()).extracting(e -> e.get("id")).as("each event once, in order")
-                .containsExactlyElementsOf(validHistory(jobId).stream().map(e -> e.get("id")).toList());
+        assertThat(shownIds()).as("each event once, in order").containsExactlyElementsOf(ids(validHistory(jobId)));
     }
 
     @Test
@@ -193,15 +263,19 @@ class ResearchPageTest extends ResearchTestSupport {
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("stop me");
         browser().findElement(By.id("start")).click();
-        await().atMost(BROWSER_STEP).until(() -> shownEvents().stream().anyMatch(e -> "progress".equals(e.get("event"))));
+        await().atMost(BROWSER_STEP).until(() -> shownIds().size() >= 2);
 
         browser().findElement(By.id("abort")).click();
 
         awaitOutcome("aborted");
         String jobId = text("job-id");
         assertThat(text("outcome-text")).isEqualTo("aborted by user");
-        assertThat(shownEvents()).filteredOn(e -> List.of("completed", "failed", "aborted").contains(e.get("event")))
-                .extracting(e -> e.get("event")).containsExactly("aborted");
+        assertThat(validHistory(jobId)).extracting(e -> e.get("event"))
+                .filteredOn(event -> List.of("completed", "failed", "aborted").contains(event)).containsExactly("aborted");
+        assertThat(shownIds()).containsExactlyElementsOf(ids(validHistory(jobId)));
+        assertThat(lines()).extracting(line -> line.get("event")).last().isEqualTo("aborted");
+        assertThat(browser().executeScript("return document.getElementById('percent').position === -1"))
+                .as("no bar runs on for an aborted job").isEqualTo(false);
         await().atMost(TIMEOUT).until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);
         assertThat(browser().findElement(By.id("abort")).isDisplayed()).isFalse();
     }
@@ -276,13 +350,29 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(text("state")).isEqualTo(event);
     }
 
-    /** @return the page's event list: for each item its stream entry {@code id}, {@code event}, {@code fencingToken} (Long) and text */
+    /**
+     * @return the page's activity lines: for each its {@code phase}, the type of the last event it stands for
+     *         ({@code event}), its run ({@code fencingToken}, a Long), {@code state} and its text (what it says)
+     */
     @SuppressWarnings("unchecked")
-    private List<Map<String, Object>> shownEvents() {
+    private List<Map<String, Object>> lines() {
         return (List<Map<String, Object>>) browser().executeScript("""
                 return [...document.querySelectorAll('#events li')].map((li) => ({
-                    id: li.dataset.id, event: li.dataset.event, fencingToken: Number(li.dataset.fencingToken),
-                    text: li.textContent }));""");
+                    phase: li.dataset.phase, event: li.dataset.event ?? null, state: li.dataset.state,
+                    fencingToken: Number(li.dataset.fencingToken ?? 0),
+                    text: li.querySelector('.what').textContent }));""");
+    }
+
+    /** @return the stream entry ids of every event the page's activity stands for, in order */
+    @SuppressWarnings("unchecked")
+    private List<String> shownIds() {
+        return (List<String>) browser().executeScript(
+                "return [...document.querySelectorAll('#events li')].flatMap((li) => li.dataset.ids.split(' ')"
+                        + ".filter(Boolean))");
+    }
+
+    private static List<String> ids(List<Map<String, Object>> events) {
+        return events.stream().map(e -> (String) e.get("id")).toList();
     }
 
     private String text(String id) {

@@ -1,23 +1,29 @@
 package dev.fencedqueue.events;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.JobContext;
+import dev.fencedqueue.worker.UnrecoverableJobException;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import io.smallrye.mutiny.Uni;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -125,6 +131,109 @@ class ResumeReadersTest extends ResearchTestSupport {
         assertThat(validHistory(jobId)).extracting(e -> e.get("workerId")).containsOnly("worker-B");
     }
 
+    /**
+     * A {@code resume} says why its run continues, as Redis recorded it with the transition that sent the job back to
+     * wait: {@code takeover} after the stalled check gave a frozen worker's job to another, and after a stopping
+     * worker handed it back.
+     */
+    @Test
+    void aResumeAfterAStallOrAHandBackSaysTakeover() {
+        ProbeProcessor processorA = ProbeProcessor.held(research.queue());
+        ProbeProcessor processorB = ProbeProcessor.held(research.queue());
+        ProbeProcessor processorC = ProbeProcessor.held(research.queue());
+        Worker workerA = worker(processorA, "worker-A");
+        Worker workerB = worker(processorB, "worker-B");
+        workerA.start();
+        String jobId = startJob("take me over");
+        delta(awaitAttempt(processorA).context(), "Hello");
+        try (SseClient live = SseClient.open(base + "research/stream/" + jobId)) {
+            workerA.freeze(true);
+            workerB.start();
+            awaitAttempt(processorB).context().resume().await().atMost(TIMEOUT);
+            worker(processorC, "worker-C").start();
+            manager.stop(workerB).await().atMost(TIMEOUT); // hands the job back, as on SIGTERM
+            ProbeProcessor.Attempt onC = awaitAttempt(processorC);
+            onC.context().resume().await().atMost(TIMEOUT);
+            onC.complete("done");
+
+            await().atMost(TIMEOUT).until(() -> live.ended().isDone());
+            assertThat(live.events()).extracting(SseClient.Message::event)
+                    .containsExactly("started", "progress", "resume", "resume", "completed");
+            assertThat(resumeReasons(live.events())).containsExactly("takeover", "takeover");
+        }
+    }
+
+    /**
+     * After a failed attempt's retry, and after an operator's retry of a failed job, a {@code resume} says
+     * {@code retry}.
+     */
+    @Test
+    void aResumeAfterARetrySaysRetry() {
+        ProbeProcessor processor = ProbeProcessor.held(research.queue());
+        worker(processor, "worker-retry").start();
+        String jobId = startJob("retry me");
+        ProbeProcessor.Attempt first = awaitAttempt(processor);
+        delta(first.context(), "Hello");
+        String failedId;
+        try (SseClient live = SseClient.open(base + "research/stream/" + jobId)) {
+            first.fail(new IllegalStateException("the upstream answered 502"));
+            ProbeProcessor.Attempt second = awaitAttempt(processor, 1);
+            second.context().resume().await().atMost(TIMEOUT);
+            second.fail(new UnrecoverableJobException("the upstream refused the question"));
+
+            await().atMost(TIMEOUT).until(() -> live.ended().isDone());
+            assertThat(live.events()).extracting(SseClient.Message::event)
+                    .containsExactly("started", "progress", "resume", "failed");
+            assertThat(resumeReasons(live.events())).containsExactly("retry");
+            failedId = live.events().get(3).id();
+        }
+
+        given().auth().preemptive().basic("admin", "admin")
+                .post("/admin/queues/" + research.queue() + "/jobs/" + jobId + "/retry").then().statusCode(200);
+        ProbeProcessor.Attempt third = awaitAttempt(processor, 2);
+        // A reader that had the failure follows on from it, as a browser's reconnect does.
+        try (SseClient later = SseClient.open(base + "research/stream/" + jobId, failedId)) {
+            third.context().resume().await().atMost(TIMEOUT);
+            third.complete("done");
+            await().atMost(TIMEOUT).until(() -> later.ended().isDone());
+            assertThat(later.events()).extracting(SseClient.Message::event).containsExactly("resume", "completed");
+            assertThat(resumeReasons(later.events())).containsExactly("retry");
+        }
+    }
+
+    /**
+     * A parent job (a flow, as a deep research job is) runs again once its children ended: its {@code resume} says
+     * {@code children}, not a takeover.
+     */
+    @Test
+    void aParentThatGoesOnAfterItsChildrenSaysChildren() {
+        String queue = research.queue();
+        ProbeProcessor processor = ProbeProcessor.of(queue, context -> {
+            if (context.job().parentKey() != null) {
+                return Uni.createFrom().item("a finding");
+            }
+            if (context.resumePoint().isEmpty()) { // as a deep research job: it says what it does, then parks
+                return context.progress(0, "planning").chain(() -> context.addChildren(List.of(FlowJob.of(queue,
+                        "research", JsonNodeFactory.instance.objectNode().put("query", "a part")).withKey("part"))))
+                        .chain(context::moveToWaitingChildren).replaceWith("parked");
+            }
+            return context.resume().replaceWith("the report");
+        });
+        worker(processor, "worker-flow").start();
+        String jobId = startJob("a parent");
+        try (SseClient live = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(TIMEOUT).until(() -> live.ended().isDone());
+            assertThat(live.events()).extracting(SseClient.Message::event)
+                    .containsExactly("started", "progress", "resume", "completed");
+            assertThat(resumeReasons(live.events())).containsExactly("children");
+        }
+    }
+
+    /** @return the {@code reason} of each {@code resume} event, in order ({@code null} when it has none) */
+    private static List<String> resumeReasons(List<SseClient.Message> events) {
+        return events.stream().filter(e -> "resume".equals(e.event()))
+                .map(e -> JsonPath.from(e.data()).getString("reason")).toList();
+    }
 
     private static String deltas(List<SseClient.Message> events) {
         StringBuilder text = new StringBuilder();
@@ -139,7 +248,11 @@ class ResumeReadersTest extends ResearchTestSupport {
     }
 
     private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor) {
-        await().atMost(TIMEOUT).until(() -> processor.started() > 0);
-        return processor.attempt(0);
+        return awaitAttempt(processor, 0);
+    }
+
+    private static ProbeProcessor.Attempt awaitAttempt(ProbeProcessor processor, int index) {
+        await().atMost(TIMEOUT).until(() -> processor.started() > index);
+        return processor.attempt(index);
     }
 }

@@ -68,7 +68,8 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
                     .isEqualTo(status(first).getString("result.text"));
 
             List<SseClient.Message> root = byJob.get(jobId);
-            assertThat(root).extracting(SseClient.Message::event).startsWith("started", "plan").contains("resume")
+            assertThat(root).extracting(SseClient.Message::event).startsWith("started", "progress", "plan")
+                    .contains("resume")
                     .doesNotContain("reset").endsWith("completed");
             assertThat(status(jobId).getString("result.text")).startsWith("## Research report: Deep research: grid batteries");
         }

@@ -50,12 +50,17 @@ class DeepResearchTest {
             events = sse.events().stream().filter(e -> !e.isComment()).toList();
         }
         List<String> types = events.stream().map(SseClient.Message::event).toList();
-        assertThat(types.subList(0, 3)).containsExactly("started", "plan", "resume");
+        assertThat(types.subList(0, 4)).containsExactly("started", "progress", "plan", "resume");
+        assertThat(JsonPath.from(events.get(1).data()).getString("phase")).as("planning, from the start").isEqualTo(
+                "planning");
         assertThat(types.get(types.size() - 1)).isEqualTo("completed");
         assertThat(types).as("the reader keeps the plan: no reset").doesNotContain("reset");
-        assertThat(events.get(2).fencingToken()).as("the report is a new epoch").isGreaterThan(events.get(0).fencingToken());
+        assertThat(events.get(3).fencingToken()).as("the report is a new epoch")
+                .isGreaterThan(events.get(0).fencingToken());
+        assertThat(JsonPath.from(events.get(3).data()).getString("reason")).as("it goes on after its children, no "
+                + "takeover").isEqualTo("children");
 
-        JsonNode plan = json.readTree(events.get(1).data()).path("subQuestions");
+        JsonNode plan = json.readTree(events.get(2).data()).path("subQuestions");
         assertThat(plan).hasSize(3);
         for (int i = 0; i < plan.size(); i++) {
             assertThat(plan.get(i).path("key").asText()).isEqualTo("q" + (i + 1));
@@ -102,14 +107,14 @@ class DeepResearchTest {
         }
         assertThat(byJob.keySet()).containsExactlyInAnyOrder(jobId, jobId + ":q1", jobId + ":q2", jobId + ":q3");
         assertThat(byJob.get(jobId)).extracting(SseClient.Message::event)
-                .startsWith("started", "plan", "resume").endsWith("completed").doesNotContain("reset");
+                .startsWith("started", "progress", "plan", "resume").endsWith("completed").doesNotContain("reset");
         for (String child : List.of(jobId + ":q1", jobId + ":q2", jobId + ":q3")) {
             assertThat(byJob.get(child)).extracting(SseClient.Message::event).as(child)
                     .startsWith("started").endsWith("completed").contains("progress");
             assertThat(byJob.get(child)).extracting(SseClient.Message::fencingToken).as("one run").hasSize(
                     byJob.get(child).size()).containsOnly(byJob.get(child).get(0).fencingToken());
         }
-        int plan = events.indexOf(byJob.get(jobId).get(1));
+        int plan = events.indexOf(byJob.get(jobId).get(2)); // after started and the planning progress
         assertThat(events.subList(0, plan)).as("children are followed once the plan names them")
                 .allSatisfy(event -> assertThat(event.data()).contains("\"jobId\":\"" + jobId + "\""));
 

@@ -2,6 +2,7 @@ package dev.fencedqueue.research;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.net.URL;
@@ -55,6 +56,8 @@ class OpenAiResearchFlowTest {
         List<JsonNode> progress = events.stream().filter(e -> e.event().equals("progress")).map(e -> read(e.data())).toList();
         assertThat(progress).as("40 words of 60 characters batches: a few events, not one per word").hasSizeBetween(2, 10);
         assertThat(progress).extracting(p -> p.path("completionTokens").asLong()).isSorted();
+        assertThat(progress).as("what a reader measures the answer against, and its one line").extracting(
+                p -> p.path("maxTokens").asInt(), p -> p.path("phase").asText()).containsOnly(tuple(40, "writing"));
         String streamed = progress.stream().map(p -> p.path("delta").asText()).collect(Collectors.joining());
 
         JsonPath status = given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();

@@ -32,4 +32,14 @@ public final class ChromiumExtension implements BeforeAllCallback, AfterAllCallb
     public ChromeDriver driver() {
         return chromium.driver();
     }
+
+    /**
+     * Saves a screenshot of the current page into {@code docs/screenshots/} ({@link HeadlessChromium#screenshot}).
+     *
+     * @param name the file's name without {@code .png}
+     * @param shot the viewport and colour scheme
+     */
+    public void screenshot(String name, HeadlessChromium.Shot shot) {
+        chromium.screenshot(name, shot);
+    }
 }

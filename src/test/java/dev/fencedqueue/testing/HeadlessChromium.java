@@ -2,10 +2,15 @@ package dev.fencedqueue.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -21,6 +26,9 @@ import org.openqa.selenium.chrome.ChromeOptions;
  *
  * <p>The browser runs with the flags that keep it off the network this machine cannot reach (no background
  * networking, component updates or sync) and in a fresh profile that chromedriver deletes on {@link #close}.
+ *
+ * <p>{@link #screenshot} saves what a test shows into {@code docs/screenshots/}, so that the pictures in the docs are
+ * those of the last test run.
  */
 public final class HeadlessChromium implements AutoCloseable {
 
@@ -59,6 +67,66 @@ public final class HeadlessChromium implements AutoCloseable {
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20)).scriptTimeout(Duration.ofSeconds(20));
         return new HeadlessChromium(driver);
+    }
+
+    /**
+     * Where {@link #screenshot} writes: {@code docs/screenshots} of the project ({@code basedir}, which Maven's test
+     * plugins set, else the working directory).
+     */
+    public static final Path SCREENSHOTS = Path.of(System.getProperty("basedir", "."), "docs", "screenshots");
+
+    /**
+     * How a screenshot is taken: the viewport's width and the most of the page's height it shows (CSS pixels, at a
+     * device scale factor of 1, so that the files stay small), and the colour scheme the page sees.
+     *
+     * @param width the viewport's width; below 600 the page is shown as on a phone
+     * @param maxHeight the most of the page's height the picture holds (all of it when shorter)
+     * @param dark whether the page sees {@code prefers-color-scheme: dark}
+     */
+    public record Shot(int width, int maxHeight, boolean dark) {
+
+        /** A desktop window, light. */
+        public static Shot desktop(int maxHeight) {
+            return new Shot(1024, maxHeight, false);
+        }
+
+        /** A phone (390 px wide), dark. */
+        public static Shot phoneDark(int maxHeight) {
+            return new Shot(390, maxHeight, true);
+        }
+    }
+
+    /**
+     * Saves a PNG of the current page as {@code shot} says into {@link #SCREENSHOTS}, then gives the page back its
+     * own viewport and colour scheme. The page is laid out again at the shot's width first (what it shows may move).
+     *
+     * @param name the file's name without {@code .png}, must not be {@code null}
+     * @param shot how to take it, must not be {@code null}
+     * @return the file written
+     * @throws UncheckedIOException when the file cannot be written
+     */
+    public Path screenshot(String name, Shot shot) {
+        driver.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", shot.width(), "height", 800,
+                "deviceScaleFactor", 1, "mobile", shot.width() < 600));
+        driver.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
+                List.of(Map.of("name", "prefers-color-scheme", "value", shot.dark() ? "dark" : "light"))));
+        try {
+            Number height = (Number) driver.executeScript("window.scrollTo(0, 0); "
+                    + "return document.documentElement.scrollHeight");
+            Map<String, Object> clip = Map.of("x", 0, "y", 0, "width", shot.width(),
+                    "height", Math.min(shot.maxHeight(), height.intValue()), "scale", 1);
+            Map<String, Object> picture = driver.executeCdpCommand("Page.captureScreenshot", Map.of("format", "png",
+                    "captureBeyondViewport", true, "clip", clip));
+            Path file = SCREENSHOTS.resolve(name + ".png");
+            Files.createDirectories(SCREENSHOTS);
+            Files.write(file, Base64.getDecoder().decode((String) picture.get("data")));
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the screenshot " + name, e);
+        } finally {
+            driver.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features", List.of()));
+            driver.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+        }
     }
 
     /** @return the WebDriver of this browser */

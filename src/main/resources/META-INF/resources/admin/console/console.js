@@ -1,7 +1,8 @@
-// The operator console: queues with their counts, a queue's jobs with live progress bars (from the queue's event
-// feed over SSE, GET /admin/queues/{queue}/events), a job's detail with its last events, and the operator's
-// actions (abort, resume, retry, delete, pause/resume a queue, throttle). Plain JavaScript, no build step, no
-// library: it only calls the operator API (/admin), whose credentials the browser already holds (HTTP Basic).
+// The operator console: queues with their counts (an unserved one marked so), the job schedulers (next run in each
+// one's own time zone), a queue's jobs with live progress bars for the running ones (from the queue's event feed over
+// SSE, GET /admin/queues/{queue}/events), a job's detail with its last events, and the operator's actions (abort,
+// resume, retry, delete, pause/resume a queue, throttle: the form shows the current one). Plain JavaScript, no build
+// step, no library: it only calls the operator API (/admin), whose credentials the browser already holds (HTTP Basic).
 
 const $ = (id) => document.getElementById(id);
 const state = { queues: [], queue: null, filter: "active", jobId: null, feed: null, refreshTimer: null };
@@ -96,6 +97,7 @@ async function loadQueues() {
 function queueRow(q) {
     const row = document.createElement("tr");
     row.dataset.queue = q.queue;
+    row.dataset.served = String(q.served !== false);
     const cells = [q.queue, q.counts.waiting + q.counts.paused + q.counts.prioritized, q.counts.active,
         q.counts.delayed, q.counts["waiting-children"] ?? 0, q.counts.completed, q.counts.failed,
         q.paused ? "yes" : "no", age(q.oldestWaitingAge),
@@ -106,6 +108,13 @@ function queueRow(q) {
             cell.scope = "row";
         }
         cell.textContent = value;
+        if (i === 0 && q.served === false) {
+            const badge = document.createElement("span");
+            badge.className = "badge unserved";
+            badge.textContent = "unserved";
+            badge.title = "No instance runs this queue's jobs: they wait until a worker serves it.";
+            cell.append(" ", badge);
+        }
         row.append(cell);
     });
     const button = document.createElement("button");
@@ -134,11 +143,11 @@ function scheduleRow(s) {
     const row = document.createElement("tr");
     row.dataset.scheduler = s.id;
     const every = s.pattern ?? `every ${s.every} ms`;
-    const next = s.paused ? "paused" : (s.next ? new Date(s.next).toISOString() : "none (ended)");
+    const next = s.paused ? "paused" : (s.next ? inZone(s.next, s.tz) : "none (ended)");
     const last = (s.lastJobId ? `${s.lastJobId} (${s.lastJobState ?? "removed"})` : "none")
         + (s.refused ? `; tick ${new Date(s.refused).toISOString()} refused: ${s.refusedReason}` : "")
         + (s.skipped ? `; tick ${new Date(s.skipped).toISOString()} skipped (${s.skippedBecause})` : "");
-    [s.id, s.queue, every, s.tz ?? "", next, s.ticks, last].forEach((value, i) => {
+    [s.id, s.queue, every, s.tz ?? "", next, s.jobs ?? s.ticks, last].forEach((value, i) => {
         const cell = document.createElement(i === 0 ? "th" : "td");
         if (i === 0) {
             cell.scope = "row";
@@ -156,6 +165,21 @@ function scheduleRow(s) {
             `Remove scheduler ${s.id}? The jobs it produced stay.`));
     row.append(actions);
     return row;
+}
+
+/**
+ * @param {number} ms a time, ms since the epoch
+ * @param {string|undefined} tz an IANA time zone (a scheduler's), `Z` or none for UTC
+ * @returns {string} the time as it reads in that zone, e.g. "27 Nov 2026, 09:00:00 GMT+9"
+ */
+function inZone(ms, tz) {
+    const zone = !tz || tz === "Z" ? "UTC" : tz;
+    try {
+        return new Intl.DateTimeFormat("en-GB", { timeZone: zone, dateStyle: "medium", timeStyle: "long" })
+            .format(new Date(ms));
+    } catch (e) {
+        return new Date(ms).toISOString(); // a zone this browser does not know
+    }
 }
 
 function scheduleButton(text, s, action, done, question = null) {
@@ -194,20 +218,30 @@ function jobItem(job) {
     bar.setAttribute("aria-label", "Progress of job " + job.jobId);
     const label = document.createElement("span");
     label.className = "job-progress";
+    item.dataset.state = job.state;
     item.append(link, stateCell, bar, label);
+    // Only a running job has a running bar: a finished one shows where it ended, one that waits or failed shows none.
+    if (job.state === "completed") {
+        bar.value = 100;
+    } else if (job.state !== "active") {
+        bar.hidden = true;
+        label.textContent = job.failedReason || "";
+    }
     if (job.schedulerId) {
         const schedule = document.createElement("span");
         schedule.className = "job-schedule";
         schedule.textContent = `scheduled by ${job.schedulerId}, tick ${new Date(job.tick).toISOString()}`;
         item.append(schedule);
     }
-    showProgress(item, job.progress);
+    if (job.state === "active") {
+        showProgress(item, job.progress);
+    }
     return item;
 }
 
-/** Shows a progress report (percent, and for a chunked job its cursor and counts) in a job's row. */
+/** Shows a progress report (percent, and for a chunked job its cursor and counts) in a running job's row. */
 function showProgress(item, progress) {
-    if (!item || !progress) {
+    if (!item || !progress || item.dataset.state !== "active") {
         return;
     }
     item.querySelector("progress").value = progress.percent ?? 0;
@@ -218,6 +252,9 @@ function describe(progress) {
     if (progress.itemsDone !== undefined) {
         const total = progress.itemsTotal === null || progress.itemsTotal === undefined ? "?" : progress.itemsTotal;
         return `${progress.itemsDone} of ${total} items, cursor ${progress.cursor || "(start)"}`;
+    }
+    if (typeof progress.completionTokens === "number") {
+        return `${progress.completionTokens}${progress.maxTokens ? ` of ${progress.maxTokens}` : ""} tokens`;
     }
     return progress.message || `${progress.percent ?? 0} %`;
 }
@@ -260,7 +297,8 @@ async function loadDetail() {
     $("detail-token").textContent = job.fencingToken;
     $("detail-worker").textContent = job.workerId || "none";
     $("detail-progress").value = job.state === "completed" ? 100 : (progress.percent ?? 0);
-    $("detail-percent").textContent = `${$("detail-progress").value} %`;
+    $("detail-progress").hidden = !["active", "completed"].includes(job.state);
+    $("detail-percent").textContent = $("detail-progress").hidden ? job.state : `${$("detail-progress").value} %`;
     $("detail-cursor").textContent = progress.cursor ?? "not chunked";
     $("detail-items").textContent = progress.itemsDone !== undefined
         ? `${progress.itemsDone} of ${progress.itemsTotal ?? "?"}` : "";
@@ -278,6 +316,7 @@ async function loadDetail() {
         $("detail-throttle").textContent = `pause ${throttle.pauseBetweenChunksMs ?? 0} ms, `
             + (throttle.maxItemsPerSecond ? `at most ${throttle.maxItemsPerSecond} items/s` : "no rate limit")
             + (bulk.abortRequested ? " (stopping at the next chunk boundary)" : "");
+        showThrottle(throttle);
         $("detail-cursor").textContent = bulk.cursor === "" ? "(start)" : bulk.cursor;
         $("detail-items").textContent = `${bulk.itemsDone} of ${bulk.itemsTotal ?? "?"}`;
         $("detail-chunks").textContent = bulk.chunksDone;
@@ -293,10 +332,29 @@ async function loadDetail() {
     const events = await api(`${base}/events?last=15`);
     $("detail-events").replaceChildren(...events.map((e) => {
         const line = document.createElement("li");
-        const resumed = e.event === "resume" ? `continues after ${e.resumeFrom} (attempt ${e.attempt ?? "?"})` : "";
-        line.textContent = `${e.event} (run ${e.fencingToken ?? "?"}) ${e.message || e.reason || resumed}`.trim();
+        const why = { takeover: "taken over", retry: "retried", children: "after its children" }[e.reason] ?? "";
+        const resumed = e.event === "resume"
+            ? `continues after ${e.resumeFrom} (attempt ${e.attempt ?? "?"}${why ? `, ${why}` : ""})` : "";
+        line.textContent = `${e.event} (run ${e.fencingToken ?? "?"}) ${resumed || e.message || e.reason || ""}`.trim();
         return line;
     }));
+}
+
+/**
+ * Fills the throttle form with the job's current throttle, unless the operator is changing it (the form has the focus,
+ * or was edited since it was filled for this job): the periodic refresh must not undo what they type.
+ */
+function showThrottle(throttle) {
+    const form = $("throttle-form");
+    const editing = form.dataset.jobId === state.jobId
+        && (form.dataset.dirty === "true" || form.contains(document.activeElement));
+    if (editing) {
+        return;
+    }
+    form.dataset.jobId = state.jobId;
+    form.dataset.dirty = "false";
+    $("pause-ms").value = throttle.pauseBetweenChunksMs ?? 0;
+    $("max-rate").value = throttle.maxItemsPerSecond ?? "";
 }
 
 /** Shows the job's trace: a link to it in the trace UI when one is configured (fq.tracing.ui-url), else its id. */
@@ -378,12 +436,18 @@ function bindActions() {
             $("detail").hidden = true;
             return `Job ${r.jobId} deleted.`;
         }));
+    $("throttle-form").addEventListener("input", () => { $("throttle-form").dataset.dirty = "true"; });
     $("throttle-form").addEventListener("submit", (event) => {
         event.preventDefault();
         const pause = $("pause-ms").value === "" ? 0 : Number($("pause-ms").value);
         const rate = $("max-rate").value === "" ? null : Number($("max-rate").value);
-        act(null, () => api(jobPath("/throttle"), { method: "PUT", body: { pauseBetweenChunksMs: pause, maxItemsPerSecond: rate } }),
-            (t) => `Throttle set: pause ${t.pauseBetweenChunksMs} ms, ` + (t.maxItemsPerSecond ? `${t.maxItemsPerSecond} items/s.` : "no rate limit."));
+        act(null, async () => {
+            const set = await api(jobPath("/throttle"), { method: "PUT",
+                body: { pauseBetweenChunksMs: pause, maxItemsPerSecond: rate } });
+            $("throttle-form").dataset.dirty = "false"; // applied: the form shows the job's throttle again
+            document.activeElement?.blur();
+            return set;
+        }, (t) => `Throttle set: pause ${t.pauseBetweenChunksMs} ms, ` + (t.maxItemsPerSecond ? `${t.maxItemsPerSecond} items/s.` : "no rate limit."));
     });
     $("queue").addEventListener("change", () => {
         state.queue = $("queue").value;
@@ -414,7 +478,7 @@ function follow(queue) {
         const progress = safeJson(event.data || "null");
         const item = document.querySelector(`#jobs li[data-job-id="${CSS.escape(event.jobId)}"]`);
         showProgress(item, progress);
-        if (event.jobId === state.jobId && progress) {
+        if (event.jobId === state.jobId && progress && $("detail-state").textContent === "active") {
             $("detail-progress").value = progress.percent ?? 0;
             $("detail-percent").textContent = `${progress.percent ?? 0} %`;
             if (progress.cursor !== undefined) {

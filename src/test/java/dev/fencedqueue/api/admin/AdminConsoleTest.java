@@ -4,17 +4,17 @@ import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.endsWith;
 
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
 import dev.fencedqueue.testing.ChromiumExtension;
+import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -26,15 +26,14 @@ import io.restassured.http.ContentType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
  * The operator console ({@code /admin/}) in a real headless Chromium, signed in with HTTP Basic: an operator
  * watches a 100,000-subscriber fan-out's progress bar move live, aborts it (it stops at a chunk boundary with its
- * cursor kept), removes its throttle and resumes it, and it finishes with every subscriber notified exactly once.
- * A screenshot of the console is saved as {@code target/admin-console.png}.
+ * cursor kept), removes its throttle (the form shows the current one) and resumes it, and it finishes with every
+ * subscriber notified exactly once. A screenshot of the console is saved as
+ * {@code docs/screenshots/admin-console.png}.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -76,10 +75,10 @@ class AdminConsoleTest {
         await().atMost(BROWSER_STEP).until(() -> "active".equals(text("detail-state")) && !text("detail-events").isEmpty());
         long firstEpoch = Long.parseLong(text("detail-token"));
         assertThat(firstEpoch).isPositive();
-        browser().manage().window().setSize(new Dimension(1280, 1400));
-        browser().executeScript("window.scrollTo(0, 0)");
-        Files.createDirectories(Path.of("target"));
-        Files.write(Path.of("target", "admin-console.png"), browser().getScreenshotAs(OutputType.BYTES));
+        await("the throttle form shows the job's throttle").atMost(BROWSER_STEP).until(() -> "150".equals(
+                value("pause-ms")));
+        assertThat(value("max-rate")).as("no rate limit").isEmpty();
+        CHROMIUM.screenshot("admin-console", new Shot(1280, 1400, false));
 
         browser().findElement(By.id("abort")).click();
         browser().switchTo().alert().accept();
@@ -148,6 +147,14 @@ class AdminConsoleTest {
                 + "/abort").then().statusCode(200);
         given().auth().preemptive().basic("admin", "admin").get("/admin/queues/" + childQueue + "/jobs/" + flowId
                 + ":north").then().statusCode(200).body("state", org.hamcrest.Matchers.equalTo("aborted"));
+
+        // A job that ended without running (no progress) shows no running (indeterminate) bar, but why it ended.
+        browser().findElement(By.cssSelector("input[name=state][value=failed]")).click();
+        String row = "#jobs li[data-job-id='" + flowId + "']";
+        await("the parent is listed as failed or aborted").atMost(BROWSER_STEP).until(() -> !textOf(row).isEmpty());
+        assertThat(browser().executeScript("const bar = document.querySelector(arguments[0] + ' progress'); "
+                + "return bar.checkVisibility() && bar.position === -1", row)).as("no running bar").isEqualTo(false);
+        assertThat(textOf(row + " .job-progress")).isNotEmpty();
     }
 
     @Test
@@ -157,17 +164,26 @@ class AdminConsoleTest {
                 "template", Map.of("queue", researchQueue, "name", "research", "data", Map.of("query", "weekly news"))))
                 .put("/admin/schedulers/" + id).then().statusCode(200);
 
+        String tokyo = id + "-tokyo";
+        given().auth().preemptive().basic("admin", "admin").contentType(ContentType.JSON).body(Map.of("pattern",
+                "0 9 * * *", "tz", "Asia/Tokyo", "template", Map.of("queue", researchQueue, "name", "research", "data",
+                        Map.of("query", "morning news")))).put("/admin/schedulers/" + tokyo).then().statusCode(200);
+
         browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
         String row = "#schedules tr[data-scheduler='" + id + "']";
         await("the scheduler is listed").atMost(BROWSER_STEP).until(() -> !browser().findElements(By.cssSelector(row))
-                .isEmpty());
+                .isEmpty() && !textOf("#schedules tr[data-scheduler='" + tokyo + "']").isEmpty());
         assertThat(textOf(row)).contains("every 3600000 ms").contains(researchQueue).doesNotContain("paused");
+        assertThat(textOf("#schedules tr[data-scheduler='" + tokyo + "'] td:nth-of-type(4)"))
+                .as("the next run in the scheduler's own time zone").contains("09:00:00").contains("GMT+9");
+        given().auth().preemptive().basic("admin", "admin").delete("/admin/schedulers/" + tokyo).then().statusCode(200);
 
         clickNow("button[aria-label='Pause scheduler " + id + "']");
         await().atMost(BROWSER_STEP).until(() -> textOf(row).contains("paused"));
         clickNow("button[aria-label='Run now scheduler " + id + "']");
         await("its job ran").atMost(BROWSER_STEP).until(() -> textOf(row).contains("(completed)"));
         assertThat(text("message")).startsWith("Job " + id + ":").endsWith(" added.");
+        assertThat(textOf(row + " td:nth-of-type(5)")).as("its jobs, the run-now one included").isEqualTo("1");
         browser().findElement(By.cssSelector("#queue option[value='" + researchQueue + "']")).click();
         browser().findElement(By.cssSelector("input[name=state][value=completed]")).click();
         await("the job shows its schedule in the list").atMost(BROWSER_STEP).until(() -> String.valueOf(browser()
@@ -181,6 +197,14 @@ class AdminConsoleTest {
         });
         await().atMost(BROWSER_STEP).until(() -> browser().findElements(By.cssSelector(row)).isEmpty());
         assertThat(text("error")).isEmpty();
+    }
+
+    @Test
+    void theResearchPageAndTheConsoleHaveAFavicon() {
+        given().get("/favicon.svg").then().statusCode(200).contentType("image/svg+xml");
+        given().get("/").then().statusCode(200).body(containsString("<link rel=\"icon\" href=\"/favicon.svg\""));
+        given().auth().preemptive().basic("admin", "admin").get("/admin/console/").then().statusCode(200)
+                .body(containsString("<link rel=\"icon\" href=\"/favicon.svg\""));
     }
 
     @Test
@@ -212,6 +236,10 @@ class AdminConsoleTest {
 
     private String text(String id) {
         return String.valueOf(browser().executeScript("return document.getElementById(arguments[0]).textContent", id));
+    }
+
+    private String value(String id) {
+        return String.valueOf(browser().executeScript("return document.getElementById(arguments[0]).value", id));
     }
 
     private static ChromeDriver browser() {

@@ -1,0 +1,149 @@
+// The plan of a deep research job on the research page (an ES module used by research.js): one row per sub-question,
+// showing its child job as that job's own stream keeps it, and opening (<details>) onto its answer.
+import { Markdown } from '/research-markdown.js';
+import { clock, idMs, phaseOf } from '/research-activity.js';
+
+/** What a child job's state reads as in its row. */
+const CHILD_STATES = { waiting: 'waiting', active: 'researching', completed: 'answered', failed: 'failed',
+    aborted: 'aborted' };
+
+/** @returns {boolean} whether a result's answer was cut short (by max_tokens or the size cap) */
+export function isCut(result) {
+    return Boolean(result && typeof result === 'object' && (result.finishReason === 'length' || result.truncated));
+}
+
+/**
+ * One sub-question of a deep research job: a row that opens (`<details>`) onto its answer, and shows its child job as
+ * that job's own stream keeps it (state, run, progress, what it does; a reset clears its answer and counts).
+ */
+export class ChildRow {
+
+    /**
+     * @param {HTMLOListElement} list the plan's list, where the row goes
+     * @param {string} jobId the child job
+     * @param {() => void} onEnded called when the child's job ends
+     */
+    constructor(list, jobId, onEnded) {
+        this.onEnded = onEnded;
+        /** @type {number} when the child's first and last events shown were written (ms since the epoch) */
+        this.firstMs = NaN;
+        this.lastMs = NaN;
+        this.state = 'waiting';
+        this.answer = '';
+        this.takeovers = 0;
+        const item = document.createElement('li');
+        item.dataset.jobId = jobId;
+        item.dataset.state = 'waiting';
+        item.dataset.resets = '0';
+        const details = document.createElement('details');
+        const summary = document.createElement('summary');
+        const query = span('child-query', jobId);
+        const state = span('child-state badge', CHILD_STATES.waiting);
+        state.dataset.state = 'waiting';
+        const bar = document.createElement('progress');
+        bar.max = 100;
+        bar.value = 0;
+        const message = span('child-message', '');
+        summary.append(query, state, bar, message);
+        const answer = document.createElement('div');
+        answer.className = 'child-answer prose';
+        details.append(summary, answer);
+        item.append(details);
+        list.append(item);
+        this.item = item;
+        this.bar = bar;
+        this.markdown = new Markdown(answer);
+    }
+
+    /** @param {string} text the sub-question */
+    query(text) {
+        this.item.querySelector('.child-query').textContent = text;
+        this.bar.setAttribute('aria-label', `Progress of: ${text}`);
+    }
+
+    /** @returns {object} the FencedStreamHandlers of the child's events */
+    handlers() {
+        return {
+            onStarted: (event) => this.show('active', event, event.data.workerId
+                ? `started on ${event.data.workerId}` : 'started'),
+            onResume: (event) => {
+                if (event.reason === 'takeover') {
+                    this.takeovers++;
+                }
+                this.show('active', event, event.reason === 'takeover' ? 'continued on another worker' : 'continues');
+            },
+            onReset: (token, previous) => {
+                this.bar.value = 0;
+                this.answer = '';
+                this.markdown.clear();
+                if (previous > 0) { // a newer run starts the child over: what its old run showed is gone
+                    this.item.dataset.resets = String(Number(this.item.dataset.resets) + 1);
+                    this.takeovers++;
+                }
+            },
+            onDelta: (text) => {
+                this.answer += text;
+                this.markdown.show(this.answer);
+            },
+            onProgress: (event) => {
+                const data = event.data;
+                let message = data.message ?? '';
+                if (typeof data.completionTokens === 'number' && phaseOf(data) === 'writing') {
+                    message = `writing: ${data.completionTokens} tokens`;
+                    if (typeof data.maxTokens === 'number') {
+                        this.bar.value = Math.min(100, (data.completionTokens * 100) / data.maxTokens);
+                    } else {
+                        this.bar.removeAttribute('value');
+                    }
+                } else if (typeof data.percent === 'number') {
+                    this.bar.value = data.percent;
+                }
+                this.show('active', event, message);
+            },
+            onEnd: (event) => {
+                const result = event.data.result;
+                if (event.type === 'completed') {
+                    this.bar.value = 100;
+                    const text = typeof result?.text === 'string' ? result.text : result?.summary;
+                    if (typeof text === 'string') {
+                        this.answer = text;
+                        this.markdown.show(text);
+                    }
+                } else if (!this.bar.hasAttribute('value')) {
+                    this.bar.value = 0;
+                }
+                const took = Number.isFinite(this.firstMs) ? `took ${clock(this.lastMs - this.firstMs)}` : 'done';
+                const message = event.type === 'completed' ? (isCut(result) ? `cut at the token limit, ${took}` : took)
+                    : (event.data.reason ?? event.type);
+                this.show(event.type, event, message);
+                this.onEnded();
+            },
+        };
+    }
+
+    show(state, event, message) {
+        const ms = idMs(event.id);
+        if (Number.isFinite(ms)) {
+            this.lastMs = ms;
+            if (!Number.isFinite(this.firstMs)) {
+                this.firstMs = ms;
+            }
+        }
+        this.state = state;
+        this.item.dataset.state = state;
+        this.item.dataset.fencingToken = String(event.fencingToken);
+        this.item.dataset.takeovers = String(this.takeovers);
+        const badge = this.item.querySelector('.child-state');
+        badge.textContent = CHILD_STATES[state] ?? state;
+        badge.dataset.state = state;
+        badge.title = `fencing token ${event.fencingToken}${this.takeovers > 0 ? `, taken over ${this.takeovers}×` : ''}`;
+        this.item.querySelector('.child-message').textContent = message;
+    }
+}
+
+function span(className, text) {
+    const element = document.createElement('span');
+    element.className = className;
+    element.textContent = text;
+    return element;
+}
