@@ -7,8 +7,9 @@ import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
 
 /**
- * The built-in LLM simulator ({@code fq.simulator.*}): the research protocol ({@code /simulator/research}) and
- * OpenAI-compatible streaming chat completions ({@code /simulator/v1/chat/completions}).
+ * The built-in LLM simulator ({@code fq.simulator.*}): the research protocol ({@code /simulator/research}),
+ * OpenAI-compatible streaming chat completions ({@code /simulator/v1/chat/completions}) and OpenAI's Responses API
+ * ({@code /simulator/v1/responses}).
  */
 @ConfigMapping(prefix = "fq.simulator")
 public interface SimulatorConfig {
@@ -67,6 +68,25 @@ public interface SimulatorConfig {
      */
     @WithDefault("5m")
     Duration restreamWindow();
+
+    /**
+     * Responses API: how the simulated server serves {@code /v1/responses}: as {@code openai} does (background
+     * responses, events numbered by {@code sequence_number}, retrieval, re-streaming and cancellation), or as
+     * {@code llama-cpp}'s server does (release b10587: {@code background} and {@code store} ignored, events without
+     * {@code sequence_number}, the response stopped when its stream closes, {@code 404} to retrieving or cancelling
+     * it, {@code response.completed} even when {@code max_output_tokens} cut it). A question that holds
+     * {@code [sim:llama-cpp]} is answered as {@code llama-cpp} whatever this says.
+     */
+    @WithDefault("openai")
+    ResponsesStyle responsesStyle();
+
+    /** The styles {@link #responsesStyle()} names. */
+    enum ResponsesStyle {
+        /** As OpenAI's Responses API in background mode. */
+        OPENAI,
+        /** As llama.cpp's server: no sequence numbers, no retrieval. */
+        LLAMA_CPP
+    }
 
     /** The behaviours {@link #trailingAssistant()} names. */
     enum TrailingAssistant {

@@ -17,7 +17,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * publishes the streamed text in batches ({@code fq.llm.delta-interval}, {@code fq.llm.delta-chars}) as fenced
  * {@code progress} events carrying {@code delta} (and {@code reasoningDelta}) and the answer's running
  * {@code completionTokens}; the result is {@link ChatAnswer#result}. A run that took the job over and continues the
- * committed answer first announces it ({@link JobContext#resume()}) and then publishes only what follows it. When the
+ * committed answer first announces it ({@link JobContext#resume()}) and then publishes only what follows it. A stream
+ * that ends without a finish reason (nor at {@code fq.llm.max-response-chars}) fails the attempt. When the
  * worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM stream is cancelled and
  * its HTTP connection closed.
  */
@@ -99,6 +100,9 @@ public class ChatResearch {
                     return answer.due(System.nanoTime()) ? publish(context, answer, opened) : Uni.createFrom().nullItem();
                 })
                 .collect().last()
+                // Never completed without a finish reason: an answer that just stopped (even an empty one) is cut short.
+                .chain(() -> answer.ended() ? Uni.createFrom().voidItem() : Uni.createFrom().failure(new LlmException(
+                        "the LLM server's stream ended without a finish reason: the answer is incomplete")))
                 .chain(() -> answer.pending() ? publish(context, answer, opened) : Uni.createFrom().nullItem())
                 .map(ignored -> (Object) answer.result(chat.model()))
                 .call(() -> account(context, answer, opened, span, null))

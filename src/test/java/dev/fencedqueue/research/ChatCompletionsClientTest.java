@@ -136,6 +136,17 @@ class ChatCompletionsClientTest {
     }
 
     @Test
+    void aStreamThatEndsWithoutAFinishReasonFails() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/no-finish-reason", config()).stream("q", "job-4b"));
+
+        chunks.awaitFailure(TIMEOUT);
+
+        assertThat(chunks.getFailure()).isInstanceOf(LlmException.class)
+                .hasMessageContaining("without a finish reason (`finish_reason`)");
+        assertThat(chunks.getItems()).hasSize(2);
+    }
+
+    @Test
     void aMalformedChunkFailsTheAttemptAndClosesTheConnection() {
         AssertSubscriber<ChatChunk> chunks = subscribe(client("/malformed", config()).stream("q", "job-5"));
 
@@ -290,6 +301,9 @@ class ChatCompletionsClientTest {
             case "/no-done" -> response.write(chunk("{\"content\":\"a\"}", null))
                     .compose(v -> response.write(chunk("{\"content\":\"b\"}", null)))
                     .compose(v -> response.end());
+            case "/no-finish-reason" -> response.write(chunk("{\"content\":\"a\"}", null))
+                    .compose(v -> response.write(chunk("{\"content\":\"b\"}", null)))
+                    .compose(v -> response.end("data: [DONE]\n\n"));
             case "/malformed" -> response.write(chunk("{\"content\":\"a\"}", null))
                     .compose(v -> response.write("data: {\"choices\": [\n\n"));
             case "/no-choices" -> response.write("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\"}\n\n");
