@@ -38,7 +38,11 @@ public interface SimulatorConfig {
     @WithDefault("50ms")
     Duration tokenInterval();
 
-    /** OpenAI endpoint: words of a simulated answer (fewer when the request's {@code max_tokens} is lower). */
+    /**
+     * OpenAI endpoints: words of a simulated answer, which ends at the end of a sentence (finish reason {@code stop});
+     * a request's lower {@code max_tokens} ({@code max_output_tokens}) cuts it where it stands (finish reason
+     * {@code length}, or {@code incomplete}).
+     */
     @WithDefault("200")
     @Min(1)
     int answerWords();
