@@ -4,14 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
 /**
  * The simulator's answer: the same for the same question, varied, without a sentence that recurs, and ending at the
- * end of a sentence with exactly the words asked for.
+ * end of a sentence with exactly the words asked for; its plan of a deep research job: sub-questions that read as
+ * questions, whether the job asks a question or names a topic.
  */
 class SimulatedAnswerTest {
+
+    private static final SimulatedPrompts PROMPTS = new SimulatedPrompts("Plan: ", null, 8);
 
     @Test
     void isADeterministicFunctionOfTheQuestion() {
@@ -69,5 +73,39 @@ class SimulatedAnswerTest {
         return Arrays.stream(text.substring(text.indexOf("analysis.") + "analysis.".length()).split("(?<=\\.)\\s+"))
                 .map(String::strip).map(s -> s.replaceAll("^(#+ [^\\n]*\\n+)+", "")).filter(s -> !s.isEmpty())
                 .toList();
+    }
+
+    @Test
+    void aQuestionIsNarrowedIntoSubQuestionsThatReadAsQuestions() {
+        List<String> plan = plan("How do heat pumps perform in cold climates?");
+
+        assertThat(plan).hasSize(8).doesNotHaveDuplicates().allSatisfy(line -> {
+            assertThat(line).startsWith("How do heat pumps perform in cold climates, ").endsWith("?");
+            assertThat(line.chars().filter(c -> c == '?').count()).as("one question mark: " + line).isEqualTo(1);
+        });
+        assertThat(plan).noneMatch(line -> line.contains(" on How") || line.contains(" of How"));
+    }
+
+    @Test
+    void aTopicGetsQuestionsAboutIt() {
+        assertThat(plan("solid-state batteries")).contains("What evidence is there on solid-state batteries?",
+                "What is expected next for solid-state batteries?");
+        assertThat(plan("The future of fusion power")).as("a common first word is lower-cased")
+                .contains("What is the current state of the future of fusion power?");
+        assertThat(plan("Kubernetes operators")).as("a name keeps its capital")
+                .contains("Which alternatives compete with Kubernetes operators?");
+    }
+
+    @Test
+    void aQuestionWithoutItsQuestionMarkIsStillAQuestion() {
+        assertThat(SimulatedPrompts.subQuestion("what limits sodium-ion batteries", 1))
+                .isEqualTo("what limits sodium-ion batteries, according to the strongest evidence?");
+    }
+
+    /** @return the simulator's plan for {@code question}, one sub-question a line */
+    private static List<String> plan(String question) {
+        List<String> lines = List.of(PROMPTS.plan("Plan: list sub-questions.\nQuestion: " + question).split("\n"));
+        IntStream.range(0, lines.size()).forEach(i -> assertThat(lines.get(i)).isNotBlank());
+        return lines;
     }
 }
