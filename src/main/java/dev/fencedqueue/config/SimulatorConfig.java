@@ -7,8 +7,9 @@ import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
 
 /**
- * The built-in LLM simulator ({@code fq.simulator.*}): the research protocol ({@code /simulator/research}) and
- * OpenAI-compatible streaming chat completions ({@code /simulator/v1/chat/completions}).
+ * The built-in LLM simulator ({@code fq.simulator.*}): the research protocol ({@code /simulator/research}),
+ * OpenAI-compatible streaming chat completions ({@code /simulator/v1/chat/completions}) and OpenAI's Responses API
+ * ({@code /simulator/v1/responses}).
  */
 @ConfigMapping(prefix = "fq.simulator")
 public interface SimulatorConfig {
@@ -37,7 +38,11 @@ public interface SimulatorConfig {
     @WithDefault("50ms")
     Duration tokenInterval();
 
-    /** OpenAI endpoint: words of a simulated answer (fewer when the request's {@code max_tokens} is lower). */
+    /**
+     * OpenAI endpoints: words of a simulated answer, which ends at the end of a sentence (finish reason {@code stop});
+     * a request's lower {@code max_tokens} ({@code max_output_tokens}) cuts it where it stands (finish reason
+     * {@code length}, or {@code incomplete}).
+     */
     @WithDefault("200")
     @Min(1)
     int answerWords();
@@ -67,6 +72,25 @@ public interface SimulatorConfig {
      */
     @WithDefault("5m")
     Duration restreamWindow();
+
+    /**
+     * Responses API: how the simulated server serves {@code /v1/responses}: as {@code openai} does (background
+     * responses, events numbered by {@code sequence_number}, retrieval, re-streaming and cancellation), or as
+     * {@code llama-cpp}'s server does (release b10587: {@code background} and {@code store} ignored, events without
+     * {@code sequence_number}, the response stopped when its stream closes, {@code 404} to retrieving or cancelling
+     * it, {@code response.completed} even when {@code max_output_tokens} cut it). A question that holds
+     * {@code [sim:llama-cpp]} is answered as {@code llama-cpp} whatever this says.
+     */
+    @WithDefault("openai")
+    ResponsesStyle responsesStyle();
+
+    /** The styles {@link #responsesStyle()} names. */
+    enum ResponsesStyle {
+        /** As OpenAI's Responses API in background mode. */
+        OPENAI,
+        /** As llama.cpp's server: no sequence numbers, no retrieval. */
+        LLAMA_CPP
+    }
 
     /** The behaviours {@link #trailingAssistant()} names. */
     enum TrailingAssistant {

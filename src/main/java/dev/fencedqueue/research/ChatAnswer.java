@@ -157,6 +157,14 @@ final class ChatAnswer {
         return accounted.compareAndSet(false, true);
     }
 
+    /**
+     * @return whether the answer ended as an answer does: the server gave a finish reason, or the answer reached
+     *         {@code maxChars}; a stream that ended otherwise was cut short
+     */
+    boolean ended() {
+        return finishReason != null || capped;
+    }
+
     /** @return why the answer ended as the server said ({@code stop}, {@code length}, ...), or {@code null} */
     String finishReason() {
         return finishReason;

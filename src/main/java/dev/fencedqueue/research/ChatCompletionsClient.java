@@ -65,7 +65,8 @@ public class ChatCompletionsClient {
      * @return once the server accepted the request (a {@code 2xx} status), the answer's chunks in order, without
      *         {@code [DONE]}, completing after {@code [DONE]} (and the end of the response) and failing with
      *         {@link LlmException} when the server sends an {@code error} object or a malformed chunk, or ends the
-     *         stream without {@code [DONE]}; cancelling them closes the connection. Fails with
+     *         stream without {@code [DONE]} or without a chunk with a {@code finish_reason}; cancelling them closes
+     *         the connection. Fails with
      *         {@link LlmRefusedException} when the server refuses the request ({@code 4xx}), otherwise as
      *         {@link LlmConnector#open} says
      */
@@ -85,6 +86,7 @@ public class ChatCompletionsClient {
     private Multi<ChatChunk> chunks(LlmExchange exchange) {
         return Multi.createFrom().deferred(() -> {
             AtomicBoolean done = new AtomicBoolean();
+            AtomicBoolean finished = new AtomicBoolean();
             return SseEvents.of(exchange, "the LLM server")
                     .select().where(data -> {
                         if (DONE.equals(data.trim())) {
@@ -94,9 +96,16 @@ public class ChatCompletionsClient {
                         return !done.get();
                     })
                     .map(this::chunk)
-                    .onCompletion().call(() -> done.get() ? Uni.createFrom().voidItem() : Uni.createFrom()
-                            .failure(new LlmException("the LLM server ended its stream without `data: [DONE]`: "
-                                    + "the answer may be incomplete")));
+                    .invoke(chunk -> finished.compareAndSet(false, chunk.finishReason() != null))
+                    .onCompletion().call(() -> {
+                        if (!done.get()) {
+                            return Uni.createFrom().failure(new LlmException("the LLM server ended its stream without "
+                                    + "`data: [DONE]`: the answer is incomplete"));
+                        }
+                        return finished.get() ? Uni.createFrom().voidItem() : Uni.createFrom().failure(new LlmException(
+                                "the LLM server ended its stream without a finish reason (`finish_reason`): the answer "
+                                        + "is incomplete"));
+                    });
         });
     }
 

@@ -19,7 +19,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * {@code completionTokens}, {@code phase: "writing"} and, with {@code fq.llm.max-tokens}, {@code maxTokens} (the
  * {@code percent} counts the tokens against it); the result is {@link ChatAnswer#result}. A run that took the job
  * over and continues the committed answer first announces it ({@link JobContext#resume()}) and then publishes only
- * what follows it. When the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM
+ * what follows it. A stream that ends without a finish reason (nor at {@code fq.llm.max-response-chars}) fails the
+ * attempt. When the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM
  * stream is cancelled and its HTTP connection closed.
  */
 @ApplicationScoped
@@ -100,6 +101,9 @@ public class ChatResearch {
                     return answer.due(System.nanoTime()) ? publish(context, answer, opened) : Uni.createFrom().nullItem();
                 })
                 .collect().last()
+                // Never completed without a finish reason: an answer that just stopped (even an empty one) is cut short.
+                .chain(() -> answer.ended() ? Uni.createFrom().voidItem() : Uni.createFrom().failure(new LlmException(
+                        "the LLM server's stream ended without a finish reason: the answer is incomplete")))
                 .chain(() -> answer.pending() ? publish(context, answer, opened) : Uni.createFrom().nullItem())
                 .map(ignored -> (Object) answer.result(chat.model()))
                 .call(() -> account(context, answer, opened, span, null))

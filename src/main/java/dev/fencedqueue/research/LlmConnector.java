@@ -34,8 +34,9 @@ import jakarta.enterprise.util.TypeLiteral;
  * Opens the streaming HTTP call to the LLM server. Opening (until the response headers) is guarded with SmallRye
  * Fault Tolerance's programmatic API, configured from {@code fq.llm.retry.*} and {@code fq.llm.circuit-breaker.*}:
  * a refused or reset connection, a try that outlives {@code fq.llm.open-timeout}, and a {@code 429} or
- * {@code 5xx} answer are retried with exponential backoff, honouring {@code Retry-After}; a circuit breaker stops
- * calling a server that keeps failing. Once the headers arrived nothing is retried here: a broken stream fails the
+ * {@code 5xx} answer (but {@code 501 Not Implemented}, which says the server does not offer the request) are retried
+ * with exponential backoff, honouring {@code Retry-After}; a circuit breaker stops calling a server that keeps
+ * failing. Once the headers arrived nothing is retried here: a broken stream fails the
  * attempt, which the queue retries as a new epoch. The response is returned paused, with an idle timeout
  * (Vert.x's, reset by every chunk received) already armed.
  */
@@ -85,7 +86,8 @@ public class LlmConnector {
      * @param headers more request headers (for example {@code Authorization}); their values are never logged
      * @return the open exchange; cancelling the {@code Uni} before it emits resets the request (the
      *         connection closes). Fails with {@link LlmUnavailableException} for a {@code 429} or {@code 5xx}
-     *         and {@link LlmRefusedException} for another {@code 4xx} and {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
+     *         but {@code 501}, {@link LlmRefusedException} for another {@code 4xx} or a {@code 501}, and
+     *         {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
      *         {@code fq.llm.open-timeout}, each after the retries; and with SmallRye Fault Tolerance's
      *         {@code CircuitBreakerOpenException} while the circuit is open.
@@ -165,7 +167,7 @@ public class LlmConnector {
                     return;
                 }
                 response.pause();
-                emitter.complete(new LlmExchange(response, Vertx.currentContext(), config.idleTimeout()));
+                emitter.complete(LlmExchange.of(response, Vertx.currentContext(), config.idleTimeout()));
             });
         }).runSubscriptionOn(this::onEventLoop);
     }
@@ -184,6 +186,12 @@ public class LlmConnector {
             Map<String, String> headers, com.fasterxml.jackson.databind.ObjectMapper json) {
         return open(method, url, body, headers, "application/json").chain(exchange -> Uni.createFrom()
                 .<Buffer>emitter(emitter -> exchange.onContext(() -> {
+                    Throwable broken = exchange.brokenBeforeRead().get();
+                    if (broken != null) {
+                        emitter.fail(new LlmException("the LLM server at " + url + " closed the connection: "
+                                + broken.getMessage(), broken));
+                        return;
+                    }
                     exchange.response().body().onSuccess(emitter::complete).onFailure(emitter::fail);
                     exchange.response().resume();
                 })))
@@ -200,11 +208,11 @@ public class LlmConnector {
     private static LlmException failure(URI url, HttpClientResponse response) {
         int status = response.statusCode();
         String message = "the LLM server at " + url + " answered " + status + " " + response.statusMessage();
-        if (status == 429 || status / 100 == 5) {
+        if (status == 429 || status / 100 == 5 && status != 501) { // 501: the server does not offer it, for good
             return new LlmUnavailableException(message, status,
                     RetryAfterBackoff.parse(response.getHeader(HttpHeaders.RETRY_AFTER), Instant.now()));
         }
-        if (status / 100 == 4) {
+        if (status / 100 == 4 || status == 501) {
             return new LlmRefusedException(message, status);
         }
         return new LlmException(message);

@@ -1,6 +1,7 @@
 package dev.fencedqueue.research;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -16,8 +17,26 @@ import io.vertx.core.http.HttpClientResponse;
  *        over on another thread: a fault-tolerance guard does)
  * @param idleTimeout the longest silence the connection allows ({@code fq.llm.idle-timeout}); past it the connection is
  *        closed, and the response fails
+ * @param brokenBeforeRead how the response broke while it waited paused for its reader (the connection closed), else
+ *        {@code null}: Vert.x delivers that failure once, to the exception handler the opening set, not again to the
+ *        reader's
  */
-public record LlmExchange(HttpClientResponse response, Context context, Duration idleTimeout) {
+public record LlmExchange(HttpClientResponse response, Context context, Duration idleTimeout,
+        AtomicReference<Throwable> brokenBeforeRead) {
+
+    /**
+     * An exchange whose response is paused: from now its failure is kept for the reader ({@link #brokenBeforeRead}).
+     *
+     * @param response the response, paused
+     * @param context the context the response's events run on
+     * @param idleTimeout the connection's idle timeout
+     * @return the exchange
+     */
+    static LlmExchange of(HttpClientResponse response, Context context, Duration idleTimeout) {
+        AtomicReference<Throwable> broken = new AtomicReference<>();
+        response.exceptionHandler(broken::set);
+        return new LlmExchange(response, context, idleTimeout, broken);
+    }
 
     /** Runs {@code task} on the response's context: at once when already there. */
     public void onContext(Runnable task) {

@@ -1,8 +1,9 @@
 package dev.fencedqueue.research;
 
 /**
- * The LLM server answered a request with a {@code 4xx} status other than {@code 429}: the request itself is refused
- * (for example a trailing assistant message the model does not continue), so sending it again would not help.
+ * The LLM server answered a request with a {@code 4xx} status other than {@code 429}, or {@code 501 Not Implemented}:
+ * the request itself is refused (for example a trailing assistant message the model does not continue, or a route the
+ * server does not offer), so sending it again would not help.
  */
 public class LlmRefusedException extends LlmException {
 
@@ -10,7 +11,7 @@ public class LlmRefusedException extends LlmException {
 
     /**
      * @param message what happened, naming the server and the status
-     * @param status the HTTP status, {@code 4xx}
+     * @param status the HTTP status, {@code 4xx} or {@code 501}
      */
     public LlmRefusedException(String message, int status) {
         super(message);

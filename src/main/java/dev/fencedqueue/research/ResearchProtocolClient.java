@@ -2,6 +2,7 @@ package dev.fencedqueue.research;
 
 import java.net.URI;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,6 +11,7 @@ import dev.fencedqueue.config.LlmConfig;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -38,9 +40,9 @@ public class ResearchProtocolClient {
     /**
      * @param query the research query, must not be {@code null}
      * @param jobId the job id, sent along for the LLM's logs
-     * @return the LLM's messages in order; fails with {@link LlmException} (or the transport's exception)
-     *         when the call cannot be made, answers non-2xx, sends a malformed line or goes silent for
-     *         longer than {@code fq.llm.idle-timeout}
+     * @return the LLM's messages in order, at least one of them a summary; fails with {@link LlmException} (or the
+     *         transport's exception) when the call cannot be made, answers non-2xx, sends a malformed line, goes
+     *         silent for longer than {@code fq.llm.idle-timeout}, or ends its stream without a summary
      */
     public Multi<LlmMessage> research(String query, String jobId) {
         String body;
@@ -49,8 +51,15 @@ public class ResearchProtocolClient {
         } catch (JsonProcessingException e) {
             return Multi.createFrom().failure(e);
         }
-        return Multi.createFrom().deferred(() -> connector.open(url(), body, Map.of(REQUEST_ID, jobId))
-                .onItem().transformToMulti(exchange -> SseEvents.of(exchange, "the research LLM").map(this::message)));
+        return Multi.createFrom().deferred(() -> {
+            AtomicBoolean summarized = new AtomicBoolean();
+            return connector.open(url(), body, Map.of(REQUEST_ID, jobId))
+                    .onItem().transformToMulti(exchange -> SseEvents.of(exchange, "the research LLM").map(this::message))
+                    .invoke(message -> summarized.compareAndSet(false, message instanceof LlmMessage.Summary))
+                    .onCompletion().call(() -> summarized.get() ? Uni.createFrom().voidItem() : Uni.createFrom()
+                            .failure(new LlmException("the research LLM ended its stream without a summary "
+                                    + "(`{\"status\": \"completed\", \"summary\": ...}`): the research is incomplete")));
+        });
     }
 
     /**

@@ -23,7 +23,9 @@ import jakarta.enterprise.context.ApplicationScoped;
  * response"): {@code {fq.llm.url}/v1/responses}, or this instance's simulator. A background response goes on being
  * generated when the stream that started it closes, which is what lets a run that takes a job over re-attach to it.
  * The API key goes in {@code Authorization: Bearer} only. Cancelling a returned {@code Multi} closes its connection
- * (the response itself goes on).
+ * (the response itself goes on). A server that serves the API without background mode (llama.cpp's server translates
+ * the request to a chat completion, sends events without {@code sequence_number} and retrieves nothing) is read too:
+ * its events are numbered locally ({@link ResponseEvent#numberedLocally()}).
  */
 @ApplicationScoped
 public class ResponsesClient {
@@ -45,11 +47,13 @@ public class ResponsesClient {
     /**
      * One event of a response's stream.
      *
-     * @param sequence its {@code sequence_number}
+     * @param sequence its {@code sequence_number}; for a stream whose events carry none (llama.cpp's server), its
+     *        position in this stream from 0, which names no event of the response for a re-attach
      * @param type its {@code type}, e.g. {@code response.output_text.delta}
      * @param data the whole event
+     * @param numberedLocally whether {@code sequence} was numbered here, the stream having no sequence numbers
      */
-    public record ResponseEvent(long sequence, String type, JsonNode data) {
+    public record ResponseEvent(long sequence, String type, JsonNode data, boolean numberedLocally) {
 
         /** @return whether it ends the response */
         public boolean isTerminal() {
@@ -62,8 +66,10 @@ public class ResponsesClient {
      *
      * @param request the body ({@link #request}, {@link #continuation})
      * @param jobId sent as {@code X-Request-ID}
-     * @return once the server accepted it, its events, completing after the terminal one; failing with
-     *         {@link LlmException} when the stream ends before it or an event is malformed. Fails with
+     * @return once the server accepted it, its events, completing after the terminal one ({@code response.completed},
+     *         {@code .incomplete}, {@code .failed} or {@code .cancelled}); numbered locally when the server sends no
+     *         {@code sequence_number} (as the first event says); failing with {@link LlmException} when the stream
+     *         ends before the terminal event or an event is malformed. Fails with
      *         {@link LlmRefusedException} on a {@code 4xx}, otherwise as {@link LlmConnector#open} says
      */
     public Uni<Multi<ResponseEvent>> create(ObjectNode request, String jobId) {
@@ -164,16 +170,37 @@ public class ResponsesClient {
     private Multi<ResponseEvent> events(LlmExchange exchange) {
         return Multi.createFrom().deferred(() -> {
             AtomicBoolean ended = new AtomicBoolean();
+            Numbering numbering = new Numbering();
             return SseEvents.of(exchange, "the LLM server")
                     .select().where(data -> !ended.get())
-                    .map(this::event)
+                    .map(data -> numbering.number(event(data)))
                     .invoke(event -> ended.compareAndSet(false, event.isTerminal()))
                     .onCompletion().call(() -> ended.get() ? Uni.createFrom().voidItem() : Uni.createFrom()
-                            .failure(new LlmException("the LLM server ended the response's stream before the response "
-                                    + "ended")));
+                            .failure(new LlmException("the LLM server ended the response's stream without its "
+                                    + "terminal event (`response.completed`, `response.incomplete`, `response.failed` "
+                                    + "or `response.cancelled`): the answer is incomplete")));
         });
     }
 
+    /**
+     * Numbers the events of one stream: by their {@code sequence_number} when its first event has one, else by their
+     * position in the stream. Not thread-safe: the events of one stream arrive one after the other.
+     */
+    private static final class Numbering {
+
+        private long received;
+        private Boolean local;
+
+        ResponseEvent number(ResponseEvent event) {
+            long position = received++;
+            if (local == null) {
+                local = event.sequence() < 0;
+            }
+            return local ? new ResponseEvent(position, event.type(), event.data(), true) : event;
+        }
+    }
+
+    /** @return the event, with its {@code sequence_number} or -1 when it has none */
     private ResponseEvent event(String data) {
         JsonNode node;
         try {
@@ -188,7 +215,9 @@ public class ResponsesClient {
             throw new LlmException("the LLM server sent an error in its stream: "
                     + abbreviate(node.path("message").asText(node.path("error").path("message").asText(data))));
         }
-        return new ResponseEvent(node.path("sequence_number").asLong(-1), node.get("type").asText(), node);
+        JsonNode sequence = node.get("sequence_number");
+        return new ResponseEvent(sequence != null && sequence.isIntegralNumber() && sequence.asLong() >= 0
+                ? sequence.asLong() : -1, node.get("type").asText(), node, false);
     }
 
     private Map<String, String> headers(String jobId) {

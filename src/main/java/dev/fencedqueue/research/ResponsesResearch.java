@@ -1,9 +1,7 @@
 package dev.fencedqueue.research;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongFunction;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,6 +20,7 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
+import org.jboss.logging.Logger.Level;
 
 /**
  * A research job in the {@code responses} protocol (OpenAI's Responses API in background mode). The first run creates
@@ -35,14 +34,16 @@ import org.jboss.logging.Logger;
  * committed part is published as deltas. A response that failed, was cancelled, is gone, or stays {@code queued} past
  * {@code fq.llm.queued-timeout} is given up: the answer is continued in a new response (trailing assistant message
  * with {@code fq.llm.resume=continue}, as vLLM reads it; else by instruction, the seam cleaned), or started over.
- * A zombie only closes its own stream; aborting the job cancels the response upstream.
+ * A server that streams responses without sequence numbers (llama.cpp's server) or cannot retrieve them ({@code 404},
+ * {@code 405}, {@code 501}) is served too: its events are numbered locally, which serves within one stream, and its
+ * responses are not re-attached to: a takeover continues the answer in a new response ({@link ReattachLog} says so
+ * once per model). A zombie only closes its own stream; aborting the job cancels the response upstream (a response
+ * without sequence numbers ended with its stream).
  */
 @ApplicationScoped
 public class ResponsesResearch {
 
     private static final Logger LOG = Logger.getLogger(ResponsesResearch.class);
-    private static final String RESPONSE_ID = "responseId";
-    private static final String SEQUENCE = "sequenceNumber";
 
     private final ResponsesClient client;
     private final ChatResearch publisher;
@@ -51,6 +52,7 @@ public class ResponsesResearch {
     private final Queues queues;
     private final String queue;
     private final JobTracing tracing;
+    private final ReattachLog reattachLog;
 
     public ResponsesResearch(ResponsesClient client, ChatResearch publisher, LlmConfig config, ObjectMapper json,
             Queues queues, ResearchConfig research) {
@@ -61,6 +63,7 @@ public class ResponsesResearch {
         this.json = json;
         this.queues = queues;
         this.queue = research.queue();
+        this.reattachLog = new ReattachLog(client::model, client::url);
     }
 
     /**
@@ -80,145 +83,129 @@ public class ResponsesResearch {
      * @return the job's result; fails as {@link #answer(JobContext, String)}
      */
     public Uni<Object> answer(JobContext context, String query, boolean mayContinue) {
-        AtomicReference<String> responseId = new AtomicReference<>();
+        UpstreamResponse response = new UpstreamResponse(null, false);
         Uni<Opened> opened;
         if (!mayContinue || context.resumePoint().isEmpty()) {
-            opened = fresh(context, query, null, responseId);
+            opened = fresh(context, query, null, response);
         } else {
             opened = context.committedEvents().map(events -> CommittedAnswer.of(events, json))
-                    .chain(base -> takeOver(context, query, base, responseId));
+                    .chain(base -> takeOver(context, query, base, response));
         }
         LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", "openai", client.model(), client.url());
         return span.around(opened.chain(stream -> publisher.stream(context, stream, span)), false)
-                .onFailure().call(failure -> cancelIfAborted(context, responseId.get()))
-                .onCancellation().call(() -> cancelIfAborted(context, responseId.get()));
+                .onFailure().call(failure -> cancelIfAborted(context, response))
+                .onCancellation().call(() -> cancelIfAborted(context, response));
     }
 
-    private Uni<Opened> takeOver(JobContext context, String query, CommittedAnswer base,
-            AtomicReference<String> responseId) {
+    private Uni<Opened> takeOver(JobContext context, String query, CommittedAnswer base, UpstreamResponse response) {
         Optional<ObjectNode> checkpoint = context.committedCheckpoint();
-        String earlier = checkpoint.map(state -> state.path(RESPONSE_ID).asText(null)).orElse(null);
+        String earlier = checkpoint.map(UpstreamResponse::id).orElse(null);
         if (config.resume() == LlmConfig.Resume.RESTART || earlier == null) {
-            return fresh(context, query, Takeover.RESTART, responseId);
+            return fresh(context, query, Takeover.RESTART, response);
+        }
+        boolean reattachable = UpstreamResponse.reattachable(checkpoint.get());
+        response.created(earlier, reattachable);
+        if (!reattachable) {
+            return givenUp(context, query, base, response, "its stream had no sequence numbers");
         }
         // The checkpoint is written with each event that carries text (in the same script): its sequence number is
         // the last one committed, of the response it names.
-        long after = checkpoint.get().path(SEQUENCE).asLong(-1);
-        responseId.set(earlier);
+        long after = UpstreamResponse.sequence(checkpoint.get());
         // Where the response stands decides: a response still queued is waited for (up to fq.llm.queued-timeout).
-        // Only the retrieval's refusal (404: gone) is recovered here, not what follows: a server that refuses
-        // everything (a bad key) fails the attempt instead of being asked again and again.
-        return poll(context, earlier, System.nanoTime(), false).map(response -> response.path("status").asText())
-                .onFailure(LlmRefusedException.class).recoverWithItem(gone -> "gone: " + gone.getMessage())
-                .chain(status -> switch (status) {
-                    case "in_progress", "completed", "incomplete" -> reattach(context, query, base, responseId, after);
-                    default -> givenUp(context, query, base, responseId, "it is " + status);
+        // Only the retrieval's refusal (404: gone, 405 or 501: no retrieval) is recovered here, not what follows: a
+        // server that refuses everything (a bad key) fails the attempt instead of being asked again and again.
+        return poll(context, earlier, System.nanoTime(), false)
+                .map(retrieved -> "it is " + retrieved.path("status").asText())
+                .onFailure(LlmRefusedException.class)
+                .recoverWithItem(refusal -> unretrieved((LlmRefusedException) refusal))
+                .chain(state -> switch (state) {
+                    case "it is in_progress", "it is completed", "it is incomplete" ->
+                            reattach(context, query, base, response, after);
+                    default -> givenUp(context, query, base, response, state);
                 });
     }
 
+    /** @return why a response that could not be retrieved is given up; says so once per model for 404, 405, 501 */
+    private String unretrieved(LlmRefusedException refusal) {
+        if (refusal.status() == 404 || refusal.status() == 405 || refusal.status() == 501) {
+            reattachLog.notRetrieved(refusal.status());
+        }
+        return "it could not be retrieved: " + refusal.getMessage();
+    }
+
     /** Streams the response again after {@code after}, or polls it to its end when it cannot be streamed again. */
-    private Uni<Opened> reattach(JobContext context, String query, CommittedAnswer base,
-            AtomicReference<String> responseId, long after) {
-        String id = responseId.get();
+    private Uni<Opened> reattach(JobContext context, String query, CommittedAnswer base, UpstreamResponse response,
+            long after) {
+        String id = response.id();
         return client.reattach(id, after, context.jobId())
-                .map(events -> new Opened(Takeover.REATTACH, base, chunks(context, events, after, responseId),
-                        checkpoint(responseId)))
+                .map(events -> new Opened(Takeover.REATTACH, base, chunks(context, events, after, response),
+                        checkpoint(response)))
                 .onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
                     LOG.infof("job %s: response %s cannot be streamed again (%s); polling it until it ends",
                             context.jobId(), id, refusal.getMessage());
-                    return poll(context, id, System.nanoTime(), true).chain(response -> {
-                        String status = response.path("status").asText();
+                    return poll(context, id, System.nanoTime(), true).chain(retrieved -> {
+                        String status = retrieved.path("status").asText();
                         return "completed".equals(status) || "incomplete".equals(status)
-                                ? Uni.createFrom().item(new Opened(Takeover.REATTACH, base, rest(response, base)))
-                                : givenUp(context, query, base, responseId, "it ended " + status);
+                                ? Uni.createFrom().item(new Opened(Takeover.REATTACH, base,
+                                        ResponseChunks.rest(retrieved, base, config.deltaChars())))
+                                : givenUp(context, query, base, response, "it ended " + status);
                     });
                 });
     }
 
     /** Continues the committed answer in a new response, or starts over when there is none or the server refuses. */
-    private Uni<Opened> givenUp(JobContext context, String query, CommittedAnswer base,
-            AtomicReference<String> responseId, String why) {
-        LOG.warnf("job %s: response %s cannot be re-attached to (%s); continuing the answer in a new response",
-                context.jobId(), responseId.get(), why);
+    private Uni<Opened> givenUp(JobContext context, String query, CommittedAnswer base, UpstreamResponse response,
+            String why) {
+        LOG.logf(response.reattachable() ? Level.WARN : Level.INFO, "job %s: response %s cannot be re-attached to "
+                + "(%s); continuing the answer in a new response", context.jobId(), response.id(), why);
         if (!base.hasText()) {
-            return fresh(context, query, Takeover.RESTART, responseId);
+            return fresh(context, query, Takeover.RESTART, response);
         }
         ContinuationStyle style = config.resume() == LlmConfig.Resume.CONTINUE ? ContinuationStyle.TRAILING_ASSISTANT
                 : ContinuationStyle.INSTRUCTION;
         return client.create(client.continuation(query, base, style), context.jobId()).map(events -> {
-            Multi<ChatChunk> chunks = chunks(context, events, -1, responseId);
+            Multi<ChatChunk> chunks = chunks(context, events, -1, response);
             return new Opened(Takeover.CONTINUE, base,
                     style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, base.text()) : chunks,
-                    checkpoint(responseId));
+                    checkpoint(response));
         }).onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
             LOG.warnf("job %s: the answer starts over: the LLM server refused to continue it (%s)", context.jobId(),
                     refusal.getMessage());
-            return fresh(context, query, Takeover.RESTART, responseId);
+            return fresh(context, query, Takeover.RESTART, response);
         });
     }
 
-    private Uni<Opened> fresh(JobContext context, String query, Takeover takeover, AtomicReference<String> responseId) {
+    private Uni<Opened> fresh(JobContext context, String query, Takeover takeover, UpstreamResponse response) {
         return client.create(client.request(query), context.jobId())
-                .map(events -> new Opened(takeover, CommittedAnswer.NONE, chunks(context, events, -1, responseId),
-                        checkpoint(responseId)));
+                .map(events -> new Opened(takeover, CommittedAnswer.NONE, chunks(context, events, -1, response),
+                        checkpoint(response)));
     }
 
     /** @return the checkpoint that names the current response and an upstream sequence number of it */
-    private LongFunction<ObjectNode> checkpoint(AtomicReference<String> responseId) {
-        return sequence -> json.createObjectNode().put(RESPONSE_ID, responseId.get()).put(SEQUENCE, sequence);
+    private LongFunction<ObjectNode> checkpoint(UpstreamResponse response) {
+        return sequence -> response.checkpoint(sequence, json);
     }
 
     /**
      * @return the chunks of the events after {@code after}; a {@code response.created} commits the response id as the
-     *         checkpoint first (so a takeover can re-attach), a failed or cancelled response fails the stream
+     *         checkpoint first (so a takeover can re-attach, or knows it must not), a failed or cancelled response
+     *         fails the stream
      */
     private Multi<ChatChunk> chunks(JobContext context, Multi<ResponseEvent> events, long after,
-            AtomicReference<String> responseId) {
+            UpstreamResponse response) {
         return events.select().where(event -> event.sequence() > after)
                 .onItem().call(event -> {
                     if (!"response.created".equals(event.type())) {
                         return Uni.createFrom().voidItem();
                     }
-                    String id = event.data().path("response").path("id").asText();
-                    responseId.set(id);
-                    return context.checkpoint(json.createObjectNode().put(RESPONSE_ID, id).put(SEQUENCE, event.sequence()));
+                    reattachLog.streamed(!event.numberedLocally());
+                    response.created(event.data().path("response").path("id").asText(), !event.numberedLocally());
+                    return context.checkpoint(response.checkpoint(event.sequence(), json));
                 })
                 .onItem().transformToIterable(event -> {
-                    ChatChunk chunk = chunk(event);
+                    ChatChunk chunk = ResponseChunks.of(event);
                     return chunk == null ? List.<ChatChunk>of() : List.of(chunk);
                 });
-    }
-
-    /** @return the chunk an event stands for, or {@code null} for an event that carries nothing to publish */
-    static ChatChunk chunk(ResponseEvent event) {
-        JsonNode data = event.data();
-        String type = event.type();
-        long sequence = event.sequence();
-        if (type.equals("response.output_text.delta")) {
-            return new ChatChunk(data.path("delta").asText(""), null, null, null, sequence, null);
-        }
-        if (type.equals("response.reasoning_summary_text.delta")) {
-            return new ChatChunk(null, data.path("delta").asText(""), null, null, sequence, null);
-        }
-        if (type.startsWith("response.") && type.contains("_call.")) { // a tool's progress: web search, file search
-            String tool = type.substring("response.".length(), type.indexOf("_call.")).replace('_', ' ');
-            return new ChatChunk(null, null, null, null, sequence, tool + ": " + type.substring(type.indexOf("_call.") + 6)
-                    .replace('_', ' '));
-        }
-        if (type.equals("response.completed") || type.equals("response.incomplete")) {
-            JsonNode usage = data.path("response").path("usage");
-            String reason = type.equals("response.completed") ? "stop"
-                    : data.path("response").path("incomplete_details").path("reason").asText("length");
-            return new ChatChunk(null, null, "max_output_tokens".equals(reason) ? "length" : reason,
-                    usage.isObject() ? new ChatChunk.Usage(usage.path("input_tokens").asLong(),
-                            usage.path("output_tokens").asLong(), usage.path("total_tokens").asLong()) : null,
-                    sequence, null);
-        }
-        if (type.equals("response.failed") || type.equals("response.cancelled")) {
-            throw new LlmException("the LLM server's response ended as " + type.substring("response.".length()) + ": "
-                    + data.path("response").path("error").path("message").asText("no reason given"));
-        }
-        return null;
     }
 
     /**
@@ -241,37 +228,13 @@ public class ResponsesResearch {
         });
     }
 
-    /** @return the text and reasoning of an ended response past the committed part, as chunks, then its usage */
-    private Multi<ChatChunk> rest(JsonNode response, CommittedAnswer base) {
-        StringBuilder text = new StringBuilder();
-        StringBuilder reasoning = new StringBuilder();
-        for (JsonNode item : response.path("output")) {
-            if ("message".equals(item.path("type").asText())) {
-                item.path("content").forEach(part -> text.append(part.path("text").asText("")));
-            } else if ("reasoning".equals(item.path("type").asText())) {
-                item.path("summary").forEach(part -> reasoning.append(part.path("text").asText("")));
-            }
-        }
-        List<ChatChunk> chunks = new ArrayList<>();
-        String newReasoning = reasoning.length() >= base.reasoning().length() ? reasoning.substring(base.reasoning().length()) : "";
-        if (!newReasoning.isEmpty()) {
-            chunks.add(new ChatChunk(null, newReasoning, null, null));
-        }
-        String newText = text.length() >= base.text().length() ? text.substring(base.text().length()) : "";
-        int step = Math.max(1, config.deltaChars());
-        for (int i = 0; i < newText.length(); i += step) {
-            chunks.add(new ChatChunk(newText.substring(i, Math.min(newText.length(), i + step)), null, null, null));
-        }
-        JsonNode usage = response.path("usage");
-        chunks.add(new ChatChunk(null, null, "completed".equals(response.path("status").asText()) ? "stop" : "length",
-                usage.isObject() ? new ChatChunk.Usage(usage.path("input_tokens").asLong(),
-                        usage.path("output_tokens").asLong(), usage.path("total_tokens").asLong()) : null));
-        return Multi.createFrom().iterable(chunks);
-    }
-
-    /** Aborting the job cancels its response upstream; a zombie or a run handed back leaves it to the next run. */
-    private Uni<Void> cancelIfAborted(JobContext context, String responseId) {
-        if (responseId == null || context.cancelReason().isEmpty()) {
+    /**
+     * Aborting the job cancels its response upstream; a zombie or a run handed back leaves it to the next run. A
+     * response without sequence numbers is no background response: it ended when its stream was closed.
+     */
+    private Uni<Void> cancelIfAborted(JobContext context, UpstreamResponse response) {
+        String responseId = response.id();
+        if (responseId == null || !response.reattachable() || context.cancelReason().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
         Uni<Void> cancelling = queues.queue(queue).getJob(context.jobId())

@@ -29,9 +29,13 @@ import jakarta.enterprise.event.Observes;
  * {@code fq.simulator.restream-window} (OpenAI's "more than 5 minutes old"); {@code GET /simulator/v1/responses/{id}}
  * returns the response object; {@code POST /simulator/v1/responses/{id}/cancel} cancels it. The question (first user
  * message of {@code input}) is answered as the chat endpoint answers it ({@link SimulatedCompletion}, continuations
- * included). Directives in the question make a fresh response (not a continuation) misbehave when a client comes back
- * for it (a re-attach or a retrieval), so that every fallback can be tested: {@code [sim:gone]} (404: no longer stored), {@code [sim:failed]},
- * {@code [sim:cancelled]}, {@code [sim:queued]} (stuck in {@code queued}) and {@code [sim:old]} (refuses to re-stream).
+ * included). Directives in the question ({@link ResponsesDirectives}) make a fresh response (not a continuation)
+ * misbehave when a client comes back for it (a re-attach or a retrieval), so that every fallback can be tested:
+ * {@code [sim:gone]} (404: no longer stored), {@code [sim:failed]}, {@code [sim:cancelled]}, {@code [sim:queued]}
+ * (stuck in {@code queued}) and {@code [sim:old]} (refuses to re-stream); {@code [sim:unfinished]} ends every stream of
+ * the answer after a few words without its terminal event; {@code [sim:llama-cpp]} (or
+ * {@code fq.simulator.responses-style=llama-cpp}) serves the answer as llama.cpp's server does: events without
+ * {@code sequence_number}, generation stopped when the stream closes, {@code 404} to retrieving or cancelling it.
  */
 @ApplicationScoped
 public class ResponsesSimulator {
@@ -41,16 +45,16 @@ public class ResponsesSimulator {
 
     private final SimulatorConfig config;
     private final SimulatedPrompts prompts;
-    private final SimulatorStats stats;
     private final ObjectMapper json;
     private final Vertx vertx;
+    private final SimulatedResponseStreams streams;
     private final Map<String, SimulatedResponse> responses = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, SimulatedResponse> eldest) {
             return size() > KEPT;
         }
     };
-    private final Map<String, String> directives = new LinkedHashMap<>();
+    private final Map<String, ResponsesDirectives> directives = new LinkedHashMap<>();
     private final Map<String, List<String>> byRequestId = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, List<String>> eldest) {
@@ -62,9 +66,9 @@ public class ResponsesSimulator {
             ResearchConfig research) {
         this.prompts = SimulatedPrompts.of(research.deep());
         this.config = config;
-        this.stats = stats;
         this.json = json;
         this.vertx = vertx;
+        this.streams = new SimulatedResponseStreams(stats, vertx, json);
     }
 
     void install(@Observes Router router) {
@@ -102,15 +106,14 @@ public class ResponsesSimulator {
         String id = "resp_sim_" + UUID.randomUUID().toString().replace("-", "");
         String model = request.path("model").asText(ChatCompletionsClient.SIMULATOR_MODEL);
         long input = messages.stream().mapToLong(m -> m[1] == null ? 0 : m[1].split("\\s+").length).sum();
+        ResponsesDirectives directed = ResponsesDirectives.of(messages, config.responsesStyle());
         SimulatedResponse response = new SimulatedResponse(id, model, System.currentTimeMillis(),
-                tokens.subList(0, Math.min(max, tokens.size())), input, json);
+                tokens.subList(0, Math.min(max, tokens.size())), max < tokens.size(), !directed.llamaCpp(), input, json);
         synchronized (responses) {
             responses.put(id, response);
             byRequestId.computeIfAbsent(String.valueOf(context.request().getHeader("X-Request-ID")),
                     key -> new ArrayList<>()).add(id);
-            // Only a fresh answer misbehaves: a continuation of one (an assistant message given) behaves.
-            boolean continuation = messages.stream().anyMatch(message -> "assistant".equals(message[0]));
-            directives.put(id, continuation ? null : directive(messages));
+            directives.put(id, directed);
             if (directives.size() > KEPT) {
                 directives.remove(directives.keySet().iterator().next());
             }
@@ -122,7 +125,7 @@ public class ResponsesSimulator {
             }
         });
         if (request.path("stream").asBoolean(false)) {
-            stream(context, response, -1);
+            streams.serve(context, response, -1, directed.unfinished());
         } else {
             send(context.response(), 200, response.snapshot());
         }
@@ -138,19 +141,20 @@ public class ResponsesSimulator {
             return;
         }
         long age = System.currentTimeMillis() - response.createdAtMillis();
-        if ("old".equals(directive(response.id())) || age > config.restreamWindow().toMillis()) {
+        if ("old".equals(directives(response.id()).comeBack()) || age > config.restreamWindow().toMillis()) {
             error(context.response(), 400, "Response " + response.id() + " cannot be streamed because it is more than "
                     + config.restreamWindow().toSeconds() + " seconds old.");
             return;
         }
         String after = context.request().getParam("starting_after");
-        stream(context, response, after == null ? -1 : Long.parseLong(after));
+        streams.serve(context, response, after == null ? -1 : Long.parseLong(after),
+                directives(response.id()).unfinished());
     }
 
     private void cancel(RoutingContext context) {
         SimulatedResponse response = find(context.pathParam("id"));
-        if (response == null) {
-            error(context.response(), 404, "No response found with id '" + context.pathParam("id") + "'.");
+        if (response == null || !response.sequenced()) {
+            notFound(context, response);
             return;
         }
         response.stop(SimulatedResponse.Status.CANCELLED);
@@ -161,7 +165,11 @@ public class ResponsesSimulator {
     private SimulatedResponse comeBack(RoutingContext context) {
         String id = context.pathParam("id");
         SimulatedResponse response = find(id);
-        String directive = directive(id);
+        if (response != null && !response.sequenced()) {
+            notFound(context, response);
+            return null;
+        }
+        String directive = directives(id).comeBack();
         if (response != null && directive != null) {
             switch (directive) {
                 case "gone" -> {
@@ -184,31 +192,6 @@ public class ResponsesSimulator {
         return response;
     }
 
-    private void stream(RoutingContext context, SimulatedResponse response, long after) {
-        String requestId = context.request().getHeader("X-Request-ID");
-        HttpServerResponse http = context.response().setChunked(true).putHeader("Content-Type", "text/event-stream")
-                .putHeader("Cache-Control", "no-cache");
-        stats.opened(requestId);
-        boolean[] ended = {false};
-        Runnable stop = response.subscribe(after, event -> {
-            if (!http.closed() && !http.ended()) {
-                http.write("event: " + type(event) + "\ndata: " + event + "\n\n");
-            }
-        }, () -> vertx.runOnContext(ignored -> {
-            ended[0] = true;
-            stats.completed(requestId);
-            if (!http.closed() && !http.ended()) {
-                http.end();
-            }
-        }));
-        http.closeHandler(ignored -> {
-            stop.run();
-            if (!ended[0]) {
-                stats.closedEarly(requestId);
-            }
-        });
-    }
-
     /**
      * @param requestId the {@code X-Request-ID} the responses were created with (a job id)
      * @return the status of each response created with it, in order of creation ({@code queued},
@@ -227,28 +210,16 @@ public class ResponsesSimulator {
         }
     }
 
-    private String directive(String id) {
+    private ResponsesDirectives directives(String id) {
         synchronized (responses) {
-            return directives.get(id);
+            return directives.getOrDefault(id, new ResponsesDirectives(null, false, false));
         }
     }
 
-    private String type(String event) {
-        try {
-            return json.readTree(event).path("type").asText();
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("the simulator wrote an event that is not JSON", e);
-        }
-    }
-
-    private static String directive(List<String[]> messages) {
-        for (String[] message : messages) {
-            if ("user".equals(message[0]) && message[1] != null) {
-                java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\\[sim:([a-z]+)]").matcher(message[1]);
-                return matcher.find() ? matcher.group(1) : null;
-            }
-        }
-        return null;
+    /** Answers {@code 404}: for a response of a llama.cpp-like server, as llama.cpp's server answers a route it lacks. */
+    private void notFound(RoutingContext context, SimulatedResponse response) {
+        error(context.response(), 404, response == null ? "No response found with id '" + context.pathParam("id") + "'."
+                : "File Not Found");
     }
 
     /** @return {@code input} as {@code [role, text]} pairs: a string is one user message */

@@ -15,7 +15,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * deep-research-like mix: a web search ({@code response.web_search_call.in_progress}, {@code .searching},
  * {@code .completed}) every {@link #SEARCH_EVERY} words, a reasoning summary delta every {@link #REASONING_EVERY}
  * words, one {@code response.output_text.delta} per word, then {@code response.output_text.done} and
- * {@code response.completed} with {@code usage} (words count as tokens). Thread-safe.
+ * {@code response.completed} with {@code usage} (words count as tokens), or {@code response.incomplete} with
+ * {@code incomplete_details: {reason: "max_output_tokens"}} when the request's {@code max_output_tokens} cut the
+ * answer. Unsequenced (as llama.cpp's server streams), its events carry no {@code sequence_number} and it always ends
+ * {@code response.completed}. Thread-safe.
  */
 final class SimulatedResponse {
 
@@ -23,7 +26,7 @@ final class SimulatedResponse {
     static final int REASONING_EVERY = 100;
 
     /** The states of OpenAI's response object that the simulator uses. */
-    enum Status { QUEUED, IN_PROGRESS, COMPLETED, FAILED, CANCELLED }
+    enum Status { QUEUED, IN_PROGRESS, COMPLETED, INCOMPLETE, FAILED, CANCELLED }
 
     private final String id;
     private final String model;
@@ -31,6 +34,8 @@ final class SimulatedResponse {
     private final List<String> tokens;
     private final long inputTokens;
     private final ObjectMapper json;
+    private final boolean sequenced;
+    private final boolean cut;
     private final List<String> events = new ArrayList<>();
     private final List<Consumer<String>> listeners = new ArrayList<>();
     private final List<Runnable> enders = new ArrayList<>();
@@ -40,7 +45,15 @@ final class SimulatedResponse {
     private int next;
     private Status status = Status.IN_PROGRESS;
 
-    SimulatedResponse(String id, String model, long createdAtMillis, List<String> tokens, long inputTokens, ObjectMapper json) {
+    /**
+     * @param tokens the words to generate, as the request's {@code max_output_tokens} left them
+     * @param cut whether {@code max_output_tokens} cut the answer: it ends {@code response.incomplete}
+     * @param sequenced whether its events carry {@code sequence_number} (and it ends {@code incomplete} when cut)
+     */
+    SimulatedResponse(String id, String model, long createdAtMillis, List<String> tokens, boolean cut,
+            boolean sequenced, long inputTokens, ObjectMapper json) {
+        this.sequenced = sequenced;
+        this.cut = cut && sequenced;
         this.id = id;
         this.model = model;
         this.createdAtMillis = createdAtMillis;
@@ -71,7 +84,7 @@ final class SimulatedResponse {
         }
         if (next == tokens.size()) {
             add(event("response.output_text.done").put("item_id", "msg_" + id).put("text", text.toString()));
-            end(Status.COMPLETED, "response.completed");
+            end(cut ? Status.INCOMPLETE : Status.COMPLETED, cut ? "response.incomplete" : "response.completed");
             return;
         }
         if (next > 0 && next % SEARCH_EVERY == 0) {
@@ -96,6 +109,11 @@ final class SimulatedResponse {
         if (status == Status.IN_PROGRESS || status == Status.QUEUED) {
             end(end, end == Status.FAILED ? "response.failed" : "response.cancelled");
         }
+    }
+
+    /** @return whether its events carry {@code sequence_number} (and it can be retrieved) */
+    boolean sequenced() {
+        return sequenced;
     }
 
     /** Makes the response look stuck in {@code queued}: it generates nothing more and never ends. */
@@ -137,8 +155,11 @@ final class SimulatedResponse {
 
     private ObjectNode snapshotLocked() {
         ObjectNode response = json.createObjectNode().put("id", id).put("object", "response")
-                .put("created_at", createdAtMillis / 1000).put("model", model).put("background", true)
+                .put("created_at", createdAtMillis / 1000).put("model", model).put("background", sequenced)
                 .put("status", status.name().toLowerCase(java.util.Locale.ROOT));
+        if (status == Status.INCOMPLETE) {
+            response.putObject("incomplete_details").put("reason", "max_output_tokens");
+        }
         ArrayNode output = response.putArray("output");
         if (!reasoning.isEmpty()) {
             output.addObject().put("type", "reasoning").put("id", "rs_" + id).putArray("summary").addObject()
@@ -148,7 +169,7 @@ final class SimulatedResponse {
             output.addObject().put("type", "message").put("id", "msg_" + id).put("role", "assistant")
                     .putArray("content").addObject().put("type", "output_text").put("text", text.toString());
         }
-        if (status == Status.COMPLETED) {
+        if (status == Status.COMPLETED || status == Status.INCOMPLETE) {
             response.putObject("usage").put("input_tokens", inputTokens).put("output_tokens", (long) next)
                     .put("total_tokens", inputTokens + next);
         }
@@ -164,7 +185,8 @@ final class SimulatedResponse {
     }
 
     private ObjectNode event(String type) {
-        return json.createObjectNode().put("type", type).put("sequence_number", events.size());
+        ObjectNode event = json.createObjectNode().put("type", type);
+        return sequenced ? event.put("sequence_number", events.size()) : event;
     }
 
     private void add(ObjectNode event) {

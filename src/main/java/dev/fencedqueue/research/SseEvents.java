@@ -35,6 +35,14 @@ final class SseEvents {
                 if (terminated.get()) {
                     return;
                 }
+                Throwable broken = exchange.brokenBeforeRead().get();
+                if (broken != null) {
+                    // Broke while it waited for this reader (the server closed the connection): Vert.x told the
+                    // opening's handler and will not tell this one; waiting for an end would wait for ever.
+                    emitter.fail(new LlmException(server + "'s stream broke before it was read: " + broken.getMessage(),
+                            broken));
+                    return;
+                }
                 SseDecoder decoder = new SseDecoder(emitter::emit);
                 RecordParser parser = RecordParser.newDelimited("\n");
                 parser.handler(line -> decoder.line(line.toString(StandardCharsets.UTF_8)));

@@ -51,13 +51,12 @@ public class WholeAnswer {
         return switch (config.protocol()) {
             case RESEARCH -> research.research(prompt, jobId)
                     .select().where(message -> message instanceof LlmMessage.Summary)
-                    .collect().last()
-                    .onItem().ifNull().failWith(() -> new LlmException("the research LLM ended its stream without a summary"))
+                    .collect().last() // the client fails a stream without a summary
                     .map(summary -> ((LlmMessage.Summary) summary).summary());
             case OPENAI -> text(chat.stream(prompt, jobId));
             case RESPONSES -> responses.create(responses.request(prompt), jobId)
                     .chain(events -> text(events.onItem().transformToIterable(event -> {
-                        ChatChunk chunk = ResponsesResearch.chunk(event);
+                        ChatChunk chunk = ResponseChunks.of(event);
                         return chunk == null ? java.util.List.<ChatChunk>of() : java.util.List.of(chunk);
                     })));
         };

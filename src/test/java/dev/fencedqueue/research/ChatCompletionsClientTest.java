@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -59,6 +60,9 @@ class ChatCompletionsClientTest {
 
     @Inject
     SimulatorStats simulatorStats;
+
+    @Inject
+    SimulatorConfig simulatorConfig;
 
     private HttpServer server;
     private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
@@ -132,6 +136,17 @@ class ChatCompletionsClientTest {
         chunks.awaitFailure(TIMEOUT);
 
         assertThat(chunks.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("without `data: [DONE]`");
+        assertThat(chunks.getItems()).hasSize(2);
+    }
+
+    @Test
+    void aStreamThatEndsWithoutAFinishReasonFails() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/no-finish-reason", config()).stream("q", "job-4b"));
+
+        chunks.awaitFailure(TIMEOUT);
+
+        assertThat(chunks.getFailure()).isInstanceOf(LlmException.class)
+                .hasMessageContaining("without a finish reason (`finish_reason`)");
         assertThat(chunks.getItems()).hasSize(2);
     }
 
@@ -224,8 +239,24 @@ class ChatCompletionsClientTest {
                 .containsExactly("stop");
         ChatChunk.Usage usage = chunks.getItems().get(chunks.getItems().size() - 1).usage();
         assertThat(usage).isNotNull();
-        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length);
+        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length).isEqualTo(simulatorConfig.answerWords());
+        assertThat(text).as("stopped for answer-words: at the end of a sentence").endsWith(".");
         await().atMost(TIMEOUT).until(() -> counts(jobId) != null && counts(jobId).completed() == 1);
+    }
+
+    @Test
+    void theSimulatorStopsMidSentenceWithLengthAtMaxTokens() {
+        AssertSubscriber<ChatChunk> chunks = subscribe(simulatorClient.open(simulatorClient.request("quantum sensors")
+                .put("max_tokens", 37), "chat-" + UUID.randomUUID()).onItem().transformToMulti(multi -> multi));
+
+        chunks.awaitCompletion(TIMEOUT);
+
+        String text = chunks.getItems().stream().map(ChatChunk::content).filter(c -> c != null)
+                .collect(Collectors.joining());
+        assertThat(chunks.getItems()).filteredOn(c -> c.finishReason() != null).extracting(ChatChunk::finishReason)
+                .containsExactly("length");
+        assertThat(text.split(" ")).hasSize(37);
+        assertThat(text).as("cut where it stood").doesNotEndWith(".");
     }
 
     @Test
@@ -290,6 +321,9 @@ class ChatCompletionsClientTest {
             case "/no-done" -> response.write(chunk("{\"content\":\"a\"}", null))
                     .compose(v -> response.write(chunk("{\"content\":\"b\"}", null)))
                     .compose(v -> response.end());
+            case "/no-finish-reason" -> response.write(chunk("{\"content\":\"a\"}", null))
+                    .compose(v -> response.write(chunk("{\"content\":\"b\"}", null)))
+                    .compose(v -> response.end("data: [DONE]\n\n"));
             case "/malformed" -> response.write(chunk("{\"content\":\"a\"}", null))
                     .compose(v -> response.write("data: {\"choices\": [\n\n"));
             case "/no-choices" -> response.write("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\"}\n\n");

@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An LLM server that misbehaves (the connection reset mid-stream, a malformed line, a stall longer
- * than {@code fq.llm.idle-timeout}, a {@code 500} and a {@code 429} before the first byte) never leaves a research job
- * stuck in {@code active}: each attempt fails, the queue retries it, and the job ends {@code failed} with the reason,
- * its stream with one terminal event.
+ * than {@code fq.llm.idle-timeout}, a stream that ends without a finish reason or without {@code [DONE]}, a
+ * {@code 500} and a {@code 429} before the first byte) never leaves a research job stuck in {@code active} nor
+ * completes it with a cut answer: each attempt fails, the queue retries it, and the job ends {@code failed} with the
+ * reason, its stream with one terminal event.
  */
 @QuarkusTest
 @TestProfile(LlmMisbehaviourTest.QuickFailures.class)
@@ -44,7 +45,8 @@ class LlmMisbehaviourTest {
     @Test
     void noMisbehaviourOfTheLlmLeavesAJobActive() {
         Map<String, String> jobs = new LinkedHashMap<>();
-        for (String misbehaviour : List.of("reset-mid-stream", "malformed-line", "stall", "status-500", "status-429")) {
+        for (String misbehaviour : List.of("reset-mid-stream", "malformed-line", "stall", "no-finish-reason",
+                "no-done", "status-500", "status-429")) {
             jobs.put(misbehaviour, given().contentType(ContentType.JSON).body(Map.of("query", misbehaviour))
                     .post("/research/start").then().statusCode(202).extract().path("jobId"));
         }
@@ -60,6 +62,13 @@ class LlmMisbehaviourTest {
             if (misbehaviour.equals("stall")) {
                 assertThat(status.getString("failedReason")).as("a stall names the idle timeout")
                         .contains("and the connection was closed (fq.llm.idle-timeout: 1000 ms)");
+            }
+            if (misbehaviour.equals("no-finish-reason")) {
+                assertThat(status.getString("failedReason")).as("a stream that just stops is no answer")
+                        .contains("without a finish reason (`finish_reason`)");
+            }
+            if (misbehaviour.equals("no-done")) {
+                assertThat(status.getString("failedReason")).contains("without `data: [DONE]`");
             }
             List<Map<String, Object>> history = given().get("/research/history/" + id).jsonPath().getList("$");
             assertThat(history).as(misbehaviour)

@@ -7,9 +7,11 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -149,6 +151,38 @@ class ResearchProtocolClientTest {
     }
 
     @Test
+    void aStreamThatEndsWithoutASummaryFailsSayingSo() {
+        AssertSubscriber<LlmMessage> messages = subscribe(client("/no-summary").research("q", "job-summary"));
+
+        messages.awaitFailure(TIMEOUT);
+
+        assertThat(messages.getFailure()).isInstanceOf(LlmException.class)
+                .hasMessageContaining("ended its stream without a summary");
+        assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(40, "halfway"));
+    }
+
+    /**
+     * A stream whose connection closes while it waits, paused, for its reader (a run that first writes its
+     * {@code resume} event) fails when read, instead of waiting for an end that will never come.
+     */
+    @Test
+    void aStreamThatBrokeBeforeItWasReadFailsWhenRead() {
+        LlmConfig config = new TestLlmConfig(llmConfig).url(url("/closed")).idleTimeout(TIMEOUT);
+        LlmConnector connector = new LlmConnector(vertx, config);
+        connectors.add(connector);
+        LlmExchange exchange = connector.open(URI.create(url("/closed")), "{}", Map.of()).await().atMost(TIMEOUT);
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        exchange.onContext(() -> exchange.response().request().connection().closeHandler(ignored -> closed.complete(null)));
+        assertThat(closed).succeedsWithin(TIMEOUT);
+
+        AssertSubscriber<String> events = SseEvents.of(exchange, "the test server").subscribe()
+                .withSubscriber(AssertSubscriber.create(Long.MAX_VALUE));
+
+        events.awaitFailure(TIMEOUT);
+        assertThat(events.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("broke");
+    }
+
+    @Test
     void messageThatIsNeitherProgressNorSummaryFailsTheStream() {
         AssertSubscriber<LlmMessage> messages = subscribe(client("/unexpected").research("q", "job-4"));
 
@@ -247,6 +281,9 @@ class ResearchProtocolClientTest {
             case "/malformed" -> response.write("data: {\"percent\":10,\"message\":\"fine so far\"}\n\n")
                     .compose(v -> response.write("data: {not json\n\n"));
             case "/unexpected" -> response.write("data: {\"status\":\"thinking\"}\n\n");
+            case "/closed" -> response.write("data: {\"percent\":40,\"message\":\"halfway\"}\n\n")
+                    .onComplete(written -> request.connection().close());
+            case "/no-summary" -> response.end("data: {\"percent\":40,\"message\":\"halfway\"}\n\n");
             case "/silent" -> response.write("data: {\"percent\":5,\"message\":\"thinking\"}\n\n");
             case "/endless" -> {
                 long timer = vertx.setPeriodic(50, id -> response.write("data: {\"percent\":1,\"message\":\"more\"}\n\n"));

@@ -13,8 +13,10 @@ import io.vertx.core.http.HttpServerRequest;
 /**
  * A real OpenAI-compatible LLM server for a Quarkus test run ({@code POST /v1/chat/completions} on a free loopback
  * port) that misbehaves as the research query asks: {@code reset-mid-stream} (two chunks, then the connection is
- * reset), {@code malformed-line} (a data line that is not JSON), {@code stall} (one chunk, then silence), {@code
- * status-500} and {@code status-429} (before the first byte). Points {@code fq.llm.url} at it with {@code
+ * reset), {@code malformed-line} (a data line that is not JSON), {@code stall} (one chunk, then silence),
+ * {@code no-finish-reason} (two chunks and {@code [DONE]}, no chunk with a {@code finish_reason}), {@code no-done} (two
+ * chunks, then the response ends without {@code [DONE]}), {@code status-500} and {@code status-429} (before the first
+ * byte). Points {@code fq.llm.url} at it with {@code
  * fq.llm.protocol=openai}; always stops it.
  */
 public class MisbehavingLlmResource implements QuarkusTestResourceLifecycleManager {
@@ -46,6 +48,10 @@ public class MisbehavingLlmResource implements QuarkusTestResourceLifecycleManag
                 response.write(CHUNK).onComplete(written -> request.connection().close());
             } else if (body.contains("malformed-line")) {
                 response.write("data: {\"choices\": [not json\n\n");
+            } else if (body.contains("no-finish-reason")) {
+                response.write(CHUNK).compose(written -> response.end("data: [DONE]\n\n"));
+            } else if (body.contains("no-done")) {
+                response.write(CHUNK).compose(written -> response.end());
             }
             // stall: nothing more, the connection stays open until the client gives up
         }
