@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.RedisUnavailableException;
@@ -213,7 +214,7 @@ final class JobEventTailer {
         redis.send(Request.cmd(Command.XADD).arg(wakeKey).arg("MAXLEN").arg(10).arg("*").arg("wake").arg(1))
                 .chain(() -> redis.send(Request.cmd(Command.PEXPIRE).arg(wakeKey).arg(Duration.ofHours(1).toMillis())))
                 .subscribe().with(r -> {
-                }, f -> LOG.debugf("cannot wake the event tailer of %s: %s", keys.queue(), f.getMessage()));
+                }, f -> LOG.debugf("cannot wake the event tailer of %s: %s", keys.queue(), Failures.describe(f)));
     }
 
     private void read() {
@@ -230,7 +231,7 @@ final class JobEventTailer {
                     .ifNoItem().after(BLOCK.plus(redis.timeout())).fail();
         }).runSubscriptionOn(command -> context.runOnContext(ignored -> command.run()));
         reader = Reconnect.retrying(attempt, failure -> {
-            LOG.debugf("event tailer of %s failed, retrying: %s", keys.queue(), failure.getMessage());
+            LOG.debugf("event tailer of %s failed, retrying: %s", keys.queue(), Failures.describe(failure));
             context.runOnContext(ignored -> dropConnection());
         })
                 .emitOn(command -> context.runOnContext(ignored -> command.run()))

@@ -108,7 +108,7 @@ final class JobStreamView {
             case RESUME -> {
                 String resumeFrom = JobEventData.resumeFrom(event.data());
                 for (JobEvent kept : pendingTail) {
-                    if (resumeFrom != null && StreamIds.compare(kept.id(), resumeFrom) <= 0) {
+                    if (resumeFrom != null && StreamIds.compare(kept.id(), resumeFrom) <= 0 && !kept.isTerminal()) {
                         sink.event(kept, null);
                     }
                 }

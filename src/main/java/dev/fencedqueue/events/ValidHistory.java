@@ -21,7 +21,8 @@ final class ValidHistory {
      *        the result is what it should see of that part: a run that continues keeps the reader's events up to its
      *        resume point, one that starts over drops the rest of the earlier runs' events)
      * @return the events to show, in stream order; a run whose {@code started} is the last event (it has not yet
-     *         said whether it continues) ends the list with that {@code started}
+     *         said whether it continues) ends the list with that {@code started}. The terminal event of a run that a
+     *         newer run continues (an operator's retry of a failed job) is not shown: the job did not end there
      */
     static List<JobEvent> of(List<JobEvent> events) {
         List<JobEvent> kept = new ArrayList<>(events.size());
@@ -33,6 +34,9 @@ final class ValidHistory {
                 continue; // an older run's event after a newer run started: refused writes never land, but be safe
             }
             if ("started".equals(event.type())) {
+                if (started != null) {
+                    kept.add(started); // a run that wrote nothing after its start: a newer run may still continue it
+                }
                 started = event;
                 run = token;
                 continue;
@@ -40,6 +44,7 @@ final class ValidHistory {
             if (started != null && token == started.fencingToken()) {
                 if ("resume".equals(event.type())) {
                     truncateAfter(kept, JobEventData.resumeFrom(event.data()));
+                    kept.removeIf(JobEvent::isTerminal); // a run that goes on after an ending (a retried job) undoes it
                 } else {
                     kept.clear();
                     kept.add(started);

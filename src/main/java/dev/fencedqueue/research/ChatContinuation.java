@@ -4,6 +4,7 @@ import java.util.function.LongFunction;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -78,7 +79,7 @@ public class ChatContinuation {
         return style.chain(first -> continuing(query, jobId, committed, first)
                 .onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
                     LOG.infof("job %s: the LLM server refused to continue the answer (%s): %s", jobId, first,
-                            refusal.getMessage());
+                            Failures.describe(refusal));
                     return first == ContinuationStyle.TRAILING_ASSISTANT
                             ? continuing(query, jobId, committed, ContinuationStyle.INSTRUCTION)
                                     .onFailure(LlmRefusedException.class).recoverWithUni(again -> restart(query, jobId, again))
@@ -95,7 +96,7 @@ public class ChatContinuation {
 
     private Uni<Opened> restart(String query, String jobId, Throwable refusal) {
         LOG.warnf("job %s: the answer starts over: the LLM server refused to continue it (%s)", jobId,
-                refusal.getMessage());
+                Failures.describe(refusal));
         return fresh(query, jobId, Takeover.RESTART);
     }
 

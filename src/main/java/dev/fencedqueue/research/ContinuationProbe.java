@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
+import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -51,10 +52,10 @@ public class ContinuationProbe {
                 // A refusal of the request itself is an answer; one of the caller (401, 403) or of the path (404) is not.
                 .onFailure(failure -> failure instanceof LlmRefusedException refused && refused.status() != 401
                         && refused.status() != 403 && refused.status() != 404)
-                .recoverWithItem(refusal -> remember(model, false, "refused it: " + refusal.getMessage()))
+                .recoverWithItem(refusal -> remember(model, false, "refused it: " + Failures.describe(refusal)))
                 .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("could not find out whether model %s continues a trailing assistant message: %s; "
-                            + "continuing by instruction this time", model, failure.getMessage());
+                            + "continuing by instruction this time", model, Failures.describe(failure));
                     return false;
                 });
     }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.FlowJob;
@@ -152,7 +153,7 @@ public class DeepResearch {
         try {
             return json.readTree(data);
         } catch (IOException e) {
-            throw new IllegalStateException("a stored value is not JSON: " + e.getMessage(), e);
+            throw new IllegalStateException("a stored value is not JSON: " + Failures.describe(e), e);
         }
     }
 }

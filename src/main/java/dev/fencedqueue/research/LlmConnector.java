@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
@@ -189,7 +190,7 @@ public class LlmConnector {
                     Throwable broken = exchange.brokenBeforeRead().get();
                     if (broken != null) {
                         emitter.fail(new LlmException("the LLM server at " + url + " closed the connection: "
-                                + broken.getMessage(), broken));
+                                + Failures.describe(broken), broken));
                         return;
                     }
                     exchange.response().body().onSuccess(emitter::complete).onFailure(emitter::fail);
@@ -200,7 +201,7 @@ public class LlmConnector {
                         return json.readTree(buffer.toString());
                     } catch (java.io.IOException e) {
                         throw new LlmException("the LLM server at " + url + " answered with a body that is not JSON: "
-                                + e.getMessage());
+                                + Failures.describe(e));
                     }
                 });
     }

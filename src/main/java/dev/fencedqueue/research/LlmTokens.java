@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.util.List;
 import java.util.Optional;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueContext;
@@ -123,7 +124,7 @@ public class LlmTokens {
                 .map(reply -> reply.toString().isEmpty() ? fallback : reply.toString())
                 .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("job %s: its %s attempt's %d + %d tokens were not added to its status: %s", jobId,
-                            outcome, attempt.promptTokens(), attempt.completionTokens(), failure.getMessage());
+                            outcome, attempt.promptTokens(), attempt.completionTokens(), Failures.describe(failure));
                     return fallback;
                 })
                 .invoke(recorded -> count(queue, recorded, attempt))

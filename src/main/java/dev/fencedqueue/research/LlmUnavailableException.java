@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The LLM server answered {@code 429 Too Many Requests} or a {@code 5xx} before any byte of an answer: opening the
- * stream is retried (after {@link #retryAfter()} when the server said so), and counts against the circuit breaker.
+ * The LLM server answered {@code 429 Too Many Requests} or a {@code 5xx} other than {@code 501 Not Implemented} (a
+ * refusal: {@link LlmRefusedException}) before any byte of an answer: opening the stream is retried (after {@link #retryAfter()} when the server said so), and counts against the circuit breaker.
  */
 public class LlmUnavailableException extends LlmException {
 
@@ -14,7 +14,7 @@ public class LlmUnavailableException extends LlmException {
 
     /**
      * @param message what happened, naming the server and the status
-     * @param status the HTTP status, {@code 429} or {@code 5xx}
+     * @param status the HTTP status, {@code 429} or a {@code 5xx} other than {@code 501}
      * @param retryAfter the server's {@code Retry-After}, when it sent a valid one
      */
     public LlmUnavailableException(String message, int status, Optional<Duration> retryAfter) {

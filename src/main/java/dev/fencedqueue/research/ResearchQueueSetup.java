@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.Queues;
@@ -30,6 +31,6 @@ public class ResearchQueueSetup {
                                 config.globalConcurrency().map(String::valueOf).orElse("none"),
                                 config.rateLimitMax().map(String::valueOf).orElse("none"), config.rateLimitDuration()),
                         failure -> LOG.warnf("could not apply the limits of queue %s (is Redis up?): %s", queue.name(),
-                                failure.getMessage()));
+                                Failures.describe(failure)));
     }
 }

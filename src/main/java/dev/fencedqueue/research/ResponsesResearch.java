@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.tracing.JobTracing;
@@ -130,7 +131,7 @@ public class ResponsesResearch {
         if (refusal.status() == 404 || refusal.status() == 405 || refusal.status() == 501) {
             reattachLog.notRetrieved(refusal.status());
         }
-        return "it could not be retrieved: " + refusal.getMessage();
+        return "it could not be retrieved: " + Failures.describe(refusal);
     }
 
     /** Streams the response again after {@code after}, or polls it to its end when it cannot be streamed again. */
@@ -142,7 +143,7 @@ public class ResponsesResearch {
                         checkpoint(response)))
                 .onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
                     LOG.infof("job %s: response %s cannot be streamed again (%s); polling it until it ends",
-                            context.jobId(), id, refusal.getMessage());
+                            context.jobId(), id, Failures.describe(refusal));
                     return poll(context, id, System.nanoTime(), true).chain(retrieved -> {
                         String status = retrieved.path("status").asText();
                         return "completed".equals(status) || "incomplete".equals(status)
@@ -170,7 +171,7 @@ public class ResponsesResearch {
                     checkpoint(response));
         }).onFailure(LlmRefusedException.class).recoverWithUni(refusal -> {
             LOG.warnf("job %s: the answer starts over: the LLM server refused to continue it (%s)", context.jobId(),
-                    refusal.getMessage());
+                    Failures.describe(refusal));
             return fresh(context, query, Takeover.RESTART, response);
         });
     }
@@ -245,7 +246,7 @@ public class ResponsesResearch {
                         : Uni.createFrom().voidItem())
                 .onFailure().recoverWithUni(failure -> {
                     LOG.warnf("job %s: could not cancel its response %s: %s", context.jobId(), responseId,
-                            failure.getMessage());
+                            Failures.describe(failure));
                     return Uni.createFrom().voidItem();
                 })
                 .memoize().indefinitely();

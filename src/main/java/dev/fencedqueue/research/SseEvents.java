@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Multi;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.parsetools.RecordParser;
@@ -39,7 +40,7 @@ final class SseEvents {
                 if (broken != null) {
                     // Broke while it waited for this reader (the server closed the connection): Vert.x told the
                     // opening's handler and will not tell this one; waiting for an end would wait for ever.
-                    emitter.fail(new LlmException(server + "'s stream broke before it was read: " + broken.getMessage(),
+                    emitter.fail(new LlmException(server + "'s stream broke before it was read: " + Failures.describe(broken),
                             broken));
                     return;
                 }
@@ -87,6 +88,6 @@ final class SseEvents {
             return server + " sent nothing for " + silent.toMillis() + " ms and the connection was closed "
                     + "(fq.llm.idle-timeout: " + idleTimeout.toMillis() + " ms)";
         }
-        return server + "'s stream broke: " + failure.getMessage();
+        return server + "'s stream broke: " + Failures.describe(failure);
     }
 }

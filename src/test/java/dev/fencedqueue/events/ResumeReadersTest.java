@@ -199,6 +199,14 @@ class ResumeReadersTest extends ResearchTestSupport {
             assertThat(later.events()).extracting(SseClient.Message::event).containsExactly("resume", "completed");
             assertThat(resumeReasons(later.events())).containsExactly("retry");
         }
+        // A reader that comes afterwards sees one answer that went on past the failure, and one ending.
+        try (SseClient fresh = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(TIMEOUT).until(() -> fresh.ended().isDone());
+            assertThat(fresh.events()).extracting(SseClient.Message::event)
+                    .containsExactly("started", "progress", "resume", "resume", "completed");
+        }
+        assertThat(validHistory(jobId)).extracting(event -> (String) event.get("event"))
+                .containsExactly("started", "progress", "resume", "resume", "completed");
     }
 
     /**

@@ -55,6 +55,23 @@ class ValidHistoryTest {
         assertThat(ids(ValidHistory.of(stream))).containsExactly("3-0", "3-1");
     }
 
+    @Test
+    void aRunThatContinuesAfterAnEndingDropsThatEnding() {
+        // An operator retried a failed job: its next run continues the answer after the earlier run's `failed`.
+        List<JobEvent> stream = List.of(started("1-0", T1), delta("1-1", T1), failed("1-2", T1), started("2-0", T2),
+                resume("2-1", T2, "1-2"), delta("2-2", T2), completed("2-3", T2));
+
+        assertThat(ids(ValidHistory.of(stream))).containsExactly("1-0", "1-1", "2-1", "2-2", "2-3");
+    }
+
+    @Test
+    void aRunThatWroteOnlyItsStartIsKeptWhenANewerRunContinuesIt() {
+        List<JobEvent> stream = List.of(started("1-0", T1), started("2-0", T2), resume("2-1", T2, "1-0"),
+                delta("2-2", T2));
+
+        assertThat(ids(ValidHistory.of(stream))).containsExactly("1-0", "2-1", "2-2");
+    }
+
     private static List<String> ids(List<JobEvent> events) {
         return events.stream().map(JobEvent::id).toList();
     }
@@ -69,6 +86,10 @@ class ValidHistoryTest {
 
     private static JobEvent completed(String id, long token) {
         return new JobEvent(id, "completed", token, JobEventData.completed(token, "w", "\"done\""));
+    }
+
+    private static JobEvent failed(String id, long token) {
+        return new JobEvent(id, "failed", token, JobEventData.of("failed", token, "w").put("reason", "boom").toString());
     }
 
     private static JobEvent resume(String id, long token, String resumeFrom) {

@@ -41,7 +41,9 @@ class TokenAccountingTest extends ResearchTestSupport {
         Worker workerB = worker(research, "worker-B");
         workerA.start();
         String jobId = startJob("token accounting");
-        await().atMost(TIMEOUT).until(() -> status(jobId).getInt("progress.completionTokens") >= 20);
+        // No progress yet on the first looks: the answer has not started streaming.
+        await().atMost(TIMEOUT).until(() -> status(jobId).getObject("progress.completionTokens", Integer.class),
+                tokens -> tokens != null && tokens >= 20);
 
         long runOfA = status(jobId).getLong("fencingToken");
         workerA.freeze(true); // as if paused by GC: no renewal, so B takes the job over
