@@ -244,7 +244,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
     }
 
     private static long token(SseClient.Message event) {
-        return JsonPath.from(event.data()).getLong("fencingToken");
+        return event.fencingToken();
     }
 
     /** @return a numeric field of the server's {@code INFO replication} */

@@ -20,7 +20,6 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,7 +51,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
             Map<String, List<SseClient.Message>> byJob = new LinkedHashMap<>();
             for (SseClient.Message event : sse.events()) {
                 if (!event.isComment()) {
-                    byJob.computeIfAbsent(JsonPath.from(event.data()).getString("jobId"), id -> new ArrayList<>())
+                    byJob.computeIfAbsent(event.field("jobId"), id -> new ArrayList<>())
                             .add(event);
                 }
             }
@@ -63,7 +62,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
                     .isSorted().contains(firstToken, taken);
             StringBuilder shown = new StringBuilder();
             child.stream().filter(event -> event.event().equals("progress"))
-                    .forEach(event -> shown.append(JsonPath.from(event.data()).getString("delta")));
+                    .forEach(event -> shown.append(event.field("delta")));
             assertThat(shown.toString()).as("what the reader assembled of the child's answer")
                     .isEqualTo(status(first).getString("result.text"));
 
