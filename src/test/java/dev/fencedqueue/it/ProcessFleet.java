@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
 
+    /** Where each test class's processes write their logs, {@code <class>/<worker id>.log}: classes may run at once. */
     private static final Path LOGS = Path.of("target", "process-it").toAbsolutePath();
 
     /**
@@ -47,6 +48,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     private final Thread killer = new Thread(this::killAll, "process-fleet-killer");
     private RedisProcess redis;
     private EmbeddedPostgresServer postgres;
+    private Path logs = LOGS;
 
     /**
      * @param config configuration of every process, as {@code -Dkey=value}, must not be {@code null}
@@ -91,6 +93,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void beforeEach(ExtensionContext context) {
+        logs = LOGS.resolve(context.getRequiredTestClass().getSimpleName());
         Runtime.getRuntime().addShutdownHook(killer);
         redis = RedisProcess.startAlone("--save", "", "--appendonly", "no");
         if (withPostgres) {
@@ -145,7 +148,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         ServiceProcess process;
         synchronized (processes) {
             process = ServiceProcess.start(workerId, EmbeddedRedis.freePort(), all, environment,
-                    LOGS.resolve(workerId + ".log"));
+                    logs.resolve(workerId + ".log"));
             processes.add(process);
         }
         return process;
