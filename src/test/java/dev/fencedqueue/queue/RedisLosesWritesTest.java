@@ -15,13 +15,13 @@ import dev.fencedqueue.testing.RedisFaultsResource.RedisFaults;
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * The last case covers a token handed out twice, which only a clock running behind produces.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RedisLosesWritesTest extends ResearchTestSupport {
 

@@ -20,12 +20,12 @@ import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisSentinelResource;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SentinelDefaultsResource;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * lost.
  */
 @QuarkusTest
-@TestProfile(SentinelFailoversTest.ShortJobs.class)
+@RuntimeProfile(SentinelFailoversTest.ShortJobs.class)
 @WithTestResource(value = SentinelDefaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class SentinelFailoversTest extends ResearchTestSupport {
 
