@@ -22,10 +22,11 @@ public final class TestForks {
     /**
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
      * ({@code research}, the answer page), and the Redis topologies and faults (Sentinel, Cluster, lost writes,
-     * restarts, outages). {@code TracingTest} runs in the other fork, with {@code RedisSinkTest}: they share a test
-     * profile.
+     * restarts, outages). {@code TracingTest} and {@code SimulatorOffTest} run in the other fork, with the classes
+     * they share a test profile with.
      */
-    public static final String LLM_AND_TOPOLOGIES = "dev\\.fencedqueue\\.(research|redis)\\..*Test"
+    public static final String LLM_AND_TOPOLOGIES = "dev\\.fencedqueue\\.research\\.(?!SimulatorOffTest)\\w*Test"
+            + "|dev\\.fencedqueue\\.redis\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
             + "|dev\\.fencedqueue\\.(api\\.AnswerPageTest|api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)";
 

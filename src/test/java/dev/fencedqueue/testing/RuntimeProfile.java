@@ -16,8 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>
  * The profile's {@link QuarkusTestProfile#getConfigOverrides()} may only set what the application reads while it
  * runs: {@code fq.worker.enabled=false} stops the service's own workers (tests start their own, {@link TestWorkers});
- * {@code fq.simulator.*} (but {@code enabled}), most of {@code fq.llm.*} and the lock settings of {@code fq.worker.*}
- * go through {@link SwitchableConfig}. Any other setting fails the class at once, naming it: that one needs a
+ * {@code fq.simulator.*} (but {@code enabled}), most of {@code fq.llm.*}, the lock settings of {@code fq.worker.*} and
+ * {@code fq.bulk.single-flight} go through {@link SwitchableConfig}. Any other setting fails the class at once, naming it: that one needs a
  * {@code @TestProfile}. On a {@code @QuarkusIntegrationTest} subclass this does nothing: the packaged application gets
  * the profile as its {@code @TestProfile}.
  */

@@ -30,6 +30,8 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
     /** The settings of {@code fq.worker.*} that the workers a test creates read ({@link WorkerOptions#from}). */
     private static final Set<String> WORKER = Set.of("lock-duration", "lock-renew-interval", "stalled-interval",
             "max-stalled-count", "concurrency", "drain-delay");
+    /** The settings of {@code fq.bulk.*} that are read per request or per job. */
+    private static final Set<String> BULK = Set.of("single-flight", "single-flight-retry", "chunk-size");
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
             .create(RuntimeProfileExtension.class);
 
@@ -83,6 +85,9 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
         }
         if (key.startsWith("fq.llm.")) {
             return LLM.contains(key.substring("fq.llm.".length()));
+        }
+        if (key.startsWith("fq.bulk.")) {
+            return BULK.contains(key.substring("fq.bulk.".length()));
         }
         return key.startsWith("fq.worker.") && WORKER.contains(key.substring("fq.worker.".length()));
     }
