@@ -33,6 +33,7 @@ class ContinuationFallbacksTest extends ResearchTestSupport {
         Worker workerA = startResearchWorker("worker-A");
         String jobId = startJob("continued by instruction");
         awaitTokens(jobId, 100);
+        simulatorAtFullSpeed();
 
         takeOver(workerA, worker(research, "worker-B"), jobId);
         awaitCompleted(jobId);

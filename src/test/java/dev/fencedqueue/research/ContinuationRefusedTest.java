@@ -32,6 +32,7 @@ class ContinuationRefusedTest extends ResearchTestSupport {
         Worker workerA = startResearchWorker("worker-A");
         String jobId = startJob("started over");
         awaitTokens(jobId, 100);
+        simulatorAtFullSpeed();
 
         long runOfB = takeOver(workerA, worker(research, "worker-B"), jobId);
         awaitCompleted(jobId);

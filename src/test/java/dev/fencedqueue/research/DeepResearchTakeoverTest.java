@@ -44,6 +44,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
                     .get("/research/status/" + first).then().extract().jsonPath()
                     .getObject("progress.completionTokens", Long.class), tokens -> tokens != null && tokens > 0);
             long firstToken = status(first).getLong("fencingToken");
+            simulatorAtFullSpeed(); // for the first child's second run and the report
             long taken = takeOver(workerA, worker(research, "worker-B"), first);
             assertThat(taken).isGreaterThan(firstToken);
 

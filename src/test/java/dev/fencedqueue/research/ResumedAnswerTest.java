@@ -46,6 +46,7 @@ class ResumedAnswerTest extends ResearchTestSupport {
         Worker workerA = startResearchWorker("worker-A");
         String jobId = startJob("resumed once");
         awaitTokens(jobId, 100);
+        simulatorAtFullSpeed();
 
         long runOfB = takeOver(workerA, worker(research, "worker-B"), jobId);
         awaitCompleted(jobId);
@@ -82,6 +83,7 @@ class ResumedAnswerTest extends ResearchTestSupport {
         long committedByA = await("B publishes").atMost(TIMEOUT)
                 .until(() -> status(jobId).getObject("progress.completionTokens", Long.class), tokens -> tokens != null);
         awaitTokens(jobId, committedByA + 100);
+        simulatorAtFullSpeed();
 
         takeOver(workerB, worker(research, "worker-C"), jobId);
         awaitCompleted(jobId);
@@ -117,6 +119,8 @@ class ResumedAnswerTest extends ResearchTestSupport {
         };
         workers.start(failingOnce, WorkerOptions.from(config, "worker-failing-once"));
         String jobId = startJob("resumed after a failure");
+        awaitTokens(jobId, 1);
+        simulatorAtFullSpeed();
         awaitCompleted(jobId);
 
         String uninterrupted = uninterrupted("resumed after a failure");

@@ -76,7 +76,8 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
         }
     }
 
-    private static boolean switchable(String key, String value) {
+    /** @return whether the application reads {@code key} while it runs (and, for {@value #WORKERS}, {@code value}) */
+    static boolean switchable(String key, String value) {
         if (key.equals(WORKERS)) {
             return "false".equals(value);
         }

@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
 import java.lang.reflect.Type;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -33,22 +34,47 @@ import org.eclipse.microprofile.config.ConfigProvider;
 @Singleton
 public class SwitchableConfig {
 
-    /** The properties (full names, as in {@code application.properties}) whose values a test replaced. */
+    /** The properties (full names, as in {@code application.properties}) a test class replaced. */
+    private volatile Map<String, String> ofClass = Map.of();
+    /** Those, and the ones the running test replaced. */
     private volatile Map<String, String> overrides = Map.of();
 
     /**
-     * Replaces the values of some properties until {@link #reset()}.
+     * Replaces the values of some properties until {@link #reset()}: a test class's ({@link RuntimeProfile}).
      *
      * @param values full property names ({@code fq.llm.protocol}) to their values, as they would be written in
      *        {@code application.properties}; must not be {@code null}
      */
     public void override(Map<String, String> values) {
-        overrides = Map.copyOf(values);
+        ofClass = Map.copyOf(values);
+        overrides = ofClass;
+    }
+
+    /**
+     * Replaces one more property's value until {@link #endOfTest()}: a test's own change, on top of its class's.
+     *
+     * @param property the full property name, one that {@link RuntimeProfile} may switch; must not be {@code null}
+     * @param value its value, as it would be written in {@code application.properties}; must not be {@code null}
+     * @throws IllegalArgumentException when the application reads that property only at startup
+     */
+    public void adjust(String property, String value) {
+        if (!RuntimeProfileExtension.switchable(property, value)) {
+            throw new IllegalArgumentException(property + " is read once at startup: it cannot be changed in a test");
+        }
+        Map<String, String> now = new HashMap<>(overrides);
+        now.put(property, value);
+        overrides = Map.copyOf(now);
+    }
+
+    /** Undoes the running test's {@link #adjust} changes, keeping its class's. */
+    public void endOfTest() {
+        overrides = ofClass;
     }
 
     /** Goes back to the configuration's values. */
     public void reset() {
-        overrides = Map.of();
+        ofClass = Map.of();
+        overrides = ofClass;
     }
 
     @Produces

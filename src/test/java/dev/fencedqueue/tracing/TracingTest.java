@@ -88,6 +88,7 @@ class TracingTest extends ResearchTestSupport {
                     .until(() -> status(jobId).getObject("progress.completionTokens", Long.class),
                             tokens -> tokens != null && tokens >= 100);
             tokenOfA = status(jobId).getLong("fencingToken");
+            simulatorAtFullSpeed();
             takeOver(workerA, worker(research, "worker-B"), jobId);
             reader.ended().get(60, TimeUnit.SECONDS);
             read = reader.events();
