@@ -52,6 +52,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
             // A is paused: no renewal, no revoke notice, and its writes are held back.
             processorA.close();
             workerA.freeze(true);
+            simulatorAtFullSpeed(); // B's run, which nothing interrupts; A's stream keeps its pace
             workerB.start();
             epochOfB = await().atMost(TIMEOUT).until(() -> status(jobId), status ->
                     status.getLong("fencingToken") > epochOfA && "worker-B".equals(status.getString("workerId")))
@@ -105,6 +106,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
             epochOfA = seen.get(0).fencingToken();
         }
         workerA.freeze(true);
+        simulatorAtFullSpeed();
         workerB.start();
         long epochOfB = await().atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > epochOfA);

@@ -133,6 +133,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
             await("Redis came back without the takeover").atMost(STEP).ignoreExceptions()
                     .until(() -> status(jobId).getLong("fencingToken") == tokenA);
 
+            simulatorAtFullSpeed(); // run C, which nothing interrupts
             workerC.start();
             await("a new run after the loss").atMost(STEP).ignoreExceptions()
                     .until(() -> "worker-C".equals(status(jobId).getString("workerId")));

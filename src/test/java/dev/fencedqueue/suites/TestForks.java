@@ -21,14 +21,14 @@ public final class TestForks {
 
     /**
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
-     * ({@code research}, the answer page), and the Redis topologies and faults (Sentinel, Cluster, lost writes,
-     * restarts, outages). {@code TracingTest} and {@code SimulatorOffTest} run in the other fork, with the classes
-     * they share a test profile with.
+     * ({@code research}), and the Redis topologies and faults (Sentinel, Cluster, lost writes, restarts, outages).
+     * {@code SimulatorOffTest} runs in the other fork, with the classes it shares a test profile with; so do all the
+     * browser tests, so that one Chromium runs at a time.
      */
     public static final String LLM_AND_TOPOLOGIES = "dev\\.fencedqueue\\.research\\.(?!SimulatorOffTest)\\w*Test"
             + "|dev\\.fencedqueue\\.redis\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
-            + "|dev\\.fencedqueue\\.(api\\.AnswerPageTest|api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)";
+            + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)";
 
     /** Every class of surefire's normal run: benchmarks are {@code *Benchmark}, integration tests {@code *IT}. */
     public static final String ALL_TESTS = "dev\\.fencedqueue\\..*Test";

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code @QuarkusTest}.
  * <p>
  * The profile's {@link QuarkusTestProfile#getConfigOverrides()} may only set what the application reads while it
- * runs: {@code fq.worker.enabled=false} stops the service's own workers (tests start their own, {@link TestWorkers});
+ * runs: {@code fq.worker.enabled=false} stops the service's own workers (tests start their own, {@link TestWorkers})
+ * and drains their queues, before the class and after it, so that no class takes another's jobs;
  * {@code fq.simulator.*} (but {@code enabled}), most of {@code fq.llm.*}, the lock settings of {@code fq.worker.*} and
  * {@code fq.bulk.single-flight} go through {@link SwitchableConfig}. Any other setting fails the class at once, naming it: that one needs a
  * {@code @TestProfile}. On a {@code @QuarkusIntegrationTest} subclass this does nothing: the packaged application gets

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
@@ -93,7 +94,12 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
         return key.startsWith("fq.worker.") && WORKER.contains(key.substring("fq.worker.".length()));
     }
 
-    /** @return the queues of the service's own workers, which are stopped (handing their jobs back) */
+    /**
+     * Stops the service's own workers (they hand their jobs back) and drains their queues: the class starts with none of
+     * the jobs earlier classes left there, which its own workers would otherwise take.
+     *
+     * @return the queues of those workers
+     */
     private static Set<String> stopServiceWorkers(ArcContainer arc) {
         WorkerManager manager = arc.instance(WorkerManager.class).get();
         Set<String> queues = processors(arc).keySet();
@@ -105,11 +111,17 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
             }
             manager.stop(worker).await().atMost(Timeouts.TIMEOUT);
         }
-        return own.stream().map(Worker::queue).collect(Collectors.toSet());
+        Set<String> stopped = own.stream().map(Worker::queue).collect(Collectors.toSet());
+        drain(arc, stopped);
+        return stopped;
     }
 
-    /** Starts the service's workers on {@code queues} again, as it does at startup. */
+    /**
+     * Starts the service's workers on {@code queues} again, as it does at startup, once the jobs the class left there
+     * are drained.
+     */
     private static void startServiceWorkers(ArcContainer arc, Set<String> queues) {
+        drain(arc, queues);
         WorkerManager manager = arc.instance(WorkerManager.class).get();
         WorkerConfig config = arc.instance(WorkerConfig.class).get();
         processors(arc).forEach((queue, processor) -> {
@@ -117,6 +129,14 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
                 manager.create(processor, WorkerOptions.from(config, manager.instanceId())).start();
             }
         });
+    }
+
+    /** Removes the jobs waiting (or delayed) in {@code queues}. */
+    private static void drain(ArcContainer arc, Set<String> queues) {
+        Queues all = arc.instance(Queues.class).get();
+        for (String queue : queues) {
+            all.queue(queue).maintenance().drain(true).await().atMost(Timeouts.TIMEOUT);
+        }
     }
 
     private static Map<String, JobProcessor> processors(ArcContainer arc) {
