@@ -127,8 +127,20 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     }
 
     /**
+     * Waits until processes started with {@link #start} are ready: processes started one after the other and then
+     * awaited together start side by side, which saves a test one start-up time per process.
+     *
+     * @param started the processes, must not be {@code null}
+     */
+    void awaitReady(ServiceProcess... started) {
+        for (ServiceProcess process : started) {
+            process.awaitReady(READY_TIMEOUT);
+        }
+    }
+
+    /**
      * Starts a service process like {@link #launch(String, Map, Map)}, without waiting for it to be ready: for
-     * a process expected to refuse to start.
+     * a process expected to refuse to start, or for several that start side by side ({@link #awaitReady}).
      *
      * @param workerId the process's {@code fq.worker.id}, also the name of its log file, must not be {@code null}
      * @param extraConfig configuration of this process only, must not be {@code null}

@@ -15,7 +15,8 @@ package dev.fencedqueue.suites;
  * The split pairs classes that mostly wait (LLM answers streamed at the simulator's pace, Sentinel failovers, Redis
  * restarts, service processes starting) with classes that mostly compute (hundreds of SSE clients, fan-outs, the
  * browser tests), and keeps each family of test profiles in one fork, so that no fork builds an application the other
- * builds too. {@value #ALONE} runs after both forks, alone: it starves an instance of CPU with busy loops.
+ * builds too. The tests tagged {@value #ALONE} run after both forks, alone: one starves an instance of CPU with busy
+ * loops.
  */
 public final class TestForks {
 
@@ -41,8 +42,11 @@ public final class TestForks {
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT";
 
-    /** The class that runs alone, after both of failsafe's forks (its own execution in the pom). */
-    public static final String ALONE = "ChaosProcessIT";
+    /**
+     * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
+     * in the pom): the chaos suite's CPU starvation, which pins busy loops to a CPU.
+     */
+    public static final String ALONE = "alone";
 
     /** Every class of failsafe's run in two forks. */
     public static final String ALL_ITS = "dev\\.fencedqueue\\..*IT";
