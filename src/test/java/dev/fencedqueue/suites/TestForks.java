@@ -22,14 +22,16 @@ public final class TestForks {
 
     /**
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
-     * ({@code research}), and the Redis topologies and faults (Sentinel, Cluster, lost writes, restarts, outages).
+     * ({@code research}), the Redis topologies and faults (Sentinel, Cluster, lost writes, restarts, outages), and two
+     * classes of the worker's timers, which balance the forks' times.
      * {@code SimulatorOffTest} runs in the other fork, with the classes it shares a test profile with; so do all the
      * browser tests, so that one Chromium runs at a time.
      */
     public static final String LLM_AND_TOPOLOGIES = "dev\\.fencedqueue\\.research\\.(?!SimulatorOffTest)\\w*Test"
             + "|dev\\.fencedqueue\\.redis\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
-            + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)";
+            + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)"
+            + "|dev\\.fencedqueue\\.worker\\.(StalledJobCheck|DelayedJobs)Test";
 
     /** Every class of surefire's normal run: benchmarks are {@code *Benchmark}, integration tests {@code *IT}. */
     public static final String ALL_TESTS = "dev\\.fencedqueue\\..*Test";
@@ -37,10 +39,12 @@ public final class TestForks {
     /**
      * The classes of failsafe's first fork: the {@code @QuarkusIntegrationTest} classes (the packaged application
      * started by Quarkus, one at a time: it reads the port from the fork's own log file, {@code quarkus.log.file.path}
-     * in the pom) and the quick checks of what the build wrote.
+     * in the pom), the quick checks of what the build wrote, and the shorter process tests, which balance the forks'
+     * times.
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
-            + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT";
+            + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess)IT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
