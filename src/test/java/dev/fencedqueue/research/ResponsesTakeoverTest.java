@@ -87,6 +87,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         worker(research, "worker-B").start();
         jobs.values().forEach(jobId -> await("job " + jobId + " is taken over").atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > before.get(jobId)));
+        simulatorAtFullSpeed();
         workerA.freeze(false);
         jobs.values().forEach(jobId -> awaitCompleted(jobId));
 
@@ -114,6 +115,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         awaitTokens(jobId, committedByA + 200);
 
         takeOver(workerB, worker(research, "worker-C"), jobId);
+        simulatorAtFullSpeed();
         awaitCompleted(jobId);
 
         JsonPath status = status(jobId);
@@ -143,6 +145,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         String jobId = startJob(question);
         awaitTokens(jobId, tokens);
         takeOver(workerA, worker(research, "worker-B"), jobId);
+        simulatorAtFullSpeed();
         awaitCompleted(jobId);
         workers.stopAll();
         return jobId;
