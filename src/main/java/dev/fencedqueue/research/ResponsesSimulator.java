@@ -118,17 +118,22 @@ public class ResponsesSimulator {
                 directives.remove(directives.keySet().iterator().next());
             }
         }
-        vertx.setPeriodic(Math.max(1, config.tokenInterval().toMillis()), timer -> {
-            response.step();
-            if (!response.running()) {
-                vertx.cancelTimer(timer);
-            }
-        });
+        generate(response);
         if (request.path("stream").asBoolean(false)) {
             streams.serve(context, response, -1, directed.unfinished());
         } else {
             send(context.response(), 200, response.snapshot());
         }
+    }
+
+    /** Generates the response's next word after {@code fq.simulator.token-interval}, read anew for each word. */
+    private void generate(SimulatedResponse response) {
+        vertx.setTimer(Math.max(1, config.tokenInterval().toMillis()), timer -> {
+            response.step();
+            if (response.running()) {
+                generate(response);
+            }
+        });
     }
 
     private void retrieve(RoutingContext context) {

@@ -12,6 +12,7 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
@@ -21,7 +22,6 @@ import dev.fencedqueue.worker.WorkerOptions;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * at the queue after the abort did not start it.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AbortTest extends ResearchTestSupport {
 

@@ -14,11 +14,11 @@ import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * {@code answer-phone-dark.png} and {@code takeover.png}.
  */
 @QuarkusTest
-@TestProfile(OpenAiZombieProfile.class)
+@RuntimeProfile(OpenAiZombieProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AnswerPageTest extends ResearchTestSupport {
 

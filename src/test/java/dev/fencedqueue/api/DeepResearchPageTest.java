@@ -12,11 +12,11 @@ import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
@@ -29,7 +29,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * {@code ?jobId=} link) shows the same, the question included. Saves {@code docs/screenshots/deep-research.png}.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class DeepResearchPageTest extends ResearchTestSupport {
 

@@ -15,6 +15,7 @@ import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.JobContext;
@@ -22,7 +23,6 @@ import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * ({@code data-ids}). The profile's simulator streams 30 steps, one every 200 ms.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ResearchPageTest extends ResearchTestSupport {
 

@@ -9,11 +9,11 @@ import java.util.Map;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.RuntimeProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * with 409 and queues nothing; once the first one ended, the channel takes a new one.
  */
 @QuarkusTest
-@TestProfile(SingleFlightRefuseTest.Refuse.class)
+@RuntimeProfile(SingleFlightRefuseTest.Refuse.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class SingleFlightRefuseTest {

@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,8 +23,8 @@ import dev.fencedqueue.events.JobEventTailers;
 import dev.fencedqueue.testing.Flood;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RestrictiveProfile;
 import dev.fencedqueue.testing.SseClient;
-import dev.fencedqueue.testing.WorkersOffProfile;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -41,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * {@code Last-Event-ID}, missing nothing and getting nothing twice.
  */
 @QuarkusTest
-@TestProfile(SlowSubscriberTest.SmallBuffers.class)
+@TestProfile(RestrictiveProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class SlowSubscriberTest extends ResearchTestSupport {
 
@@ -49,14 +48,6 @@ class SlowSubscriberTest extends ResearchTestSupport {
     /** 4 KB per event: 12 MB in all, more than the kernel's socket buffers can hide. */
     private static final String PADDING = "x".repeat(4_000);
     private static final Pattern ID = Pattern.compile("(?m)^id: (\\S+)\\n(?:[^\\n]+\\n)*\\n");
-
-    /** Small buffers, so that a subscriber that stops reading is found out soon. */
-    public static class SmallBuffers extends WorkersOffProfile {
-        @Override
-        protected Map<String, String> more() {
-            return Map.of("fq.events.subscriber-buffer", "16", "fq.events.subscriber-write-queue", "4K");
-        }
-    }
 
     @Inject
     JobEventTailers tailers;

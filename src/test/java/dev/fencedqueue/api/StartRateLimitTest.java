@@ -13,7 +13,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.WorkersOffProfile;
+import dev.fencedqueue.testing.RestrictiveProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -30,20 +30,9 @@ import org.junit.jupiter.api.Test;
  * ingress with Quarkus's proxy address forwarding.
  */
 @QuarkusTest
-@TestProfile(StartRateLimitTest.Limited.class)
+@TestProfile(RestrictiveProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class StartRateLimitTest {
-
-    /** Three starts per client address per 5 s; client addresses from X-Forwarded-For. */
-    public static class Limited extends WorkersOffProfile {
-        @Override
-        protected Map<String, String> more() {
-            return Map.of("fq.research.start-rate-limit", "3",
-                    "fq.research.start-rate-limit-window", "5s",
-                    "quarkus.http.proxy.proxy-address-forwarding", "true",
-                    "quarkus.http.proxy.allow-x-forwarded", "true");
-        }
-    }
 
     @Inject
     Queues queues;
@@ -51,7 +40,7 @@ class StartRateLimitTest {
     @Test
     void refusesAClientPastItsLimitWithRetryAfterUntilItsWindowEnds() {
         JobQueue queue = queues.queue("deep-research");
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < RestrictiveProfile.STARTS; i++) {
             start("203.0.113.7", "query " + i).then().statusCode(202);
         }
         long afterThree = waiting(queue);

@@ -14,6 +14,7 @@ import dev.fencedqueue.notifications.PostgresNotificationFanOut;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.Timeouts;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.JobContext;
@@ -21,7 +22,6 @@ import dev.fencedqueue.worker.JobProcessor;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * cursor claimed twice under one token.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class PostgresSinkTest extends ChunkSinkContractTest {

@@ -21,7 +21,7 @@ import dev.fencedqueue.redis.HashTags;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.RedisNotificationRows;
-import dev.fencedqueue.testing.RedisSinkProfile;
+import dev.fencedqueue.testing.RedisSinkAndTracesProfile;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  * the cursor moved, the attempt is not the one that claimed the cursor, or a key has another type.
  */
 @QuarkusTest
-@TestProfile(RedisSinkProfile.class)
+@TestProfile(RedisSinkAndTracesProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RedisSinkTest extends ChunkSinkContractTest {
 

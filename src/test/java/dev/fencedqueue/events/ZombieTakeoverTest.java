@@ -13,6 +13,7 @@ import dev.fencedqueue.research.SimulatorStats;
 import dev.fencedqueue.testing.GatedProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
@@ -20,7 +21,6 @@ import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * reader sees a {@code reset} and then only B's run (docs/architecture.md#the-fencing-design).
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ZombieTakeoverTest extends ResearchTestSupport {
 
@@ -52,6 +52,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
             // A is paused: no renewal, no revoke notice, and its writes are held back.
             processorA.close();
             workerA.freeze(true);
+            simulatorAtFullSpeed(); // B's run, which nothing interrupts; A's stream keeps its pace
             workerB.start();
             epochOfB = await().atMost(TIMEOUT).until(() -> status(jobId), status ->
                     status.getLong("fencingToken") > epochOfA && "worker-B".equals(status.getString("workerId")))
@@ -105,6 +106,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
             epochOfA = seen.get(0).fencingToken();
         }
         workerA.freeze(true);
+        simulatorAtFullSpeed();
         workerB.start();
         long epochOfB = await().atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > epochOfA);

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.fencedqueue.suites.TestForks;
 import dev.fencedqueue.testing.CuttableProxy;
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.ServiceProcess;
@@ -22,6 +23,7 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -156,8 +158,9 @@ class ChaosProcessIT {
         try (redis) {
             Map<String, String> config = Map.of("quarkus.redis.hosts", redis.uri(), "fq.worker.concurrency", "8",
                     "fq.simulator.steps", "8", "fq.simulator.step-interval", "100ms");
-            ServiceProcess a = fleet.launch("chaos-A", config);
-            ServiceProcess b = fleet.launch("chaos-B", config);
+            ServiceProcess a = fleet.start("chaos-A", config, Map.of());
+            ServiceProcess b = fleet.start("chaos-B", config, Map.of());
+            fleet.awaitReady(a, b);
             List<ServiceProcess> both = List.of(a, b);
 
             Map<String, ServiceProcess> accepted = new ConcurrentHashMap<>();
@@ -230,7 +233,9 @@ class ChaosProcessIT {
         }
     }
 
+    /** Tagged {@value TestForks#ALONE}: it runs after the other integration tests, alone (it starves a CPU). */
     @Test
+    @Tag(TestForks.ALONE)
     void cpuStarvationOfAnInstanceNeverShowsTwoWritersToAReader() throws Exception {
         ServiceProcess a = fleet.launch("chaos-A", Map.of("fq.simulator.steps", "100"));
         String jobId = start(a, "a starved instance");

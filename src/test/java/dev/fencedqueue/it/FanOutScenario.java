@@ -58,8 +58,9 @@ abstract class FanOutScenario {
     @Test
     void everySubscriberGetsExactlyOneNotificationThroughAbortResumeKillAndAZombie() {
         ProcessFleet fleet = fleet();
-        ServiceProcess a = fleet.launch("fan-A", Map.of());
-        ServiceProcess b = fleet.launch("fan-B", Map.of());
+        ServiceProcess a = fleet.start("fan-A", Map.of(), Map.of());
+        ServiceProcess b = fleet.start("fan-B", Map.of(), Map.of());
+        fleet.awaitReady(a, b);
         String channel = channelWith(SUBSCRIBERS);
 
         String jobId = a.request().contentType(ContentType.JSON)

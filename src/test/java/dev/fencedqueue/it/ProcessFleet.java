@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
 
+    /** Where each test class's processes write their logs, {@code <class>/<worker id>.log}: classes may run at once. */
     private static final Path LOGS = Path.of("target", "process-it").toAbsolutePath();
 
     /**
@@ -47,6 +48,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     private final Thread killer = new Thread(this::killAll, "process-fleet-killer");
     private RedisProcess redis;
     private EmbeddedPostgresServer postgres;
+    private Path logs = LOGS;
 
     /**
      * @param config configuration of every process, as {@code -Dkey=value}, must not be {@code null}
@@ -91,6 +93,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void beforeEach(ExtensionContext context) {
+        logs = LOGS.resolve(context.getRequiredTestClass().getSimpleName());
         Runtime.getRuntime().addShutdownHook(killer);
         redis = RedisProcess.startAlone("--save", "", "--appendonly", "no");
         if (withPostgres) {
@@ -124,8 +127,20 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
     }
 
     /**
+     * Waits until processes started with {@link #start} are ready: processes started one after the other and then
+     * awaited together start side by side, which saves a test one start-up time per process.
+     *
+     * @param started the processes, must not be {@code null}
+     */
+    void awaitReady(ServiceProcess... started) {
+        for (ServiceProcess process : started) {
+            process.awaitReady(READY_TIMEOUT);
+        }
+    }
+
+    /**
      * Starts a service process like {@link #launch(String, Map, Map)}, without waiting for it to be ready: for
-     * a process expected to refuse to start.
+     * a process expected to refuse to start, or for several that start side by side ({@link #awaitReady}).
      *
      * @param workerId the process's {@code fq.worker.id}, also the name of its log file, must not be {@code null}
      * @param extraConfig configuration of this process only, must not be {@code null}
@@ -145,7 +160,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         ServiceProcess process;
         synchronized (processes) {
             process = ServiceProcess.start(workerId, EmbeddedRedis.freePort(), all, environment,
-                    LOGS.resolve(workerId + ".log"));
+                    logs.resolve(workerId + ".log"));
             processes.add(process);
         }
         return process;

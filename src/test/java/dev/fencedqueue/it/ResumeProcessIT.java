@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ResumeProcessIT {
 
-    private static final int WORDS = 1500;
+    /** Words of the answer: A is stopped once it has 300, so that B continues the other half. */
+    private static final int WORDS = 600;
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
@@ -53,12 +54,13 @@ class ResumeProcessIT {
 
     /** @return the job's id, once completed */
     private String takenOver(String protocol, String question, Consumer<ServiceProcess> stop, String kind) {
-        llm = fleet.launch("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
-                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"));
+        llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
+                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"), Map.of());
         Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", protocol, "fq.llm.url", llm.url("/simulator"),
                 "fq.llm.model", "fenced-queue-simulator", "fq.worker.max-stalled-count", "5",
                 "fq.llm.delta-interval", "100ms"));
-        ServiceProcess a = fleet.launch("proc-A", config);
+        ServiceProcess a = fleet.start("proc-A", config, Map.of());
+        fleet.awaitReady(llm, a);
         any = llm; // shares the Redis: any instance answers for any job
         String jobId = a.request().contentType(ContentType.JSON).body(Map.of("query", question))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");

@@ -35,8 +35,9 @@ class SchedulerProcessIT {
     void twoProcessesProduceOneJobPerTickAndAKilledOneLosesNoneAndDoublesNone() {
         // A tick every 300 ms, below the operator API's sane minimum (1 s), so that many ticks pass quickly.
         Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE, "fq.worker.scheduler-min-every", "100ms");
-        ServiceProcess a = fleet.launch("proc-A", config, ENVIRONMENT);
-        ServiceProcess b = fleet.launch("proc-B", config, ENVIRONMENT);
+        ServiceProcess a = fleet.start("proc-A", config, ENVIRONMENT);
+        ServiceProcess b = fleet.start("proc-B", config, ENVIRONMENT);
+        fleet.awaitReady(a, b);
         admin(a).contentType(ContentType.JSON).body(Map.of("every", EVERY, "template", Map.of("queue", QUEUE,
                 "name", "tick"))).put("/admin/schedulers/every-300").then().statusCode(200);
         await("ticks while both run").atMost(TIMEOUT).until(() -> ticks(b) >= 10);

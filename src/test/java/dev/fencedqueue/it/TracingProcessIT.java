@@ -54,8 +54,8 @@ class TracingProcessIT {
 
     @Test
     void aJobTakenOverByAnotherProcessIsOneTraceWithTwoAttempts() {
-        ServiceProcess llm = fleet.launch("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
-                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"));
+        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
+                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"), Map.of());
         Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai", "fq.llm.url",
                 llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.worker.max-stalled-count", "5",
                 "fq.llm.delta-interval", "100ms",
@@ -68,7 +68,8 @@ class TracingProcessIT {
         Map<String, String> configOfA = new HashMap<>(config);
         configOfA.put("quarkus.redis.hosts", "redis://127.0.0.1:" + link.port());
         configOfA.put("fq.redis.command-timeout", "60s");
-        ServiceProcess a = fleet.launch("proc-A", configOfA);
+        ServiceProcess a = fleet.start("proc-A", configOfA, Map.of());
+        fleet.awaitReady(llm, a);
         String jobId = a.request().header("traceparent", "00-" + TRACE_ID + "-b7ad6b7169203331-01")
                 .contentType(ContentType.JSON).body(Map.of("query", "traced across processes"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");

@@ -9,32 +9,35 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.SmallQueueStreamsProfile;
 import dev.fencedqueue.testing.TestWorkers;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * A queue's event stream, read from Java as a {@code Multi} ({@link JobQueue#events}): every state change
- * in order, bounded in length (1,000 entries under this profile), on a connection that cancelling closes.
+ * in order, bounded in length ({@code fq.events.queue-stream-max-length}: 1,000 entries in the tests), on a
+ * connection that cancelling closes.
  */
 @QuarkusTest
-@TestProfile(SmallQueueStreamsProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class QueueEventsTest extends QueueTestSupport {
 
     private final List<AssertSubscriber<QueueEvent>> subscribers = new ArrayList<>();
+
+    @Inject
+    EventsConfig config;
 
     @AfterEach
     void stop() {
@@ -135,12 +138,12 @@ class QueueEventsTest extends QueueTestSupport {
 
     @Test
     void streamIsTrimmedToItsBound() {
-        List<String> jobIds = BulkAdd.jobs(queue, 3 * SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH,
+        List<String> jobIds = BulkAdd.jobs(queue, 3 * config.queueStreamMaxLength(),
                 JobOptions.defaults());
 
         // Approximate trimming drops whole stream nodes (100 entries each by default).
-        assertThat(redis.queueEventsLength(queue)).isBetween((long) SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH,
-                SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH + 100L);
+        assertThat(redis.queueEventsLength(queue)).isBetween((long) config.queueStreamMaxLength(),
+                config.queueStreamMaxLength() + 100L);
         AssertSubscriber<QueueEvent> events = follow("0");
         await().atMost(TIMEOUT).until(() -> events.getItems().size() == redis.queueEventsLength(queue));
         assertThat(events.getItems().get(0).jobId()).as("the oldest events were trimmed").isNotEqualTo(jobIds.get(0));

@@ -17,13 +17,13 @@ import dev.fencedqueue.testing.RedisClusterResource;
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.vertx.redis.client.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * refused before it is sent.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisClusterResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RedisClusterTest extends ResearchTestSupport {
 

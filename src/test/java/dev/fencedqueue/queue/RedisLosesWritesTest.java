@@ -15,13 +15,13 @@ import dev.fencedqueue.testing.RedisFaultsResource.RedisFaults;
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * The last case covers a token handed out twice, which only a clock running behind produces.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RedisLosesWritesTest extends ResearchTestSupport {
 
@@ -133,6 +133,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
             await("Redis came back without the takeover").atMost(STEP).ignoreExceptions()
                     .until(() -> status(jobId).getLong("fencingToken") == tokenA);
 
+            simulatorAtFullSpeed(); // run C, which nothing interrupts
             workerC.start();
             await("a new run after the loss").atMost(STEP).ignoreExceptions()
                     .until(() -> "worker-C".equals(status(jobId).getString("workerId")));
@@ -244,7 +245,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
     }
 
     private static long token(SseClient.Message event) {
-        return JsonPath.from(event.data()).getLong("fencingToken");
+        return event.fencingToken();
     }
 
     /** @return a numeric field of the server's {@code INFO replication} */

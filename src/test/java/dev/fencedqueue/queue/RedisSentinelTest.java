@@ -15,11 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.fencedqueue.testing.RedisSentinelResource;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * (it listens for {@code +switch-master} on every Sentinel), so that nothing it writes lands on the old master.
  */
 @QuarkusTest
-@TestProfile(RedisSentinelTest.ShortJobs.class)
+@RuntimeProfile(RedisSentinelTest.ShortJobs.class)
 @WithTestResource(value = RedisSentinelResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RedisSentinelTest extends ResearchTestSupport {
 

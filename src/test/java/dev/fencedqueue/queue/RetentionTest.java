@@ -11,31 +11,34 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.BulkAdd;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.testing.SmallQueueStreamsProfile;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code removeOnComplete} / {@code removeOnFail}: {@code true}, a count, an age, or both, applied when a job
- * ends; a removed job leaves no key behind (hash, lock, fencing token, event stream). Under this profile
- * the queue event stream is bounded at 1,000 entries, so that the memory test below starts at that bound.
+ * ends; a removed job leaves no key behind (hash, lock, fencing token, event stream). In the tests the queue event
+ * stream is bounded at 1,000 entries ({@code fq.events.queue-stream-max-length}), so that the memory test below starts
+ * at that bound.
  */
 @QuarkusTest
-@TestProfile(SmallQueueStreamsProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RetentionTest extends QueueTestSupport {
+
+    @Inject
+    EventsConfig events;
 
     @Test
     void removeOnCompleteTrueRemovesTheJobWithAllItsKeysAsItCompletesAndOnlyThatJob() {
@@ -178,7 +181,7 @@ class RetentionTest extends QueueTestSupport {
         assertThat(keysAt10k.size()).as("keys %s", keysAt10k.stream().filter(key -> !key.contains("}:job:")).toList())
                 .isBetween(keysAt2k.size() - 3, keysAt2k.size() + 3).isLessThan(100 + 10);
         assertThat(completedIds()).hasSize(100);
-        assertThat(redis.queueEventsLength(queue)).isLessThan(SmallQueueStreamsProfile.QUEUE_STREAM_MAX_LENGTH + 200);
+        assertThat(redis.queueEventsLength(queue)).isLessThan(events.queueStreamMaxLength() + 200);
         // 8,000 leaked jobs would take megabytes; what moves here is client buffers and allocator noise.
         assertThat(memoryAt10k - memoryAt2k).as("used_memory went from %d to %d bytes", memoryAt2k, memoryAt10k)
                 .isLessThan(384 * 1024);

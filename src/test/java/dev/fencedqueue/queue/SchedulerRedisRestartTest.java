@@ -16,12 +16,12 @@ import dev.fencedqueue.testing.RedisFaultsResource;
 import dev.fencedqueue.testing.RedisFaultsResource.RedisFaults;
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.TestWorkers;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * scheduler then goes on from its next tick.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class SchedulerRedisRestartTest extends QueueTestSupport {
 

@@ -20,31 +20,32 @@ import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisSentinelResource;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SentinelDefaultsResource;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
 /**
- * The service with its default durability settings on 1 master, 1 replica and 3 Sentinels, through three
+ * The service with its default durability settings on 1 master, 1 replica and 3 Sentinels, through two
  * {@code SENTINEL FAILOVER}s in a row while jobs are submitted all the time: every job answered {@code 202} ends
  * completed exactly once, and a job that could not be made durable is refused with {@code 503}, never accepted and then
  * lost.
  */
 @QuarkusTest
-@TestProfile(SentinelFailoversTest.ShortJobs.class)
+@RuntimeProfile(SentinelFailoversTest.ShortJobs.class)
 @WithTestResource(value = SentinelDefaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class SentinelFailoversTest extends ResearchTestSupport {
 
     private static final Duration STEP = Duration.ofSeconds(90);
-    private static final int FAILOVERS = 3;
-    /** One submission at most this often: 20 jobs a second. */
-    private static final Duration SUBMIT_EVERY = Duration.ofMillis(50);
+    /** To the replica and back: each Redis server is promoted once, the second after it was demoted and resynced. */
+    private static final int FAILOVERS = 2;
+    /** One submission at most this often: 10 jobs a second. */
+    private static final Duration SUBMIT_EVERY = Duration.ofMillis(100);
     private static final String MASTER = RedisSentinelResource.MASTER;
 
     /** Short research jobs and locks, so that many end during the test and a lost lock shows soon. */

@@ -11,11 +11,11 @@ import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.MutedSentinelResource;
 import dev.fencedqueue.testing.RedisSentinelResource;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * still go to the new master.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = MutedSentinelResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class SentinelNotificationLostTest {
 

@@ -12,11 +12,11 @@ import java.util.Map;
 import dev.fencedqueue.testing.RedisAofResource;
 import dev.fencedqueue.testing.RedisServers;
 import dev.fencedqueue.testing.RedisTestResource.InjectRedis;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
  * {@code WAITAOF}.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisAofResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 @EnabledIf("dev.fencedqueue.testing.RedisServers#hasWaitAof")
 class WaitAofTest {

@@ -10,11 +10,11 @@ import java.util.Map;
 
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * result and what a reader keeps equal the uninterrupted answer.
  */
 @QuarkusTest
-@TestProfile(OpenAiResumeProfile.ByInstruction.class)
+@RuntimeProfile(OpenAiResumeProfile.ByInstruction.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ContinuationFallbacksTest extends ResearchTestSupport {
 
@@ -33,6 +33,7 @@ class ContinuationFallbacksTest extends ResearchTestSupport {
         Worker workerA = startResearchWorker("worker-A");
         String jobId = startJob("continued by instruction");
         awaitTokens(jobId, 100);
+        simulatorAtFullSpeed();
 
         takeOver(workerA, worker(research, "worker-B"), jobId);
         awaitCompleted(jobId);
@@ -47,32 +48,5 @@ class ContinuationFallbacksTest extends ResearchTestSupport {
         long saved = status.getLong("tokens.saved.completionTokens");
         assertThat(status.getLong("tokens.result.completionTokens")).as("the rest, and the three words repeated")
                 .isEqualTo(OpenAiResumeProfile.ANSWER_WORDS - saved + 3);
-    }
-
-    /** A server that refuses every continuation: the takeover starts the answer over, and readers get a reset. */
-    @QuarkusTest
-    @TestProfile(OpenAiResumeProfile.NoContinuation.class)
-    @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-    static class WhenNothingWorks extends ResearchTestSupport {
-
-        @Test
-        void aServerThatRefusesEveryContinuationGetsTheAnswerStartedOverWithAReset() {
-            Worker workerA = startResearchWorker("worker-A");
-            String jobId = startJob("started over");
-            awaitTokens(jobId, 100);
-
-            long runOfB = takeOver(workerA, worker(research, "worker-B"), jobId);
-            awaitCompleted(jobId);
-
-            JsonPath status = status(jobId);
-            assertThat(status.getString("result.text")).isEqualTo(uninterrupted("started over"));
-            List<Map<String, Object>> valid = validHistory(jobId);
-            assertThat(valid).as("only the new run's events").allMatch(e -> fencingToken(e) == runOfB);
-            assertThat(answerText(valid)).isEqualTo(uninterrupted("started over"));
-            assertThat(valid).noneMatch(e -> "resume".equals(e.get("event")));
-            assertThat(status.getInt("tokens.takeovers.restart")).isEqualTo(1);
-            assertThat(status.getMap("tokens")).doesNotContainKey("saved");
-            assertThat(status.getLong("tokens.result.completionTokens")).isEqualTo(OpenAiResumeProfile.ANSWER_WORDS);
-        }
     }
 }

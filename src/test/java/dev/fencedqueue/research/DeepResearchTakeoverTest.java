@@ -12,15 +12,14 @@ import java.util.Map;
 
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.Timeouts;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * own run is untouched by its children's takeovers.
  */
 @QuarkusTest
-@TestProfile(OpenAiResumeProfile.class)
+@RuntimeProfile(OpenAiResumeProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class DeepResearchTakeoverTest extends ResearchTestSupport {
 
@@ -45,6 +44,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
                     .get("/research/status/" + first).then().extract().jsonPath()
                     .getObject("progress.completionTokens", Long.class), tokens -> tokens != null && tokens > 0);
             long firstToken = status(first).getLong("fencingToken");
+            simulatorAtFullSpeed(); // for the first child's second run and the report
             long taken = takeOver(workerA, worker(research, "worker-B"), first);
             assertThat(taken).isGreaterThan(firstToken);
 
@@ -52,7 +52,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
             Map<String, List<SseClient.Message>> byJob = new LinkedHashMap<>();
             for (SseClient.Message event : sse.events()) {
                 if (!event.isComment()) {
-                    byJob.computeIfAbsent(JsonPath.from(event.data()).getString("jobId"), id -> new ArrayList<>())
+                    byJob.computeIfAbsent(event.field("jobId"), id -> new ArrayList<>())
                             .add(event);
                 }
             }
@@ -63,7 +63,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
                     .isSorted().contains(firstToken, taken);
             StringBuilder shown = new StringBuilder();
             child.stream().filter(event -> event.event().equals("progress"))
-                    .forEach(event -> shown.append(JsonPath.from(event.data()).getString("delta")));
+                    .forEach(event -> shown.append(event.field("delta")));
             assertThat(shown.toString()).as("what the reader assembled of the child's answer")
                     .isEqualTo(status(first).getString("result.text"));
 

@@ -137,8 +137,7 @@ class DeepResearchTest {
     }
 
     private String jobAndEventId(SseClient.Message event) {
-        JsonPath data = JsonPath.from(event.data());
-        return data.getString("jobId") + " " + data.getString("eventId");
+        return event.field("jobId") + " " + event.field("eventId");
     }
 
     @Test

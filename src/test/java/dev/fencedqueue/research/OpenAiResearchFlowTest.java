@@ -15,12 +15,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * and the server's usage.
  */
 @QuarkusTest
-@TestProfile(OpenAiProtocolProfile.class)
+@RuntimeProfile(OpenAiProtocolProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class OpenAiResearchFlowTest {
 

@@ -33,19 +33,25 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
         return Map.of();
     }
 
-    /** The simulator refuses a trailing assistant message and repeats three words at an instructed continuation's seam. */
+    /**
+     * The simulator refuses a trailing assistant message and repeats three words at an instructed continuation's seam.
+     * A model name of its own: the service remembers per model what the probe found out
+     * ({@link ContinuationProbe}), and these settings may be switched on an application that already asked the
+     * simulator as another model ({@code RuntimeProfile}).
+     */
     public static class ByInstruction extends OpenAiResumeProfile {
         @Override
         protected Map<String, String> simulator() {
-            return Map.of("fq.simulator.trailing-assistant", "refuse", "fq.simulator.seam-repeat-words", "3");
+            return Map.of("fq.simulator.trailing-assistant", "refuse", "fq.simulator.seam-repeat-words", "3",
+                    "fq.llm.model", "simulator-refusing-trailing-assistant");
         }
     }
 
-    /** The simulator refuses every continuation: a takeover starts the answer over. */
+    /** The simulator refuses every continuation: a takeover starts the answer over. A model name of its own, too. */
     public static class NoContinuation extends OpenAiResumeProfile {
         @Override
         protected Map<String, String> simulator() {
-            return Map.of("fq.simulator.trailing-assistant", "refuse-all");
+            return Map.of("fq.simulator.trailing-assistant", "refuse-all", "fq.llm.model", "simulator-refusing-all");
         }
     }
 

@@ -25,11 +25,11 @@ import java.util.stream.Collectors;
 import dev.fencedqueue.research.ResponsesClient.ResponseEvent;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * whole answers, and a takeover continues its answer; a stream that ends without its terminal event fails the attempt.
  */
 @QuarkusTest
-@TestProfile(OpenAiResumeProfile.Responses.class)
+@RuntimeProfile(OpenAiResumeProfile.Responses.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ResponsesTakeoverTest extends ResearchTestSupport {
 
@@ -101,6 +101,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         worker(research, "worker-B").start();
         jobs.values().forEach(jobId -> await("job " + jobId + " is taken over").atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > before.get(jobId)));
+        simulatorAtFullSpeed();
         workerA.freeze(false);
         jobs.values().forEach(jobId -> awaitCompleted(jobId));
 
@@ -128,6 +129,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         awaitTokens(jobId, committedByA + 200);
 
         takeOver(workerB, worker(research, "worker-C"), jobId);
+        simulatorAtFullSpeed();
         awaitCompleted(jobId);
 
         JsonPath status = status(jobId);
@@ -273,6 +275,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         String jobId = startJob(question);
         awaitTokens(jobId, tokens);
         takeOver(workerA, worker(research, "worker-B"), jobId);
+        simulatorAtFullSpeed();
         awaitCompleted(jobId);
         workers.stopAll();
         return jobId;

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -20,7 +21,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * saved, not generated again; the zombie's stream is closed.
  */
 @QuarkusTest
-@TestProfile(OpenAiResumeProfile.class)
+@RuntimeProfile(OpenAiResumeProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class ResumedAnswerTest extends ResearchTestSupport {
 
@@ -46,6 +46,7 @@ class ResumedAnswerTest extends ResearchTestSupport {
         Worker workerA = startResearchWorker("worker-A");
         String jobId = startJob("resumed once");
         awaitTokens(jobId, 100);
+        simulatorAtFullSpeed();
 
         long runOfB = takeOver(workerA, worker(research, "worker-B"), jobId);
         awaitCompleted(jobId);
@@ -82,6 +83,7 @@ class ResumedAnswerTest extends ResearchTestSupport {
         long committedByA = await("B publishes").atMost(TIMEOUT)
                 .until(() -> status(jobId).getObject("progress.completionTokens", Long.class), tokens -> tokens != null);
         awaitTokens(jobId, committedByA + 100);
+        simulatorAtFullSpeed();
 
         takeOver(workerB, worker(research, "worker-C"), jobId);
         awaitCompleted(jobId);
@@ -117,6 +119,8 @@ class ResumedAnswerTest extends ResearchTestSupport {
         };
         workers.start(failingOnce, WorkerOptions.from(config, "worker-failing-once"));
         String jobId = startJob("resumed after a failure");
+        awaitTokens(jobId, 1);
+        simulatorAtFullSpeed();
         awaitCompleted(jobId);
 
         String uninterrupted = uninterrupted("resumed after a failure");

@@ -10,7 +10,7 @@ import java.util.Map;
 
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
-import dev.fencedqueue.testing.WorkersOffProfile;
+import dev.fencedqueue.testing.RestrictiveProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -23,17 +23,9 @@ import org.junit.jupiter.api.Test;
  * answer 404 and a research job with no {@code fq.llm.url} fails, saying that there is no LLM server.
  */
 @QuarkusTest
-@TestProfile(SimulatorOffTest.SimulatorOff.class)
+@TestProfile(RestrictiveProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class SimulatorOffTest extends ResearchTestSupport {
-
-    /** The simulator off, as in production. */
-    public static class SimulatorOff extends WorkersOffProfile {
-        @Override
-        protected Map<String, String> more() {
-            return Map.of("fq.simulator.enabled", "false");
-        }
-    }
 
     @Test
     void simulatorEndpointsAnswerNotFound() {

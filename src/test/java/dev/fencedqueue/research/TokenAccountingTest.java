@@ -9,13 +9,13 @@ import java.time.Duration;
 
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.worker.Worker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * what it did not generate again as saved.
  */
 @QuarkusTest
-@TestProfile(OpenAiZombieProfile.class)
+@RuntimeProfile(OpenAiZombieProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class TokenAccountingTest extends ResearchTestSupport {
 

@@ -7,7 +7,7 @@ import jakarta.inject.Singleton;
 
 /**
  * The OpenTelemetry SDK's in-memory span exporter, as a bean: Quarkus exports every finished span to it beside its
- * OTLP exporter (while tracing is on: {@code quarkus.otel.sdk.disabled=false}, as {@link TracingProfile} sets it).
+ * OTLP exporter (while tracing is on: {@code quarkus.otel.sdk.disabled=false}, as {@link RedisSinkAndTracesProfile} sets it).
  */
 @ApplicationScoped
 public class InMemorySpans {

@@ -44,6 +44,10 @@ public abstract class ResearchTestSupport {
     @Inject
     protected ResearchProcessor research;
 
+    /** The configuration a test may change while the application runs ({@code null} in an integration test). */
+    @Inject
+    protected SwitchableConfig settings;
+
     /** The test's workers, stopped after each test. */
     protected TestWorkers workers;
 
@@ -55,6 +59,22 @@ public abstract class ResearchTestSupport {
     @AfterEach
     void stopResearchWorkers() {
         workers.stopAll();
+        if (settings != null) {
+            settings.endOfTest();
+        }
+    }
+
+    /**
+     * From now on until the test ends, the built-in simulator streams the words of an answer 1 ms apart and the steps
+     * of a research-protocol run 10 ms apart, whatever its profile's pace: for the runs after a test's last takeover,
+     * which nothing interrupts any more, so that the test does not wait for them at the pace its takeovers needed. A
+     * chat completion or research stream already open keeps its pace, so call it before the takeover whose new run
+     * should be quick, while the run it takes over from still streams; a background response (the Responses API) goes
+     * on at the new pace from its next word, so call it once the takeover is done.
+     */
+    protected void simulatorAtFullSpeed() {
+        settings.adjust("fq.simulator.token-interval", "1ms");
+        settings.adjust("fq.simulator.step-interval", "10ms");
     }
 
     /** @return a worker of the research queue running {@code processor}, configured as the service's, not started */

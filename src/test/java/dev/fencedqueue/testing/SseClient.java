@@ -12,7 +12,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.restassured.path.json.JsonPath;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * A minimal SSE client for tests (java.net.http): records every message of one stream, in order, and
@@ -20,7 +22,11 @@ import io.restassured.path.json.JsonPath;
  */
 public final class SseClient implements AutoCloseable {
 
-    /** One received SSE message; {@code comment} is set for comment lines only. */
+    /**
+     * One received SSE message; {@code comment} is set for comment lines only. Its JSON data is read with Jackson, not
+     * with REST Assured's {@code JsonPath}: that evaluates a Groovy expression per call, some milliseconds each, which
+     * made a test checking thousands of events spend a minute on it.
+     */
     public record Message(String id, String event, String data, String comment) {
 
         public boolean isComment() {
@@ -29,9 +35,29 @@ public final class SseClient implements AutoCloseable {
 
         /** @return the {@code fencingToken} of the JSON data (a Redis clock value in ms: read it as a long) */
         public long fencingToken() {
-            return JsonPath.from(data).getLong("fencingToken");
+            return json().path("fencingToken").asLong();
+        }
+
+        /**
+         * @param field a top-level field of the JSON data
+         * @return its value as text, or {@code null} when the data has no such field (or it is JSON {@code null})
+         */
+        public String field(String field) {
+            JsonNode value = json().get(field);
+            return value == null || value.isNull() ? null : value.asText();
+        }
+
+        /** @return the data parsed as JSON */
+        public JsonNode json() {
+            try {
+                return JSON.readTree(data);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("SSE data is not JSON: " + data, e);
+            }
         }
     }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 

@@ -14,12 +14,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import dev.fencedqueue.research.OpenAiResumeProfile;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.FanOuts;
+import dev.fencedqueue.testing.RedisSinkAndTracesProfile;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
-import dev.fencedqueue.testing.TracingProfile;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import io.opentelemetry.api.common.AttributeKey;
@@ -54,7 +56,8 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * Chromium.
  */
 @QuarkusTest
-@TestProfile(TracingProfile.class)
+@TestProfile(RedisSinkAndTracesProfile.class)
+@RuntimeProfile(OpenAiResumeProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class TracingTest extends ResearchTestSupport {
 
@@ -85,6 +88,7 @@ class TracingTest extends ResearchTestSupport {
                     .until(() -> status(jobId).getObject("progress.completionTokens", Long.class),
                             tokens -> tokens != null && tokens >= 100);
             tokenOfA = status(jobId).getLong("fencingToken");
+            simulatorAtFullSpeed();
             takeOver(workerA, worker(research, "worker-B"), jobId);
             reader.ended().get(60, TimeUnit.SECONDS);
             read = reader.events();
@@ -162,7 +166,7 @@ class TracingTest extends ResearchTestSupport {
         String jobId = given().header("traceparent", "00-" + traceId + "-eee19b7ec3c1b174-01")
                 .contentType(ContentType.JSON).body(Map.of("query", "waits for a worker")).post("/research/start")
                 .then().statusCode(202).extract().path("jobId");
-        String traceUrl = TracingProfile.UI_URL.replace("{traceId}", traceId);
+        String traceUrl = RedisSinkAndTracesProfile.UI_URL.replace("{traceId}", traceId);
         given().auth().preemptive().basic("admin", "admin").get("/admin/queues/deep-research/jobs/" + jobId)
                 .then().statusCode(200).body("traceId", equalTo(traceId)).body("traceUrl", equalTo(traceUrl));
 

@@ -18,13 +18,13 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
 import dev.fencedqueue.testing.TestWorkers;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * back after it, not before. The profile's simulator streams for 6 s.
  */
 @QuarkusTest
-@TestProfile(WorkersOffProfile.class)
+@RuntimeProfile(WorkersOffProfile.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class GracefulShutdownTest extends WorkerTestSupport {
 

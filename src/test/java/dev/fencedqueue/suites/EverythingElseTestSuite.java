@@ -1,0 +1,14 @@
+package dev.fencedqueue.suites;
+
+import org.junit.platform.suite.api.ExcludeClassNamePatterns;
+import org.junit.platform.suite.api.IncludeClassNamePatterns;
+import org.junit.platform.suite.api.SelectPackages;
+import org.junit.platform.suite.api.Suite;
+
+/** The test classes of surefire's second fork: every {@code *Test} but {@link TestForks#LLM_AND_TOPOLOGIES}. */
+@Suite
+@SelectPackages("dev.fencedqueue")
+@IncludeClassNamePatterns(TestForks.ALL_TESTS)
+@ExcludeClassNamePatterns(TestForks.LLM_AND_TOPOLOGIES)
+public class EverythingElseTestSuite {
+}

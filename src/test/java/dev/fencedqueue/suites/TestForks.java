@@ -1,0 +1,60 @@
+package dev.fencedqueue.suites;
+
+/**
+ * How {@code ./mvnw verify} splits the test classes between two JVMs that run at once: one JUnit suite per fork, for
+ * surefire ({@code *Test}: {@link LlmAndTopologiesTestSuite} and {@link EverythingElseTestSuite}) and for failsafe
+ * ({@code *IT}: {@link PackagedApplicationITSuite} and {@link ProcessesITSuite}); the suites of a plugin select each
+ * of its classes once. A new test class needs no entry here: it falls into the second suite of its plugin unless its
+ * name matches the first's pattern.
+ * <p>
+ * One suite per fork, not classes handed to the forks one by one: surefire and failsafe give a fork's classes to
+ * JUnit one launcher session each, which makes Quarkus restart the application for every class
+ * (quarkusio/quarkus#43979). Within one suite Quarkus orders the classes by test profile and test resources and starts
+ * the application once per combination.
+ * <p>
+ * The split pairs classes that mostly wait (LLM answers streamed at the simulator's pace, Sentinel failovers, Redis
+ * restarts, service processes starting) with classes that mostly compute (hundreds of SSE clients, fan-outs, the
+ * browser tests), and keeps each family of test profiles in one fork, so that no fork builds an application the other
+ * builds too. The tests tagged {@value #ALONE} run after both forks, alone: one starves an instance of CPU with busy
+ * loops.
+ */
+public final class TestForks {
+
+    /**
+     * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
+     * ({@code research}), the Redis topologies and faults (Sentinel, Cluster, lost writes, restarts, outages), and, to
+     * balance the forks' times, two classes of the worker's timers and {@code JobOwnershipTest}.
+     * {@code SimulatorOffTest} runs in the other fork, with the classes it shares a test profile with; so do all the
+     * browser tests, so that one Chromium runs at a time.
+     */
+    public static final String LLM_AND_TOPOLOGIES = "dev\\.fencedqueue\\.research\\.(?!SimulatorOffTest)\\w*Test"
+            + "|dev\\.fencedqueue\\.redis\\..*Test"
+            + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
+            + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)"
+            + "|dev\\.fencedqueue\\.worker\\.(StalledJobCheck|DelayedJobs)Test|dev\\.fencedqueue\\.api\\.JobOwnershipTest";
+
+    /** Every class of surefire's normal run: benchmarks are {@code *Benchmark}, integration tests {@code *IT}. */
+    public static final String ALL_TESTS = "dev\\.fencedqueue\\..*Test";
+
+    /**
+     * The classes of failsafe's first fork: the {@code @QuarkusIntegrationTest} classes (the packaged application
+     * started by Quarkus, one at a time: it reads the port from the fork's own log file, {@code quarkus.log.file.path}
+     * in the pom), the quick checks of what the build wrote, and the shorter process tests, which balance the forks'
+     * times.
+     */
+    public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
+            + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess)IT";
+
+    /**
+     * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
+     * in the pom): the chaos suite's CPU starvation, which pins busy loops to a CPU.
+     */
+    public static final String ALONE = "alone";
+
+    /** Every class of failsafe's run in two forks. */
+    public static final String ALL_ITS = "dev\\.fencedqueue\\..*IT";
+
+    private TestForks() {
+    }
+}
