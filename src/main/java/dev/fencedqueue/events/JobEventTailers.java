@@ -34,6 +34,9 @@ public class JobEventTailers {
     private final Duration keepAlive;
     private final long keepAliveTimer;
     private final Map<String, JobEventTailer> tailers = new ConcurrentHashMap<>();
+    private final MeterRegistry registry;
+    /** Bound to this instance (weakly, as Micrometer's gauges are): removed with it, so that a later one binds anew. */
+    private final Gauge subscribersGauge;
 
     public JobEventTailers(SharedConnection redis, JobEventStore store, EventsConfig config, Vertx vertx,
             MeterRegistry registry) {
@@ -41,7 +44,8 @@ public class JobEventTailers {
         this.store = store;
         this.context = vertx.getOrCreateContext();
         this.keepAlive = config.keepAlive();
-        Gauge.builder("fq.sse.subscribers", this, JobEventTailers::subscribers)
+        this.registry = registry;
+        this.subscribersGauge = Gauge.builder("fq.sse.subscribers", this, JobEventTailers::subscribers)
                 .description("Live SSE subscribers of job event streams on this instance").register(registry);
         this.slowDisconnects = Counter.builder("fq.sse.slow.disconnects")
                 .description("SSE subscribers disconnected because they could not keep up").register(registry);
@@ -77,6 +81,7 @@ public class JobEventTailers {
 
     @PreDestroy
     void close() {
+        registry.remove(subscribersGauge);
         context.owner().cancelTimer(keepAliveTimer);
         tailers.values().forEach(JobEventTailer::close);
     }

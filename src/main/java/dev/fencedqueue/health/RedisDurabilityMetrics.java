@@ -1,9 +1,12 @@
 package dev.fencedqueue.health;
 
+import java.util.List;
+
 import dev.fencedqueue.redis.SharedConnection;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -17,10 +20,21 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class RedisDurabilityMetrics {
 
+    private final MeterRegistry registry;
+    /** Bound to this instance's connection: removed with this bean, so that a later one binds anew. */
+    private final List<Gauge> gauges;
+
     public RedisDurabilityMetrics(SharedConnection redis, MeterRegistry registry) {
-        Gauge.builder("fq.redis.replicas.waited", redis, r -> r.durability().get("replicas"))
-                .description("Redis replicas a new job waits for").register(registry);
-        Gauge.builder("fq.redis.replicas.online", redis, r -> r.durability().get("onlineReplicas"))
-                .description("Redis replicas in sync with the master, as last asked").register(registry);
+        this.registry = registry;
+        this.gauges = List.of(
+                Gauge.builder("fq.redis.replicas.waited", redis, r -> r.durability().get("replicas"))
+                        .description("Redis replicas a new job waits for").register(registry),
+                Gauge.builder("fq.redis.replicas.online", redis, r -> r.durability().get("onlineReplicas"))
+                        .description("Redis replicas in sync with the master, as last asked").register(registry));
+    }
+
+    @PreDestroy
+    void close() {
+        gauges.forEach(registry::remove);
     }
 }

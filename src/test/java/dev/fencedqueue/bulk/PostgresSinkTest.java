@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -53,42 +57,58 @@ class PostgresSinkTest extends ChunkSinkContractTest {
         assertThat(cursors.claim(jobId, 5, "attempt-B", guard)).hasValue(Cursor.START);
         assertThat(cursors.claim(jobId, 5, "attempt-C", guard)).as("the later activation takes the cursor")
                 .hasValue(Cursor.START);
-        PostgresChunkedJob<String> oneLetter = new PostgresChunkedJob<>() {
-            @Override
-            public String queue() {
-                return "attempts";
-            }
-
-            @Override
-            public ChunkPlan plan(JobContext job) {
-                return null;
-            }
-
-            @Override
-            public String cursorAfter(String item) {
-                return item;
-            }
-
-            @Override
-            public long total(Connection connection, JobContext job) {
-                return 1;
-            }
-
-            @Override
-            public List<String> read(Connection transaction, JobContext job, String cursor, int size) {
-                return cursor.isEmpty() ? List.of("a") : List.of();
-            }
-
-            @Override
-            public long write(Connection transaction, JobContext job, List<String> chunk) {
-                return 0;
-            }
-        };
+        PostgresChunkedJob<String> oneLetter = oneLetter();
 
         assertThat(cursors.nextChunk(jobId, 5, Cursor.START, 10, oneLetter, attempt(jobId, 5, "attempt-B"), () -> true,
                 guard).status()).as("the forgotten attempt, under the same token").isEqualTo(ChunkOutcome.Status.FENCED);
         assertThat(cursors.nextChunk(jobId, 5, Cursor.START, 10, oneLetter, attempt(jobId, 5, "attempt-C"), () -> true,
                 guard).status()).isEqualTo(ChunkOutcome.Status.COMMITTED);
+    }
+
+    /**
+     * A zombie's chunk holds the cursor row's lock from its fenced advance until it commits: cancelling it (as the
+     * worker does once it learns its token went stale) must end that transaction at once, so that the epoch that took
+     * the job over can claim the row, and nothing of the chunk stays.
+     */
+    @Test
+    void aCancelledChunkRollsBackAtOnceAndTheNextEpochClaimsTheCursor() throws Exception {
+        String jobId = "cancelled-" + System.nanoTime();
+        ConnectionGuard zombie = new ConnectionGuard();
+        assertThat(cursors.claim(jobId, 5, "attempt-A", zombie)).hasValue(Cursor.START);
+        CountDownLatch inTransaction = new CountDownLatch(1);
+        CountDownLatch frozen = new CountDownLatch(1);
+        CompletableFuture<ChunkOutcome.Status> chunk = CompletableFuture
+                .supplyAsync(() -> {
+                    try {
+                        // Stops between its fenced advance (the row locked) and its commit, as a frozen process does.
+                        return cursors.nextChunk(jobId, 5, Cursor.START, 10, oneLetter(), attempt(jobId, 5, "attempt-A"),
+                                () -> {
+                                    inTransaction.countDown();
+                                    frozen.await();
+                                    return true;
+                                }, zombie).status();
+                    } catch (Exception e) {
+                        throw new CompletionException(e);
+                    }
+                });
+        assertThat(inTransaction.await(Timeouts.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        zombie.abort(); // the worker cancels the zombie's attempt
+        CompletableFuture<Optional<Cursor>> claim = CompletableFuture
+                .supplyAsync(() -> {
+                    try {
+                        return cursors.claim(jobId, 6, "attempt-B", new ConnectionGuard());
+                    } catch (SQLException e) {
+                        throw new CompletionException(e);
+                    }
+                });
+        assertThat(claim.get(Timeouts.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("the next epoch claims the row at once")
+                .hasValue(Cursor.START);
+
+        frozen.countDown();
+        assertThat(chunk).as("the zombie's chunk fails: its connection is gone").failsWithin(Timeouts.TIMEOUT);
+        assertThat(cursors.read(jobId)).hasValue(Cursor.START);
+        assertThat(rows.cursorToken(jobId)).isEqualTo(6);
     }
 
     @Override
@@ -130,6 +150,41 @@ class PostgresSinkTest extends ChunkSinkContractTest {
     @Override
     protected long cursorToken(String channel, String jobId) {
         return rows.cursorToken(jobId);
+    }
+
+    /** @return a job of one item, {@code a}, that writes nothing */
+    private static PostgresChunkedJob<String> oneLetter() {
+        return new PostgresChunkedJob<>() {
+            @Override
+            public String queue() {
+                return "attempts";
+            }
+
+            @Override
+            public ChunkPlan plan(JobContext job) {
+                return null;
+            }
+
+            @Override
+            public String cursorAfter(String item) {
+                return item;
+            }
+
+            @Override
+            public long total(Connection connection, JobContext job) {
+                return 1;
+            }
+
+            @Override
+            public List<String> read(Connection transaction, JobContext job, String cursor, int size) {
+                return cursor.isEmpty() ? List.of("a") : List.of();
+            }
+
+            @Override
+            public long write(Connection transaction, JobContext job, List<String> chunk) {
+                return 0;
+            }
+        };
     }
 
     /** @return a job context that knows its job, token and attempt, and nothing else */
