@@ -79,6 +79,24 @@ class AnswerPageTest extends ResearchTestSupport {
         CHROMIUM.screenshot("answer-phone-dark", Shot.phoneDark(1400));
     }
 
+    /** A 2,000-token answer, hundreds of progress events, still makes a handful of activity lines. */
+    @Test
+    void aLongAnswerKeepsItsActivityToAHandfulOfLines() {
+        settings.adjust("fq.simulator.answer-words", "2000");
+        settings.adjust("fq.simulator.token-interval", "1ms");
+        settings.adjust("fq.llm.delta-interval", "10ms");
+        startResearchWorker("worker-long");
+        String jobId = startJob("a long answer");
+        browser().get(base + "?jobId=" + jobId);
+        awaitOutcome("completed");
+
+        assertThat(text("tokens")).startsWith("2000 tokens");
+        long progressEvents = validHistory(jobId).stream().filter(e -> "progress".equals(e.get("event"))).count();
+        assertThat(progressEvents).as("progress events of the answer").isGreaterThan(50);
+        assertThat(lines()).as(progressEvents + " progress events").hasSizeLessThanOrEqualTo(5)
+                .contains("Writing the answer");
+    }
+
     @Test
     void aTakeoverContinuesTheAnswerOnThePageWhichNeverBlanks() {
         Worker workerA = startResearchWorker("worker-A");
