@@ -11,6 +11,7 @@ import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.redis.NotReplicatedException;
+import dev.fencedqueue.redis.RedisFullException;
 import dev.fencedqueue.redis.RedisUnavailableException;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.InvalidJobDataException;
@@ -76,6 +77,11 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
             LOG.warnf("a write did not become durable: %s", notReplicated.getMessage());
             return new HttpError(503, ApiError.of("not_replicated", notReplicated.getMessage()
                     + "; retry, with the same Idempotency-Key"), Map.of("Retry-After", "1"));
+        }
+        if (failure instanceof RedisFullException full) {
+            LOG.warnf("a write was refused: %s", full.getMessage());
+            return new HttpError(503, ApiError.of("redis_full", full.getMessage() + "; retry later"),
+                    Map.of("Retry-After", Long.toString(RedisFullException.RETRY_AFTER.toSeconds())));
         }
         if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {
             LOG.debugf("Redis unavailable: %s", Failures.describe(failure));

@@ -53,6 +53,27 @@ public interface RedisKeysConfig {
     Duration waitTimeout();
 
     /**
+     * The share of Redis's {@code maxmemory} above which new jobs are refused ({@code 503 redis_full}, with
+     * {@code Retry-After}) before they are added, rather than accepted and then failing inside Redis; more than 0 and
+     * at most 1. Read from {@code INFO memory} every {@link #memoryCheckInterval()}; without a {@code maxmemory} nothing
+     * is refused.
+     */
+    @WithDefault("0.9")
+    double maxMemoryRatio();
+
+    /**
+     * Whether workers run on a Redis whose {@code maxmemory-policy} is not {@code noeviction}. Such a Redis deletes keys
+     * when it is full, a job's hash, lock or fencing token among them, so by default the instance runs no workers there
+     * and its {@code redis-memory} readiness check is down; {@code true} accepts that risk.
+     */
+    @WithDefault("false")
+    boolean allowEviction();
+
+    /** How often Redis's memory and {@code maxmemory-policy} are read ({@code INFO memory}). */
+    @WithDefault("1s")
+    Duration memoryCheckInterval();
+
+    /**
      * What {@link #waitReplicas()} says: {@code auto} or a number of replicas.
      *
      * @param auto whether the number follows the master's replicas ({@code auto})

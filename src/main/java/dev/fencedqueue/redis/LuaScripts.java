@@ -34,10 +34,12 @@ public class LuaScripts {
     private static final Pattern INCLUDE = Pattern.compile("(?m)^--- @include \"([A-Za-z]+)\"$");
 
     private final SharedConnection connection;
+    private final RedisMemory memory;
     private final Map<LuaScript, Source> sources = new EnumMap<>(LuaScript.class);
 
-    public LuaScripts(SharedConnection connection) {
+    public LuaScripts(SharedConnection connection, RedisMemory memory) {
         this.connection = connection;
+        this.memory = memory;
         for (LuaScript script : LuaScript.values()) {
             String text = resolveIncludes(read(script.resource()));
             sources.put(script, new Source(text, sha1(text)));
@@ -100,12 +102,17 @@ public class LuaScripts {
      * @param script the script
      * @param keys its KEYS
      * @param args its ARGV
-     * @return the script's reply; fails with {@link NotReplicatedException} when too few replicas acknowledged it in
-     *         time, and with {@link RedisUnavailableException} when Redis is unreachable
+     * @return the script's reply; fails with {@link RedisFullException} when Redis is nearly full
+     *         ({@link RedisMemory#requireRoom()}: then the script is not run) or refused a write as out of memory, with
+     *         {@link NotReplicatedException} when too few replicas acknowledged it in time, and with
+     *         {@link RedisUnavailableException} when Redis is unreachable
      */
     public Uni<Response> runReplicated(LuaScript script, List<String> keys, List<String> args) {
         requireOneSlot(script, keys);
-        return connection.replicated(send -> runWith(script, keys, args, send));
+        return Uni.createFrom().deferred(() -> {
+            memory.requireRoom();
+            return connection.replicated(send -> runWith(script, keys, args, send));
+        });
     }
 
     private Uni<Response> runWith(LuaScript script, List<String> keys, List<String> args,

@@ -84,7 +84,8 @@ public class SharedConnection {
      * lone Redis) and {@code wait-aof} is off, the writes go over the shared connection and nothing waits.
      *
      * @param writes sends the writes through the function it is given, which sends one command
-     * @return what {@code writes} returned; fails with {@link NotReplicatedException} when the writes were applied
+     * @return what {@code writes} returned; fails with {@link RedisFullException} when Redis refused a write as out of
+     *         memory, with {@link NotReplicatedException} when the writes were applied
      *         on the master but did not become durable in time, or Redis refused the wait ({@code WAITAOF} on a Redis
      *         older than 7.2 or without {@code appendonly}), and with {@link RedisUnavailableException} when Redis
      *         cannot be reached
@@ -108,6 +109,7 @@ public class SharedConnection {
                         .call(() -> connection.close().onFailure().recoverWithNull()))
                 .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
                 .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure))
+                .onFailure().transform(RedisFullException::ifOutOfMemory)
                 .onFailure().invoke(this::failed);
     }
 
@@ -177,10 +179,14 @@ public class SharedConnection {
         }
     }
 
+    /**
+     * @return the failure a caller is told: {@link RedisUnavailableException} for a failure to reach Redis,
+     *         {@link RedisFullException} for Redis's {@code OOM} reply, else {@code failure} itself
+     */
     static Throwable unavailableIfConnectionFailure(Throwable failure) {
         return isConnectionFailure(failure) && !(failure instanceof RedisUnavailableException)
                 ? new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure)
-                : failure;
+                : RedisFullException.ifOutOfMemory(failure);
     }
 
     private void commandFailed(RedisConnection connection, Throwable failure) {

@@ -4,7 +4,9 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,6 +17,7 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.RedisMemory;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -31,7 +34,8 @@ import org.jboss.logging.Logger;
 /**
  * Creates and stops workers: at startup one worker per {@link JobProcessor} bean and one for the no-op queue
  * when {@code fq.worker.noop-queue} names one (unless {@code fq.worker.enabled=false}), and on demand through
- * {@link #create}.
+ * {@link #create}. The workers started here take jobs only while Redis's {@code maxmemory-policy} allows
+ * ({@link RedisMemory#onWorkPermitted}): they start paused until Redis was read, and pause while it may evict keys.
  */
 @ApplicationScoped
 public class WorkerManager {
@@ -46,13 +50,17 @@ public class WorkerManager {
     private final WorkerMetrics metrics;
     private final Instance<JobProcessor> processors;
     private final Instance<ExecutorService> virtualThreads;
+    private final RedisMemory memory;
     private final String instanceId;
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
+    /** The workers started here that are paused because Redis's policy does not permit work (or is not known yet). */
+    private final Set<Worker> heldBack = ConcurrentHashMap.newKeySet();
+    private boolean workPermitted;
 
     public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
             RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors,
-            @VirtualThreads Instance<ExecutorService> virtualThreads) {
+            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory) {
         this.config = config;
         this.queues = queues;
         this.json = json;
@@ -61,6 +69,7 @@ public class WorkerManager {
         this.metrics = metrics;
         this.processors = processors;
         this.virtualThreads = virtualThreads;
+        this.memory = memory;
         this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
     }
 
@@ -71,12 +80,37 @@ public class WorkerManager {
             return;
         }
         for (JobProcessor processor : processors) {
-            create(processor, WorkerOptions.from(config, instanceId)).start();
+            startWhenPermitted(create(processor, WorkerOptions.from(config, instanceId)));
         }
         config.noopQueue().filter(queue -> !queue.isBlank()).ifPresent(queue -> {
             LOG.infof("serving the no-op queue %s (fq.worker.noop-queue): its jobs complete at once", queue);
-            create(new NoopProcessor(queue), WorkerOptions.from(config, instanceId)).start();
+            startWhenPermitted(create(new NoopProcessor(queue), WorkerOptions.from(config, instanceId)));
         });
+        memory.onWorkPermitted(this::permitWork);
+    }
+
+    private synchronized void startWhenPermitted(Worker worker) {
+        if (!workPermitted) {
+            heldBack.add(worker);
+            pause(worker);
+        }
+        worker.start();
+    }
+
+    /** Pauses the workers started here while Redis's policy does not permit work, and resumes them once it does. */
+    private synchronized void permitWork(boolean permitted) {
+        workPermitted = permitted;
+        if (permitted) {
+            heldBack.forEach(Worker::resume);
+            heldBack.clear();
+        } else {
+            workers.stream().filter(heldBack::add).forEach(WorkerManager::pause);
+        }
+    }
+
+    private static void pause(Worker worker) {
+        worker.pause(false).subscribe().with(paused -> {
+        }, failure -> LOG.warnf("could not pause worker %s: %s", worker.id(), Failures.describe(failure)));
     }
 
     /**
@@ -131,6 +165,7 @@ public class WorkerManager {
      */
     public Uni<Void> stop(Worker worker) {
         workers.remove(worker);
+        heldBack.remove(worker);
         revocations.unregister(worker);
         metrics.unbind(worker);
         return worker.close();

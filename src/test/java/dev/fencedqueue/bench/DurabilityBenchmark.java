@@ -18,6 +18,7 @@ import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.RedisMemory;
 import dev.fencedqueue.redis.RedisOptionsCapture;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.RedisReplicatedResource;
@@ -87,8 +88,9 @@ class DurabilityBenchmark {
         await("the service sees the replica").atMost(Duration.ofSeconds(30))
                 .until(() -> bench.redis().durability().get("replicas") == 1);
         SharedConnection noWait = new SharedConnection(vertx, defaultClient, options, withoutWait(config));
+        RedisMemory noWaitMemory = new RedisMemory(noWait, config, vertx);
         try {
-            LuaScripts scripts = new LuaScripts(noWait);
+            LuaScripts scripts = new LuaScripts(noWait, noWaitMemory);
             Queues queuesNoWait = new Queues(scripts, noWait, json, withoutWait(config), events, JobTracing.noop());
             Setting auto = new Setting("auto", bench.queues());
             Setting zero = new Setting("wait0", queuesNoWait);
@@ -105,6 +107,7 @@ class DurabilityBenchmark {
             }
             report.medians();
         } finally {
+            noWaitMemory.close();
             noWait.close();
         }
     }
@@ -216,6 +219,21 @@ class DurabilityBenchmark {
             @Override
             public Duration waitTimeout() {
                 return config.waitTimeout();
+            }
+
+            @Override
+            public double maxMemoryRatio() {
+                return config.maxMemoryRatio();
+            }
+
+            @Override
+            public boolean allowEviction() {
+                return config.allowEviction();
+            }
+
+            @Override
+            public Duration memoryCheckInterval() {
+                return config.memoryCheckInterval();
             }
         };
     }
