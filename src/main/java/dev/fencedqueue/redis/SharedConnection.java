@@ -47,6 +47,7 @@ public class SharedConnection {
     private volatile Function<RedisConnection, Uni<Void>> preparation = connection -> Uni.createFrom().voidItem();
 
     private final DurabilityWait durability;
+    private final DurableLanes lanes;
     private final ReplicaTracker replicas;
     private final SentinelMasters sentinels;
     private final TopologyWatch watch;
@@ -67,6 +68,7 @@ public class SharedConnection {
         boolean cluster = redisOptions.getType() == RedisClientType.CLUSTER;
         this.replicas = new ReplicaTracker(config.waitReplicas(), cluster);
         this.durability = new DurabilityWait(config, replicas);
+        this.lanes = new DurableLanes(redis, context, durability, timeout);
         this.sentinels = redisOptions.getType() == RedisClientType.SENTINEL
                 ? new SentinelMasters(vertx, redisOptions, TopologyWatch.PERIOD) : null;
         this.watch = cluster ? null : new TopologyWatch(this, master, sentinels, replicas, context);
@@ -77,10 +79,11 @@ public class SharedConnection {
 
     /**
      * Runs writes that must be durable before they count ({@code fq.redis.wait-replicas}, {@code fq.redis.wait-aof}):
-     * on a connection of their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}
+     * on connections of their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}
      * (that many replicas have every write of the connection) or, with {@code wait-aof}, {@code WAITAOF} (the
      * master's append-only file and that many replicas' have it on disk), which return once that holds or after
-     * {@code fq.redis.wait-timeout}. When no replica is waited for ({@code wait-replicas} 0, or {@code auto} on a
+     * {@code fq.redis.wait-timeout}; concurrent writes share those connections and their waits
+     * ({@link DurableLanes}, group commit). When no replica is waited for ({@code wait-replicas} 0, or {@code auto} on a
      * lone Redis) and {@code wait-aof} is off, the writes go over the shared connection and nothing waits.
      *
      * @param writes sends the writes through the function it is given, which sends one command
@@ -91,22 +94,10 @@ public class SharedConnection {
      *         cannot be reached
      */
     public Uni<Response> replicated(Function<Function<Request, Uni<Response>>, Uni<Response>> writes) {
-        int replicaCount = durability.replicas();
-        if (durability.none(replicaCount)) {
+        if (durability.none(durability.replicas())) {
             return writes.apply(this::send);
         }
-        return Uni.createFrom().deferred(redis::connect)
-                .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no connection within " + timeout))
-                .chain(connection -> writes.apply(request -> connection.send(request)
-                                .ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within " + timeout)))
-                        .call(() -> connection.send(durability.request(replicaCount))
-                                .ifNoItem().after(durability.timeout().plus(timeout))
-                                .failWith(() -> new TimeoutException("no reply to the durability wait"))
-                                .onFailure(failure -> !isConnectionFailure(failure)).transform(durability::refused)
-                                .invoke(reply -> durability.check(reply, replicaCount)))
-                        // After a failure a WAIT may still be pending on the connection: closed, not pooled.
-                        .onFailure().invoke(() -> closeNow(connection))
-                        .call(() -> connection.close().onFailure().recoverWithNull()))
+        return lanes.run(writes)
                 .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
                 .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure))
                 .onFailure().transform(RedisFullException::ifOutOfMemory)
@@ -213,6 +204,7 @@ public class SharedConnection {
 
     /** Drops the shared connection (closed at once), so that the next command opens a new one. */
     void dropShared() {
+        lanes.dropAll();
         Slot slot = current.getAndSet(null);
         if (slot != null && slot.open != null) {
             closeNow(slot.open);
@@ -332,6 +324,7 @@ public class SharedConnection {
         if (watch != null) {
             watch.stop();
         }
+        lanes.dropAll();
         if (sentinels != null) {
             sentinels.close();
         }

@@ -1,0 +1,63 @@
+package dev.fencedqueue.queue;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.testing.RedisReplicatedResource;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Uni;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Group commit of new jobs on a master with one replica in sync ({@code fq.redis.wait-replicas=auto}, the default):
+ * adds in flight together share Redis's {@code WAIT}s (one confirms every earlier write of its connection), and each
+ * add still returns only once the replica has its job (a wait sent after it returned).
+ */
+@QuarkusTest
+@WithTestResource(value = RedisReplicatedResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class RedisGroupCommitTest {
+
+    private static final int ADDS = 200;
+
+    @RedisTestResource.InjectRedis
+    RedisReplicatedResource.Pair redis;
+
+    @Inject
+    SharedConnection connection;
+
+    @Inject
+    Queues queues;
+
+    @Test
+    void concurrentAddsShareTheirWaitsAndEachIsOnTheReplicaWhenItReturns() {
+        await("the service sees the replica").atMost(TIMEOUT).until(() -> connection.durability().get("replicas") == 1);
+        JobQueue queue = queues.queue("group-commit");
+        redis.master().call("CONFIG", "RESETSTAT");
+
+        List<Uni<String>> adds = IntStream.range(0, ADDS)
+                .mapToObj(i -> queue.add("job", Map.of("i", i), JobOptions.defaults()).map(AddResult::jobId)).toList();
+        List<String> jobIds = Uni.join().all(adds).andFailFast().await().atMost(TIMEOUT);
+
+        assertThat(jobIds).doesNotHaveDuplicates().hasSize(ADDS);
+        assertThat(jobIds).allSatisfy(id -> assertThat(redis.replica().call("EXISTS", queue.keys().job(id)).toInteger())
+                .as("job %s on the replica", id).isEqualTo(1));
+        long waits = commandCalls("wait");
+        assertThat(waits).as("WAITs for %d adds in flight together", ADDS).isPositive().isLessThan(ADDS / 4);
+    }
+
+    private long commandCalls(String command) {
+        String stats = redis.master().call("INFO", "commandstats").toString();
+        return stats.lines().filter(line -> line.startsWith("cmdstat_" + command + ":")).findFirst()
+                .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L);
+    }
+}
