@@ -86,6 +86,11 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         return redis.port();
     }
 
+    /** @return the test's Redis process, to send it commands ({@code CONFIG SET}); only during a test */
+    RedisProcess redis() {
+        return redis;
+    }
+
     /** @return the test's Redis, {@code redis://127.0.0.1:<port>}; only during a test */
     String redisUri() {
         return redis.uri();

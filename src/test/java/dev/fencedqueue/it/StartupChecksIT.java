@@ -1,18 +1,22 @@
 package dev.fencedqueue.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 
 import java.time.Duration;
 import java.util.Map;
 
 import dev.fencedqueue.testing.ServiceProcess;
+import io.restassured.http.ContentType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The packaged application (jar, or native executable with {@code -Dnative}) refuses to start on a bad
  * configuration, says which options are wrong, and exits with a non-zero status, so that Kubernetes shows a
- * crash loop with the reason instead of a pod that runs jobs twice.
+ * crash loop with the reason instead of a pod that runs jobs twice; on a Redis that may evict keys it runs but takes
+ * no job, is not ready, and says why, until Redis's policy is {@code noeviction}.
  */
 class StartupChecksIT {
 
@@ -73,6 +77,28 @@ class StartupChecksIT {
 
         assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
         assertThat(service.log()).contains("fq.worker.lock-duration").contains("soon");
+    }
+
+    @Test
+    void runsNoWorkersOnARedisThatMayEvictKeysAndSaysWhy() {
+        fleet.redis().call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+        ServiceProcess service = fleet.start("evicting", Map.of("fq.simulator.step-interval", "50ms"), Map.of());
+
+        await().atMost(EXIT_TIMEOUT).ignoreExceptions().failFast("the service exited", () -> !service.isAlive())
+                .untilAsserted(() -> service.request().get("/q/health/ready").then().statusCode(503)
+                        .body("checks.find { it.name == 'redis-memory' }.status", equalTo("DOWN"))
+                        .body("checks.find { it.name == 'redis-memory' }.data.policy", equalTo("allkeys-lru")));
+        assertThat(service.log()).contains("Redis's maxmemory-policy is allkeys-lru")
+                .contains("maxmemory-policy noeviction").contains("fq.redis.allow-eviction=true");
+        String jobId = service.request().contentType(ContentType.JSON).body(Map.of("query", "evicting"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        await("no worker takes the job").during(Duration.ofSeconds(2)).atMost(EXIT_TIMEOUT)
+                .until(() -> "waiting".equals(service.request().get("/research/status/" + jobId).path("state")));
+
+        fleet.redis().call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        service.awaitReady(EXIT_TIMEOUT);
+        await().atMost(EXIT_TIMEOUT)
+                .until(() -> "completed".equals(service.request().get("/research/status/" + jobId).path("state")));
     }
 
     @Test
