@@ -79,7 +79,7 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
                     + "; retry, with the same Idempotency-Key"), Map.of("Retry-After", "1"));
         }
         if (failure instanceof RedisFullException full) {
-            LOG.warnf("a write was refused: %s", full.getMessage());
+            LOG.debugf("a write was refused: %s", full.getMessage()); // RedisMemory logs the crossing once
             return new HttpError(503, ApiError.of("redis_full", full.getMessage() + "; retry later"),
                     Map.of("Retry-After", Long.toString(RedisFullException.RETRY_AFTER.toSeconds())));
         }

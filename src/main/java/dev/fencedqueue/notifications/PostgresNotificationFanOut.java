@@ -14,6 +14,7 @@ import dev.fencedqueue.bulk.PostgresChunkedJob;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.worker.JobContext;
+import dev.fencedqueue.worker.UnrecoverableJobException;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -59,8 +60,7 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
     /** @return how a fan-out runs: its chunk size and throttle, its channel as single-flight key */
     static ChunkPlan plan(FanOut fanOut) {
         if (fanOut == null) {
-            throw new dev.fencedqueue.worker.UnrecoverableJobException("a fan-out has no data: it needs "
-                    + "{\"channel\", \"message\", \"chunkSize\"}");
+            throw new UnrecoverableJobException("a fan-out has no data: it needs `channel`, `message` and `chunkSize`");
         }
         return new ChunkPlan(fanOut.chunkSize(), fanOut.throttle() == null ? Throttle.NONE : fanOut.throttle(),
                 fanOut.channel());

@@ -126,6 +126,8 @@ final class DurableLanes {
         private long covered;
         private Response lastWait;
         private int lastWaitReplicas;
+        /** Set when Redis refused the last wait, instead of {@link #lastWait}. */
+        private NotReplicatedException lastRefused;
         private int waitsInFlight;
         private boolean waitScheduled;
         private final Deque<Waiter> waiters = new ArrayDeque<>();
@@ -205,6 +207,7 @@ final class DurableLanes {
             covered = covers;
             lastWait = reply;
             lastWaitReplicas = replicas;
+            lastRefused = null;
             while (!waiters.isEmpty() && waiters.peekFirst().sequence() <= covers) {
                 Waiter waiter = waiters.pollFirst();
                 settle(waiter.reply(), waiter.emitter());
@@ -226,8 +229,8 @@ final class DurableLanes {
             // were applied but are not durable.
             waitsInFlight--;
             covered = covers;
-            lastWait = null;
             NotReplicatedException refused = durability.refused(failure);
+            lastRefused = refused;
             while (!waiters.isEmpty() && waiters.peekFirst().sequence() <= covers) {
                 waiters.pollFirst().emitter().fail(refused);
             }
@@ -243,12 +246,10 @@ final class DurableLanes {
             } else if (write.connection != connection) {
                 emitter.fail(new RedisUnavailableException("the connection for durable writes failed before the "
                         + "write was confirmed", null));
+            } else if (write.sequence <= covered && lastRefused != null) {
+                emitter.fail(lastRefused);
             } else if (write.sequence <= covered) {
-                if (lastWait == null) {
-                    emitter.fail(durability.refused(new IllegalStateException("the wait was refused")));
-                } else {
-                    settle(reply, emitter);
-                }
+                settle(reply, emitter);
             } else {
                 waiters.addLast(new Waiter(write.sequence, reply, emitter));
             }

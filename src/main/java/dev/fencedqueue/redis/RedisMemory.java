@@ -82,7 +82,7 @@ public class RedisMemory {
      */
     public void requireRoom() {
         MemoryState now = state;
-        if (now != null && now.maxMemory() > 0 && now.usedRatio() >= maxMemoryRatio) {
+        if (now != null && full(now)) {
             throw new RedisFullException(String.format("Redis is nearly full (%d of its maxmemory %d bytes used, "
                     + "fq.redis.max-memory-ratio %s): no new job is accepted until it has room", now.usedMemory(),
                     now.maxMemory(), maxMemoryRatio));
@@ -115,9 +115,20 @@ public class RedisMemory {
         });
     }
 
+    private boolean full(MemoryState memory) {
+        return memory.maxMemory() > 0 && memory.usedRatio() >= maxMemoryRatio;
+    }
+
     private synchronized void update(MemoryState now) {
         MemoryState before = state;
         state = now;
+        if (full(now) && (before == null || !full(before))) {
+            LOG.warnf("Redis is nearly full (%d of its maxmemory %d bytes used, fq.redis.max-memory-ratio %s): new jobs "
+                    + "are refused (503 redis_full) until it has room", now.usedMemory(), now.maxMemory(), maxMemoryRatio);
+        } else if (!full(now) && before != null && full(before)) {
+            LOG.infof("Redis has room again (%d of its maxmemory %d bytes used): new jobs are accepted",
+                    now.usedMemory(), now.maxMemory());
+        }
         boolean permitted = !now.evicts() || allowEviction;
         if (before == null || !before.policy().equals(now.policy())) {
             logPolicy(now);

@@ -165,7 +165,7 @@ public class SharedConnection {
                             .send(request, timeout),
                     failure -> {
                         failed(failure);
-                        handler.handle(Future.failedFuture(unavailableIfConnectionFailure(failure)));
+                        handler.handle(Future.failedFuture(callerFailure(failure)));
                     });
         }
     }
@@ -174,7 +174,7 @@ public class SharedConnection {
      * @return the failure a caller is told: {@link RedisUnavailableException} for a failure to reach Redis,
      *         {@link RedisFullException} for Redis's {@code OOM} reply, else {@code failure} itself
      */
-    static Throwable unavailableIfConnectionFailure(Throwable failure) {
+    static Throwable callerFailure(Throwable failure) {
         return isConnectionFailure(failure) && !(failure instanceof RedisUnavailableException)
                 ? new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure)
                 : RedisFullException.ifOutOfMemory(failure);

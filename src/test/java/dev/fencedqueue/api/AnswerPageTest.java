@@ -46,6 +46,9 @@ class AnswerPageTest extends ResearchTestSupport {
 
     @Test
     void theAnswerAppearsAsItArrivesRenderedAsMarkdownWithItsTokenCount() {
+        // A batch of text every 30 characters, never by time: the number of progress events does not depend on pace.
+        settings.adjust("fq.llm.delta-interval", "1h");
+        settings.adjust("fq.llm.delta-chars", "30");
         startResearchWorker("worker-answer");
         String jobId = startJob("streamed answers");
         browser().get(base + "?jobId=" + jobId);
@@ -70,7 +73,7 @@ class AnswerPageTest extends ResearchTestSupport {
                 .as("Markdown rendered").isEqualTo("Research report: streamed answers");
         assertThat(text("tokens")).startsWith("400 tokens");
         long progressEvents = validHistory(jobId).stream().filter(e -> "progress".equals(e.get("event"))).count();
-        assertThat(progressEvents).as("a batch every 100 ms").isGreaterThan(30);
+        assertThat(progressEvents).as("a batch every 30 characters of a 400-word answer").isGreaterThan(30);
         assertThat(lines()).as(progressEvents + " progress events, one line for the answer")
                 .containsExactly("Started on worker-answer", "Writing the answer", "Completed");
         assertThat(text("outcome-text")).isEqualTo("Answer complete.");
@@ -84,7 +87,9 @@ class AnswerPageTest extends ResearchTestSupport {
     void aLongAnswerKeepsItsActivityToAHandfulOfLines() {
         settings.adjust("fq.simulator.answer-words", "2000");
         settings.adjust("fq.simulator.token-interval", "1ms");
-        settings.adjust("fq.llm.delta-interval", "10ms");
+        // A batch of text every 20 characters, never by time: hundreds of progress events, whatever the pace.
+        settings.adjust("fq.llm.delta-interval", "1h");
+        settings.adjust("fq.llm.delta-chars", "20");
         startResearchWorker("worker-long");
         String jobId = startJob("a long answer");
         browser().get(base + "?jobId=" + jobId);
@@ -92,7 +97,8 @@ class AnswerPageTest extends ResearchTestSupport {
 
         assertThat(text("tokens")).startsWith("2000 tokens");
         long progressEvents = validHistory(jobId).stream().filter(e -> "progress".equals(e.get("event"))).count();
-        assertThat(progressEvents).as("progress events of the answer").isGreaterThan(50);
+        assertThat(progressEvents).as("progress events of a 2,000-word answer, a batch every 20 characters")
+                .isGreaterThan(200);
         assertThat(lines()).as(progressEvents + " progress events").hasSizeLessThanOrEqualTo(5)
                 .contains("Writing the answer");
     }

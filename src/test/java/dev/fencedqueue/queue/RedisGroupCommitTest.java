@@ -4,9 +4,11 @@ import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.IntStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.RedisReplicatedResource;
@@ -14,7 +16,6 @@ import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -42,11 +43,24 @@ class RedisGroupCommitTest {
     void concurrentAddsShareTheirWaitsAndEachIsOnTheReplicaWhenItReturns() {
         await("the service sees the replica").atMost(TIMEOUT).until(() -> connection.durability().get("replicas") == 1);
         JobQueue queue = queues.queue("group-commit");
+        // One add first, so that the connections for durable writes are open and the script is loaded.
+        queue.add("job", Map.of("i", -1), JobOptions.defaults()).await().atMost(TIMEOUT);
         redis.master().call("CONFIG", "RESETSTAT");
 
-        List<Uni<String>> adds = IntStream.range(0, ADDS)
-                .mapToObj(i -> queue.add("job", Map.of("i", i), JobOptions.defaults()).map(AddResult::jobId)).toList();
-        List<String> jobIds = Uni.join().all(adds).andFailFast().await().atMost(TIMEOUT);
+        // Every add subscribed in one task of the connections' event loop: all are in flight together, on a machine
+        // however busy, and their writes go out before the waits that follow them.
+        List<CompletableFuture<String>> adds = new ArrayList<>();
+        CompletableFuture<Void> subscribed = new CompletableFuture<>();
+        connection.context().runOnContext(ignored -> {
+            for (int i = 0; i < ADDS; i++) {
+                adds.add(queue.add("job", Map.of("i", i), JobOptions.defaults()).map(AddResult::jobId)
+                        .subscribeAsCompletionStage());
+            }
+            subscribed.complete(null);
+        });
+        subscribed.orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+        List<String> jobIds = adds.stream().map(add -> add.orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join())
+                .toList();
 
         assertThat(jobIds).doesNotHaveDuplicates().hasSize(ADDS);
         assertThat(jobIds).allSatisfy(id -> assertThat(redis.replica().call("EXISTS", queue.keys().job(id)).toInteger())
