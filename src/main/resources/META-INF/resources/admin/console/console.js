@@ -436,7 +436,10 @@ function bindActions() {
             $("detail").hidden = true;
             return `Job ${r.jobId} deleted.`;
         }));
-    $("throttle-form").addEventListener("input", () => { $("throttle-form").dataset.dirty = "true"; });
+    // Edited ("input" as keys are typed, "change" for what sets the value otherwise): the refresh leaves it alone.
+    for (const type of ["input", "change"]) {
+        $("throttle-form").addEventListener(type, () => { $("throttle-form").dataset.dirty = "true"; });
+    }
     $("throttle-form").addEventListener("submit", (event) => {
         event.preventDefault();
         const pause = $("pause-ms").value === "" ? 0 : Number($("pause-ms").value);
