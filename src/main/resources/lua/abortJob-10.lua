@@ -73,7 +73,7 @@ local now = nowMs()
 redis.call('ZADD', KEYS[5], now, jobId)
 redis.call('HSET', KEYS[6], 'state', 'aborted', 'failedReason', ARGV[2], 'finishedOn', now)
 if job[3] == '1' then
-    appendJobEvent(KEYS[7], ARGV[3], 'aborted', token, jobEventData('aborted', token, false, 'reason', cjson.encode(ARGV[2])))
+    appendJobEvent(KEYS[7], ARGV[3], 'aborted', token, jobEventData(false, 'reason', cjson.encode(ARGV[2])))
 end
 queueEvent(KEYS[8], ARGV[6], 'aborted', jobId, 'failedReason', ARGV[2], 'prev', state)
 releaseDedup(ARGV[5], KEYS[6], jobId)

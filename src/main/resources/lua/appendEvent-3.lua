@@ -11,7 +11,8 @@
 
   ARGV[1] fencing token of the writer (integer)
   ARGV[2] event type ('progress', or any non-terminal type)
-  ARGV[3] event data (JSON)
+  ARGV[3] event data in its stored form (StoredEvent in Java: JSON without 'status' and 'fencingToken', or an answer
+          delta's counters)
   ARGV[4] maximum length of the job event stream (entries, approximate trimming)
   ARGV[5] '1' to store ARGV[6] as the job's last progress (and emit a queue event), '0' otherwise
   ARGV[6] progress (JSON)
@@ -20,6 +21,7 @@
   ARGV[9] lock token of the writer's attempt
   ARGV[10] checkpoint to record with the event (JSON: the job's 'checkpoint', which the next run reads), or '' (or
           absent) for none; with ARGV[2] '' the checkpoint alone is written (no event)
+  ARGV[11] the entry's text (an answer delta's text), or '' (or absent)
 
   Returns the stream entry id ('' when no event was written), or
     -1  the job does not exist
@@ -51,4 +53,4 @@ if ARGV[5] == '1' then
     redis.call('HSET', KEYS[1], 'progress', ARGV[6])
     queueEvent(KEYS[3], ARGV[8], 'progress', ARGV[7], 'data', ARGV[6], 'fencingToken', ARGV[1])
 end
-return appendJobEvent(KEYS[2], ARGV[4], ARGV[2], ARGV[1], ARGV[3])
+return appendJobEvent(KEYS[2], ARGV[4], ARGV[2], ARGV[1], ARGV[3], ARGV[11])

@@ -75,7 +75,7 @@ elseif ARGV[6] ~= 'remove' then
     redis.call('ZADD', KEYS[10], nowText, parentId)
     redis.call('HSET', KEYS[1], 'state', 'failed', 'failedReason', reason, 'finishedOn', nowText)
     if parent[3] == '1' then
-        appendJobEvent(KEYS[11], ARGV[7], 'failed', token, jobEventData('failed', token, false, 'reason',
+        appendJobEvent(KEYS[11], ARGV[7], 'failed', token, jobEventData(false, 'reason',
             cjson.encode(reason)))
     end
     queueEvent(KEYS[12], ARGV[8], 'failed', parentId, 'failedReason', reason, 'prev', 'waiting-children')

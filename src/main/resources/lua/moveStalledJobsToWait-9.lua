@@ -63,7 +63,7 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
             redis.call('HSET', jobRef, 'state', 'failed', 'failedReason', reason, 'finishedOn', now)
             if redis.call('HGET', jobRef, 'events') == '1' then
                 appendJobEvent(jobRef .. ':events', ARGV[4], 'failed', token,
-                    jobEventData('failed', token, false, 'reason', cjson.encode(reason)))
+                    jobEventData(false, 'reason', cjson.encode(reason)))
             end
             queueEvent(KEYS[9], ARGV[6], 'stalled', jobId)
             queueEvent(KEYS[9], ARGV[6], 'failed', jobId, 'failedReason', reason)

@@ -26,7 +26,8 @@
   ARGV[6] lock duration (ms)
   ARGV[7] worker id
   ARGV[8...] five per job: job id, lock token, fencing token, return value (JSON), data of its
-          'completed' event (JSON; written only when the job keeps an event stream)
+          'completed' event (its stored form, StoredEvent in Java: JSON without 'status' and 'fencingToken'; written only
+          when the job keeps an event stream)
 
   Returns {codes, activationCode, now, extra, jobs...}: codes holds one code per job, in ARGV order: 0
   when completed, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active), in which case that

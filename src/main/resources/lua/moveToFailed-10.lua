@@ -85,7 +85,7 @@ else
     redis.call('HSET', KEYS[8], 'state', 'failed', 'finishedOn', now)
     local fields = redis.call('HMGET', KEYS[8], 'events', 'keepFailed', 'parentKey', 'parentPolicy')
     if fields[1] == '1' then
-        appendJobEvent(KEYS[9], ARGV[7], 'failed', ARGV[4], jobEventData('failed', ARGV[4], cjson.encode(ARGV[9]), 'reason', cjson.encode(ARGV[5])))
+        appendJobEvent(KEYS[9], ARGV[7], 'failed', ARGV[4], jobEventData(cjson.encode(ARGV[9]), 'reason', cjson.encode(ARGV[5])))
     end
     queueEvent(KEYS[10], ARGV[8], 'failed', jobId, 'failedReason', ARGV[5], 'attemptsMade', attemptsMade)
     releaseDedup(prefix, KEYS[8], jobId)

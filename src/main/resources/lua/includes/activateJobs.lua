@@ -6,7 +6,8 @@
 -- lock token 'lockToken', lockPrefix .. ':' .. jobId, the identity of the attempt, which every fenced write
 -- compares, held until 'lockedUntil' = now + lockDuration, ms on the Redis clock) and the next fencing token
 -- ('fencingToken': a new epoch, see nextFencingToken), appends its 'started' event (when it keeps an event stream)
--- and an 'active' queue event.
+-- and an 'active' queue event. A job that keeps an event stream also records its run's worker as 'worker:<token>', which
+-- readers put back into the run's answer deltas (StoredEvent in Java).
 -- Sets the marker again when jobs may be left, so that another blocked worker wakes up (and removes it when none is
 -- left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis clock (ms) as a
 -- number and as text.
@@ -149,7 +150,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                     fields[17] = last and last[1] or false
                     redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
                         'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
-                        tokenText, 'resumePoint', fields[17] or '')
+                        tokenText, 'resumePoint', fields[17] or '', 'worker:' .. tokenText, workerId)
                 else
                     redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
                         'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
@@ -161,7 +162,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                 if fields[3] == '1' then
                     quotedWorkerId = quotedWorkerId or cjson.encode(workerId)
                     appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
-                        jobEventData('started', tokenText, quotedWorkerId, 'attempt', attempt))
+                        jobEventData(quotedWorkerId, 'attempt', attempt))
                 end
                 queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', i <= fromWait and 'waiting' or 'prioritized',
                     'workerId', workerId)

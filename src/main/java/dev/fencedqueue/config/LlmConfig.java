@@ -54,9 +54,11 @@ public interface LlmConfig {
 
     /**
      * {@code openai}: streamed text is written as a {@code progress} event once this much time passed since the
-     * last one (checked as text arrives; what is left is written at the end).
+     * last one (checked as text arrives; what is left is written at the end). Each event costs Redis about 40 bytes
+     * besides its text: at 500 ms, a model writing 50 tokens a second fills each with about 100 characters, so that
+     * the answer costs Redis under 2 bytes a character while it streams (docs/operations.md, "Redis memory").
      */
-    @WithDefault("250ms")
+    @WithDefault("500ms")
     Duration deltaInterval();
 
     /** {@code openai}: ... or once this many characters of text are waiting, whichever comes first. */

@@ -2,6 +2,8 @@ package dev.fencedqueue.events;
 
 import java.util.List;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.ScriptErrors;
@@ -27,30 +29,35 @@ public final class FencedAppend {
     }
 
     /**
-     * Appends one event; each subscription sends the script again.
+     * Appends one event in its stored form ({@link StoredEvent}); each subscription sends the script again.
      *
      * @param jobId the job, must not be {@code null}
      * @param fencingToken the writer's fencing token (its epoch)
      * @param lockToken the writer's lock token (its attempt), must not be {@code null}
+     * @param workerId the writer's worker id, must not be {@code null}
      * @param type the event type, or {@code null} to write only a checkpoint
-     * @param data the event's data (JSON text, shaped by {@link JobEventData}); {@code null} only without an event
+     * @param data the event's whole data (shaped by {@link JobEventData}), not modified; {@code null} only without an
+     *        event
      * @param progress for a {@code progress} event, the job's last progress to record (JSON text, also sent as a
      *        {@code progress} queue event); {@code null} for other events
      * @param checkpoint a checkpoint to record with the event (JSON text, the job's {@code checkpoint} field, which
      *        the next run reads), or {@code null} for none; with {@code type} {@code null} the checkpoint alone is
      *        written
-     * @return the stream entry id ({@code ""} when no event was written); fails with {@link dev.fencedqueue.queue.StaleFencingTokenException} (a newer epoch,
-     *         or another attempt, owns the job), {@link dev.fencedqueue.queue.JobNotActiveException} or
+     * @return the stream entry id ({@code ""} when no event was written); fails with
+     *         {@link dev.fencedqueue.queue.StaleFencingTokenException} (a newer epoch, or another attempt, owns the
+     *         job), {@link dev.fencedqueue.queue.JobNotActiveException} or
      *         {@link dev.fencedqueue.queue.JobNotFoundException}, as {@link ScriptErrors} maps the script's codes, and
      *         with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis cannot be reached
      */
-    public Uni<String> append(String jobId, long fencingToken, String lockToken, String type, String data,
-            String progress, String checkpoint) {
+    public Uni<String> append(String jobId, long fencingToken, String lockToken, String workerId, String type,
+            ObjectNode data, String progress, String checkpoint) {
+        StoredEvent.Entry entry = type == null ? new StoredEvent.Entry("", "", "")
+                : StoredEvent.of(type, fencingToken, workerId, data);
         return ctx.scripts().run(LuaScript.APPEND_EVENT,
                 List.of(keys.job(jobId), keys.events(jobId), keys.events()),
-                List.of(Long.toString(fencingToken), type == null ? "" : type, data == null ? "" : data,
-                        ctx.streamLengthArg(), progress == null ? "0" : "1", progress == null ? "" : progress, jobId,
-                        ctx.queueEventsArg(), lockToken, checkpoint == null ? "" : checkpoint))
+                List.of(Long.toString(fencingToken), entry.type(), entry.data(), ctx.streamLengthArg(),
+                        progress == null ? "0" : "1", progress == null ? "" : progress, jobId, ctx.queueEventsArg(),
+                        lockToken, checkpoint == null ? "" : checkpoint, entry.text()))
                 .map(reply -> {
                     if (reply.type() == ResponseType.NUMBER) {
                         throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId, reply.toLong(),

@@ -1,10 +1,6 @@
 package dev.fencedqueue.events;
 
-import java.util.Map;
 import java.util.Set;
-
-import dev.fencedqueue.redis.Replies;
-import io.vertx.mutiny.redis.client.Response;
 
 /**
  * One entry of a job's event stream.
@@ -13,7 +9,8 @@ import io.vertx.mutiny.redis.client.Response;
  * @param type the event type: {@code started}, {@code progress}, {@code completed}, {@code failed},
  *        {@code aborted}, or a processor-defined type
  * @param fencingToken the fencing token of the epoch that wrote it (0 for an abort before any run)
- * @param data the event's JSON data, as written (it carries {@code status} and {@code fencingToken})
+ * @param data the event's JSON data, as {@link JobEventData} shapes it (read back from its stored form by
+ *        {@link StoredEvent})
  */
 public record JobEvent(String id, String type, long fencingToken, String data) {
 
@@ -27,15 +24,5 @@ public record JobEvent(String id, String type, long fencingToken, String data) {
     /** @return when Redis appended the entry, ms since the epoch (the time part of the entry id) */
     public long timestamp() {
         return StreamIds.millis(id);
-    }
-
-    /**
-     * @param entry one element of an {@code XRANGE}/{@code XREAD} reply: {@code [id, [field, value, ...]]}
-     * @return the event
-     */
-    static JobEvent fromEntry(Response entry) {
-        Map<String, String> fields = Replies.toStringMap(entry.get(1));
-        return new JobEvent(entry.get(0).toString(), fields.getOrDefault("type", "unknown"),
-                Long.parseLong(fields.getOrDefault("token", "0")), fields.getOrDefault("data", "{}"));
     }
 }

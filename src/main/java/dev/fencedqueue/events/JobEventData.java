@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.util.RawValue;
  * progress, {@code result} for completed, {@code reason} for failed and aborted, ...). Every event Java writes or
  * announces is shaped here; the scripts that write events of their own ({@code started}, and the {@code failed} or
  * {@code aborted} of a job that ends inside Redis) shape them with the include {@code jobEventData.lua}, the same way.
+ * A job's event stream stores them in a compact form, which {@link StoredEvent} reads back as this shape.
  */
 public final class JobEventData {
 
@@ -68,15 +69,15 @@ public final class JobEventData {
      *        {@code retry} (a failed attempt's retry, an operator's retry or resume), {@code children} (a parent goes
      *        on after its children), as Redis recorded it when the job went back to wait; {@code null} leaves the
      *        field out (a job sent back before the field existed)
-     * @return the data of a {@code resume}, the event with which a run that continues the job's committed events
+     * @return the data of a {@code resume} (a new object), the event with which a run that continues the job's committed events
      *         announces itself (instead of the {@code reset} a reader gets before a run that starts over)
      */
-    public static String resume(long fencingToken, String workerId, int attempt, String resumeFrom, String reason) {
+    public static ObjectNode resume(long fencingToken, String workerId, int attempt, String resumeFrom, String reason) {
         ObjectNode data = of("resume", fencingToken, workerId).put("attempt", attempt).put("resumeFrom", resumeFrom);
         if (reason != null) {
             data.put("reason", reason);
         }
-        return data.toString();
+        return data;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.fencedqueue.events;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 
 import dev.fencedqueue.queue.QueueKeys;
@@ -9,10 +10,12 @@ import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Reads job event streams ({@code XRANGE}). Writes go through the fenced Lua scripts, never through here.
+ * Reads job event streams ({@code XRANGE}), back from their stored form ({@link StoredEvent}, {@link EntryReader}).
+ * Writes go through the fenced Lua scripts, never through here.
  */
 @ApplicationScoped
 public class JobEventStore {
@@ -42,7 +45,8 @@ public class JobEventStore {
     private Uni<List<JobEvent>> read(QueueKeys keys, String jobId, String afterId, String untilId, int count) {
         Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(afterId == null ? "-" : "(" + afterId)
                 .arg(untilId).arg("COUNT").arg(count);
-        return redis.send(request).map(reply -> Replies.elements(reply).stream().map(JobEvent::fromEntry).toList());
+        return redis.send(request)
+                .chain(reply -> EntryReader.events(redis, keys, jobId, Replies.elements(reply), new HashMap<>()));
     }
 
     /**
@@ -90,10 +94,9 @@ public class JobEventStore {
      */
     public Uni<JobEvent> entry(QueueKeys keys, String jobId, String id) {
         Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(id).arg(id);
-        return redis.send(request).map(reply -> {
-            List<JobEvent> events = Replies.elements(reply).stream().map(JobEvent::fromEntry).toList();
-            return events.isEmpty() ? null : events.get(0);
-        });
+        return redis.send(request)
+                .chain(reply -> EntryReader.events(redis, keys, jobId, Replies.elements(reply), new HashMap<>()))
+                .map(events -> events.isEmpty() ? null : events.get(0));
     }
 
     /**
@@ -104,8 +107,8 @@ public class JobEventStore {
     public Uni<String> lastId(QueueKeys keys, String jobId) {
         Request request = Request.cmd(Command.XREVRANGE).arg(keys.events(jobId)).arg("+").arg("-").arg("COUNT").arg(1);
         return redis.send(request).map(reply -> {
-            List<JobEvent> events = Replies.elements(reply).stream().map(JobEvent::fromEntry).toList();
-            return events.isEmpty() ? "0-0" : events.get(0).id();
+            List<Response> entries = Replies.elements(reply);
+            return entries.isEmpty() ? "0-0" : entries.get(0).get(0).toString();
         });
     }
 }

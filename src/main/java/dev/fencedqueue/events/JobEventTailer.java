@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -49,6 +51,8 @@ final class JobEventTailer {
         /** The job's event stream key. */
         final String key;
         final Map<Context, Group> groups = new HashMap<>();
+        /** The workers of the job's runs, by fencing token, as its answer deltas are read ({@link EntryReader}). */
+        final Map<Long, String> workers = new ConcurrentHashMap<>();
         int size;
         String cursor;
         Uni<Void> ready;
@@ -225,10 +229,15 @@ final class JobEventTailer {
         reading = true;
         // Each try reads from where the subscribers are then (built on the tailer's context); a failed try drops its
         // connection and the next one opens another, at the pace of the one reconnect policy.
-        Uni<Response> attempt = Uni.createFrom().deferred(() -> {
+        Uni<Read> attempt = Uni.createFrom().deferred(() -> {
             Request request = xread();
-            return request == null ? Uni.createFrom().nullItem() : connection().chain(c -> c.send(request))
-                    .ifNoItem().after(BLOCK.plus(redis.timeout())).fail();
+            if (request == null) {
+                return Uni.createFrom().nullItem();
+            }
+            Map<String, Hub> byKey = new HashMap<>();
+            hubs.values().forEach(hub -> byKey.put(hub.key, hub));
+            return connection().chain(c -> c.send(request)).ifNoItem().after(BLOCK.plus(redis.timeout())).fail()
+                    .chain(reply -> events(reply, byKey));
         }).runSubscriptionOn(command -> context.runOnContext(ignored -> command.run()));
         reader = Reconnect.retrying(attempt, failure -> {
             LOG.debugf("event tailer of %s failed, retrying: %s", keys.queue(), Failures.describe(failure));
@@ -252,30 +261,52 @@ final class JobEventTailer {
         return request;
     }
 
-    private void dispatch(Response reply) {
+    /** The outcome of one {@code XREAD}: the wake stream's new cursor, and the new events by job stream key. */
+    private record Read(String wakeCursor, Map<String, List<JobEvent>> events) {
+    }
+
+    /** @return the reply's entries read back as events ({@link EntryReader}), for the hubs of {@code byKey} */
+    private Uni<Read> events(Response reply, Map<String, Hub> byKey) {
+        String wake = null;
+        Map<String, List<JobEvent>> events = new LinkedHashMap<>();
+        List<Uni<Void>> reads = new ArrayList<>();
+        for (Map.Entry<String, Response> stream : Replies.pairs(reply).entrySet()) {
+            List<Response> entries = Replies.elements(stream.getValue());
+            Hub hub = byKey.get(stream.getKey());
+            if (stream.getKey().equals(wakeKey)) {
+                wake = entries.isEmpty() ? null : entries.get(entries.size() - 1).get(0).toString();
+            } else if (hub != null && !entries.isEmpty()) {
+                reads.add(EntryReader.events(redis, keys, hub.jobId, entries, hub.workers)
+                        .invoke(read -> events.put(stream.getKey(), read)).replaceWithVoid());
+            }
+        }
+        String wakeCursor = wake;
+        Uni<Void> all = reads.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(reads).andFailFast()
+                .replaceWithVoid();
+        return all.map(ignored -> new Read(wakeCursor, events));
+    }
+
+    private void dispatch(Read read) {
+        if (read == null) {
+            read();
+            return;
+        }
+        if (read.wakeCursor() != null) {
+            wakeCursor = read.wakeCursor();
+        }
         Map<String, Hub> byKey = new HashMap<>();
         hubs.values().forEach(hub -> byKey.put(hub.key, hub));
-        Replies.pairs(reply).forEach((key, entries) -> {
-            if (key.equals(wakeKey)) {
-                List<Response> wakes = Replies.elements(entries);
-                if (!wakes.isEmpty()) {
-                    wakeCursor = wakes.get(wakes.size() - 1).get(0).toString();
-                }
-                return;
-            }
+        read.events().forEach((key, events) -> {
             Hub hub = byKey.get(key);
             if (hub == null) {
                 return;
             }
-            List<FramedEvent> batch = new ArrayList<>();
-            for (Response entry : Replies.elements(entries)) {
-                FramedEvent event = FramedEvent.of(JobEvent.fromEntry(entry));
-                hub.cursor = event.event().id();
-                batch.add(event);
+            List<FramedEvent> batch = new ArrayList<>(events.size());
+            for (JobEvent event : events) {
+                batch.add(FramedEvent.of(event));
+                hub.cursor = event.id();
             }
-            if (!batch.isEmpty()) {
-                hub.groups.values().forEach(group -> group.each(subscriber -> subscriber.deliver(batch)));
-            }
+            hub.groups.values().forEach(group -> group.each(subscriber -> subscriber.deliver(batch)));
         });
         read();
     }

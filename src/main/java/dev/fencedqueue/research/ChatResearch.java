@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.events.AnswerDelta;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
@@ -149,7 +150,7 @@ public class ChatResearch {
         if (sequence >= 0) {
             details.put("sequenceNumber", sequence);
         }
-        String message = "answering: " + total + " tokens";
+        String message = AnswerDelta.message(total);
         Uni<String> write = opened.checkpoint() != null && sequence >= 0
                 ? context.progress(percent(total), message, details, opened.checkpoint().apply(sequence))
                 : context.progress(percent(total), message, details);
@@ -180,6 +181,6 @@ public class ChatResearch {
 
     /** @return the tokens written as a share of {@code fq.llm.max-tokens}, 0 to 99 (the end says 100); 0 without it */
     private int percent(long tokens) {
-        return config.maxTokens().map(max -> (int) Math.min(99, tokens * 100 / max)).orElse(0);
+        return AnswerDelta.percent(tokens, config.maxTokens().map(Integer::longValue).orElse(null));
     }
 }

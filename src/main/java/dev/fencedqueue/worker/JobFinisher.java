@@ -9,7 +9,7 @@ import java.util.concurrent.Executor;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.events.StoredEvent;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
@@ -84,8 +84,7 @@ final class JobFinisher {
             return;
         }
         // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
-        String event = !job.job().eventStream() ? "" : JobEventData.completed(job.fencingToken(), options.workerId(),
-                returnValue);
+        String event = !job.job().eventStream() ? "" : StoredEvent.completed(options.workerId(), returnValue);
         batcher.complete(job, returnValue, event, fetch, written);
     }
 

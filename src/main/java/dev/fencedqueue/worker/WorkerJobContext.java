@@ -36,6 +36,12 @@ final class WorkerJobContext implements JobContext {
 
     private static final Set<String> RESERVED = Set.of("started", "reset", "resume", "completed", "failed", "aborted");
 
+    /**
+     * The text fields of a progress event ({@link dev.fencedqueue.events.AnswerDelta}): the stream keeps them, the job's
+     * last progress and the queue's {@code progress} event do not (they tell where a job is, not what it wrote).
+     */
+    private static final List<String> TEXTS = List.of("delta", "reasoningDelta");
+
     private final AttemptHost worker;
     private final ActiveJob active;
     private final ObjectMapper json;
@@ -106,7 +112,9 @@ final class WorkerJobContext implements JobContext {
                 progress.set(field.getKey(), field.getValue());
             }
         });
-        return append("progress", progress.deepCopy(), progress.toString(), checkpoint);
+        ObjectNode last = progress.deepCopy();
+        last.remove(TEXTS);
+        return append("progress", progress, last.toString(), checkpoint);
     }
 
     @Override
@@ -136,7 +144,8 @@ final class WorkerJobContext implements JobContext {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
-        return fenced("checkpoint", worker.events().append(jobId(), fencingToken(), active.lockToken(), null, null, null, text))
+        return fenced("checkpoint", worker.events().append(jobId(), fencingToken(), active.lockToken(),
+                worker.workerId(), null, null, null, text))
                 .replaceWithVoid();
     }
 
@@ -160,7 +169,7 @@ final class WorkerJobContext implements JobContext {
             throw new IllegalStateException("job `" + jobId() + "` has no resume point: nothing to continue");
         }
         return append("resume", JobEventData.resume(fencingToken(), worker.workerId(), job().attemptsStarted(), from,
-                active.resumeReason()), null, null).invoke(id -> active.span().resumed(from));
+                active.resumeReason()), null).invoke(id -> active.span().resumed(from));
     }
 
     @Override
@@ -254,16 +263,11 @@ final class WorkerJobContext implements JobContext {
     private Uni<String> append(String type, ObjectNode data, String progress, String checkpoint) {
         ObjectNode event = JobEventData.of(type, fencingToken(), worker.workerId());
         event.setAll(data);
-        return append(type, event.toString(), progress, checkpoint);
-    }
-
-    /** @param event the event's data, shaped by {@link JobEventData} */
-    private Uni<String> append(String type, String event, String progress, String checkpoint) {
         if (active.isCancelled()) {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
-        return fenced(type, worker.events().append(jobId(), fencingToken(), active.lockToken(), type, event, progress,
-                checkpoint));
+        return fenced(type, worker.events().append(jobId(), fencingToken(), active.lockToken(), worker.workerId(),
+                type, event, progress, checkpoint));
     }
 
     /**

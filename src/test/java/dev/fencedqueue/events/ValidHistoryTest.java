@@ -93,6 +93,6 @@ class ValidHistoryTest {
     }
 
     private static JobEvent resume(String id, long token, String resumeFrom) {
-        return new JobEvent(id, "resume", token, JobEventData.resume(token, "w", 2, resumeFrom, "takeover"));
+        return new JobEvent(id, "resume", token, JobEventData.resume(token, "w", 2, resumeFrom, "takeover").toString());
     }
 }
