@@ -18,7 +18,7 @@ public final class CommittedEvents {
     /** @param ctx the queue the jobs belong to, must not be {@code null} */
     public CommittedEvents(QueueContext ctx) {
         this.ctx = ctx;
-        this.store = new JobEventStore(ctx.redis());
+        this.store = new JobEventStore(ctx.redis(), ctx.archive());
     }
 
     /**

@@ -1,11 +1,13 @@
 package dev.fencedqueue.events;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
@@ -22,6 +24,9 @@ import io.vertx.mutiny.redis.client.Response;
  */
 final class EntryReader {
 
+    /** The prefix of the job hash's field that names the worker of a run: {@code worker:<fencing token>}. */
+    private static final String WORKER = "worker:";
+
     private EntryReader() {
     }
 
@@ -29,15 +34,32 @@ final class EntryReader {
     private record Raw(String id, long token, StoredEvent.Entry entry) {
 
         static Raw of(Response element) {
-            Map<String, String> fields = Replies.toStringMap(element.get(1));
-            return new Raw(element.get(0).toString(), Long.parseLong(fields.getOrDefault("token", "0")),
-                    StoredEvent.entry(fields));
+            return of(element.get(0).toString(), Replies.toStringMap(element.get(1)));
+        }
+
+        static Raw of(String id, Map<String, String> fields) {
+            return new Raw(id, Long.parseLong(fields.getOrDefault("token", "0")), StoredEvent.entry(fields));
         }
 
         JobEvent event(Map<Long, String> workers) {
             return new JobEvent(id, entry.type(), token,
                     StoredEvent.read(entry.type(), token, entry.data(), entry.text(), workers.get(token)));
         }
+    }
+
+    /**
+     * @param job an archived job
+     * @param entries entries of its stream ({@link ArchivedJob#events()}), in stream order
+     * @return the events, read back with the workers of the job's runs as its archived hash holds them
+     */
+    static List<JobEvent> archived(ArchivedJob job, List<ArchivedJob.StreamEntry> entries) {
+        Map<Long, String> workers = new HashMap<>();
+        job.hash().forEach((field, value) -> {
+            if (field.startsWith(WORKER)) {
+                workers.put(Long.parseLong(field.substring(WORKER.length())), value);
+            }
+        });
+        return entries.stream().map(entry -> Raw.of(entry.id(), entry.fields()).event(workers)).toList();
     }
 
     /**
@@ -64,7 +86,7 @@ final class EntryReader {
             return Uni.createFrom().item(() -> raws.stream().map(raw -> raw.event(workers)).toList());
         }
         Request request = Request.cmd(Command.HMGET).arg(keys.job(jobId));
-        unknown.forEach(token -> request.arg("worker:" + token));
+        unknown.forEach(token -> request.arg(WORKER + token));
         return redis.send(request).map(reply -> {
             int i = 0;
             for (Long token : unknown) {

@@ -3,7 +3,10 @@ package dev.fencedqueue.events;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 
+import dev.fencedqueue.queue.ArchivedJob;
+import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
@@ -15,6 +18,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Reads job event streams ({@code XRANGE}), back from their stored form ({@link StoredEvent}, {@link EntryReader}).
+ * A job Redis no longer has (its hash is gone) is read from the archive ({@link JobArchive}) instead, with the same
+ * ids and the same data: a reader that read part of a stream from Redis before the job moved goes on after its last
+ * id in the archive, with no gap and no repeat (the archiver removes a job from Redis only once the archive holds it).
  * Writes go through the fenced Lua scripts, never through here.
  */
 @ApplicationScoped
@@ -24,9 +30,11 @@ public class JobEventStore {
     static final int PAGE = 1000;
 
     private final SharedConnection redis;
+    private final JobArchive archive;
 
-    public JobEventStore(SharedConnection redis) {
+    public JobEventStore(SharedConnection redis, JobArchive archive) {
         this.redis = redis;
+        this.archive = archive;
     }
 
     /**
@@ -45,8 +53,14 @@ public class JobEventStore {
     private Uni<List<JobEvent>> read(QueueKeys keys, String jobId, String afterId, String untilId, int count) {
         Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(afterId == null ? "-" : "(" + afterId)
                 .arg(untilId).arg("COUNT").arg(count);
-        return redis.send(request)
-                .chain(reply -> EntryReader.events(redis, keys, jobId, Replies.elements(reply), new HashMap<>()));
+        return redis.send(request).chain(reply -> {
+            List<Response> entries = Replies.elements(reply);
+            if (!entries.isEmpty()) {
+                return EntryReader.events(redis, keys, jobId, entries, new HashMap<>());
+            }
+            return archived(keys, jobId).map(job -> job.map(archived -> EntryReader.archived(archived,
+                    slice(archived, afterId, untilId, count))).orElse(List.of()));
+        });
     }
 
     /**
@@ -94,9 +108,15 @@ public class JobEventStore {
      */
     public Uni<JobEvent> entry(QueueKeys keys, String jobId, String id) {
         Request request = Request.cmd(Command.XRANGE).arg(keys.events(jobId)).arg(id).arg(id);
-        return redis.send(request)
-                .chain(reply -> EntryReader.events(redis, keys, jobId, Replies.elements(reply), new HashMap<>()))
-                .map(events -> events.isEmpty() ? null : events.get(0));
+        return redis.send(request).chain(reply -> {
+            List<Response> entries = Replies.elements(reply);
+            if (!entries.isEmpty()) {
+                return EntryReader.events(redis, keys, jobId, entries, new HashMap<>()).map(events -> events.get(0));
+            }
+            return archived(keys, jobId).map(job -> job.flatMap(archived -> archived.events().stream()
+                    .filter(entry -> entry.id().equals(id)).findFirst()
+                    .map(entry -> EntryReader.archived(archived, List.of(entry)).get(0))).orElse(null));
+        });
     }
 
     /**
@@ -106,9 +126,33 @@ public class JobEventStore {
      */
     public Uni<String> lastId(QueueKeys keys, String jobId) {
         Request request = Request.cmd(Command.XREVRANGE).arg(keys.events(jobId)).arg("+").arg("-").arg("COUNT").arg(1);
-        return redis.send(request).map(reply -> {
+        return redis.send(request).chain(reply -> {
             List<Response> entries = Replies.elements(reply);
-            return entries.isEmpty() ? "0-0" : entries.get(0).get(0).toString();
+            if (!entries.isEmpty()) {
+                return Uni.createFrom().item(entries.get(0).get(0).toString());
+            }
+            return archived(keys, jobId).map(job -> job.filter(archived -> !archived.events().isEmpty())
+                    .map(archived -> archived.events().get(archived.events().size() - 1).id()).orElse(StreamIds.START));
         });
+    }
+
+    /**
+     * @return the job from the archive when Redis no longer has it (its hash is gone), else empty: a job still in
+     *         Redis is read from Redis only, even when its stream is empty
+     */
+    private Uni<Optional<ArchivedJob>> archived(QueueKeys keys, String jobId) {
+        if (!archive.isActive()) {
+            return Uni.createFrom().item(Optional.empty());
+        }
+        return redis.send(Request.cmd(Command.EXISTS).arg(keys.job(jobId))).chain(exists -> exists.toLong() > 0
+                ? Uni.createFrom().item(Optional.<ArchivedJob>empty()) : archive.find(keys.queue(), jobId));
+    }
+
+    /** @return the archived entries after {@code afterId} (all when {@code null}) up to {@code untilId} ({@code +}: all) */
+    private static List<ArchivedJob.StreamEntry> slice(ArchivedJob job, String afterId, String untilId, int count) {
+        return job.events().stream()
+                .filter(entry -> afterId == null || StreamIds.compare(entry.id(), afterId) > 0)
+                .filter(entry -> "+".equals(untilId) || StreamIds.compare(entry.id(), untilId) <= 0)
+                .limit(count).toList();
     }
 }

@@ -51,8 +51,8 @@ final class AddJobArgs {
                 Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
                 options.lifo() ? "1" : "0", options.eventStream() ? "1" : "0",
                 options.idempotencyKey() == null ? "" : options.idempotencyKey(),
-                Long.toString(options.idempotencyTtl().toMillis()), options.removeOnComplete().encode(),
-                options.removeOnFail().encode(), dedup == null ? "" : dedup.id(),
+                Long.toString(options.idempotencyTtl().toMillis()), options.removeOnComplete().encode(ctx.archive().isActive()),
+                options.removeOnFail().encode(ctx.archive().isActive()), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
                 options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
                 parentKey, policy.value(), schedulerId, tick, traceParent);

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import dev.fencedqueue.redis.Replies;
@@ -42,7 +43,9 @@ public final class FlowReader {
      * @return child job key -> return value (JSON) of each completed child; empty when none
      */
     public Uni<Map<String, String>> childrenValues(QueueKeys parent, String parentId) {
-        return hash(parent.processed(parentId));
+        return hash(parent.processed(parentId)).chain(values -> values.isEmpty()
+                ? archivedParent(parent, parentId).map(job -> job.map(ArchivedJob::childrenValues).orElse(values))
+                : Uni.createFrom().item(values));
     }
 
     /**
@@ -51,7 +54,9 @@ public final class FlowReader {
      * @return child job key -> reason of each child that failed and that the parent ignored (or that failed it)
      */
     public Uni<Map<String, String>> failedChildren(QueueKeys parent, String parentId) {
-        return hash(parent.failedChildren(parentId));
+        return hash(parent.failedChildren(parentId)).chain(failed -> failed.isEmpty()
+                ? archivedParent(parent, parentId).map(job -> job.map(ArchivedJob::failedChildren).orElse(failed))
+                : Uni.createFrom().item(failed));
     }
 
     /**
@@ -64,8 +69,37 @@ public final class FlowReader {
         // One read for a job without children, the common case; the parent's records only when there are some.
         return queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.children(parentId))).chain(members -> {
             List<String> keys = Replies.elements(members).stream().map(Response::toString).sorted().toList();
-            return keys.isEmpty() ? Uni.createFrom().item(List.<Child>of()) : children(parent, parentId, keys);
+            if (!keys.isEmpty()) {
+                return children(parent, parentId, keys);
+            }
+            return archivedParent(parent, parentId).chain(job -> job.isEmpty() || job.get().children().isEmpty()
+                    ? Uni.createFrom().item(List.<Child>of()) : archivedChildren(job.get()));
         });
+    }
+
+    /** @return the children of an archived parent: none waits any more; each read from Redis, else the archive */
+    private Uni<List<Child>> archivedChildren(ArchivedJob parent) {
+        List<Uni<Child>> reads = new ArrayList<>();
+        for (String key : parent.children().stream().sorted().toList()) {
+            JobKey child = JobKey.parse(key);
+            reads.add(queues.queue(child.queue()).getJob(child.jobId()).map(job -> new Child(child.queue(),
+                    child.jobId(), job == null ? null : job.state(),
+                    job != null && job.returnValue() != null ? job.returnValue() : parent.childrenValues().get(key),
+                    job != null && job.failedReason() != null ? job.failedReason() : parent.failedChildren().get(key),
+                    false)));
+        }
+        return Uni.join().all(reads).andFailFast();
+    }
+
+    /** @return the parent from the archive when Redis no longer has it, else empty */
+    private Uni<Optional<ArchivedJob>> archivedParent(QueueKeys parent, String parentId) {
+        JobArchive archive = queues.archive();
+        if (!archive.isActive()) {
+            return Uni.createFrom().item(Optional.empty());
+        }
+        return queues.redis().send(Request.cmd(Command.EXISTS).arg(parent.job(parentId))).chain(exists ->
+                exists.toLong() > 0 ? Uni.createFrom().item(Optional.<ArchivedJob>empty())
+                        : archive.find(parent.queue(), parentId));
     }
 
     private Uni<List<Child>> children(QueueKeys parent, String parentId, List<String> keys) {
@@ -79,12 +113,20 @@ public final class FlowReader {
                         JobKey child = JobKey.parse(key);
                         QueueKeys childKeys = queues.keys(child.queue());
                         reads.add(queues.redis().send(Request.cmd(Command.HMGET).arg(childKeys.job(child.jobId()))
-                                .arg("state").arg("returnvalue").arg("failedReason")).map(fields -> new Child(
-                                        child.queue(), child.jobId(), fields.get(0) == null ? null
-                                                : JobState.of(fields.get(0).toString()),
-                                        fields.get(1) != null ? fields.get(1).toString() : all.getItem2().get(key),
-                                        fields.get(2) != null ? fields.get(2).toString() : all.getItem3().get(key),
-                                        waiting.contains(key))));
+                                .arg("state").arg("returnvalue").arg("failedReason")).chain(fields -> fields.get(0) == null
+                                        // Gone from Redis: moved to the archive, or removed by its retention.
+                                        ? queues.queue(child.queue()).getJob(child.jobId()).map(job -> new Child(
+                                                child.queue(), child.jobId(), job == null ? null : job.state(),
+                                                job != null && job.returnValue() != null ? job.returnValue()
+                                                        : all.getItem2().get(key),
+                                                job != null && job.failedReason() != null ? job.failedReason()
+                                                        : all.getItem3().get(key),
+                                                waiting.contains(key)))
+                                        : Uni.createFrom().item(new Child(child.queue(), child.jobId(),
+                                                JobState.of(fields.get(0).toString()),
+                                                fields.get(1) != null ? fields.get(1).toString() : all.getItem2().get(key),
+                                                fields.get(2) != null ? fields.get(2).toString() : all.getItem3().get(key),
+                                                waiting.contains(key)))));
                     }
                     return Uni.join().all(reads).andFailFast()
                             .map(list -> list.stream().sorted(Comparator.comparing(Child::jobId)).toList());

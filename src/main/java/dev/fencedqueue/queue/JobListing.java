@@ -33,9 +33,13 @@ final class JobListing {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().nullItem();
         }
-        return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).map(reply -> {
+        return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).chain(reply -> {
             Map<String, String> fields = Replies.toStringMap(reply);
-            return fields.isEmpty() ? null : Job.fromHash(keys.queue(), jobId, fields);
+            if (!fields.isEmpty()) {
+                return Uni.createFrom().item(Job.fromHash(keys.queue(), jobId, fields));
+            }
+            // Not (or no longer) in Redis: a finished job may have moved to the archive.
+            return ctx.archive().find(keys.queue(), jobId).map(archived -> archived.map(ArchivedJob::job).orElse(null));
         });
     }
 

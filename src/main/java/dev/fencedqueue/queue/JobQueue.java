@@ -166,6 +166,12 @@ public class JobQueue {
                 List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
                 .map(reply -> new AbortResult(jobId, ScriptErrors.stateOrThrow(LuaScript.ABORT_JOB, keys.queue(), jobId,
                         reply)))
+                // Not in Redis: a job that moved to the archive has ended; say so (409), not that it never was (404).
+                .onFailure(JobNotFoundException.class).recoverWithUni(notFound -> ctx.archive().find(keys.queue(), jobId)
+                        .map(archived -> {
+                            throw archived.<RuntimeException>map(job -> new JobFinishedException(keys.queue(), jobId,
+                                    job.job().state())).orElse((JobNotFoundException) notFound);
+                        }))
                 .call(() -> flows.relay().aborted(keys, jobId, reason));
     }
 

@@ -16,9 +16,10 @@ import dev.fencedqueue.tracing.JobTracing;
  * @param maxStreamLength maximum length of a job event stream, entries
  * @param maxQueueEvents maximum length of the queue event stream, entries
  * @param tracing the spans of jobs
+ * @param archive where finished jobs go once Redis no longer keeps them ({@link JobArchive#NONE} when nowhere)
  */
 public record QueueContext(QueueKeys keys, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
-        int maxStreamLength, int maxQueueEvents, JobTracing tracing) {
+        int maxStreamLength, int maxQueueEvents, JobTracing tracing, JobArchive archive) {
 
     /** @return {@link #maxStreamLength()} as a script argument */
     public String streamLengthArg() {

@@ -25,10 +25,12 @@ public class Queues {
     private final Flows flows;
     private final JobSchedulers schedulers;
     private final JobTracing tracing;
+    private final JobArchive archive;
     private final QueueFigures figures = new QueueFigures(this);
 
     public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
-            EventsConfig events, JobTracing tracing) {
+            EventsConfig events, JobTracing tracing, JobArchive archive) {
+        this.archive = archive;
         this.scripts = scripts;
         this.tracing = tracing;
         this.redis = redis;
@@ -38,6 +40,11 @@ public class Queues {
         this.maxQueueEvents = events.queueStreamMaxLength();
         this.flows = new Flows(this);
         this.schedulers = new JobSchedulers(this);
+    }
+
+    /** @return where finished jobs go once Redis no longer keeps them */
+    public JobArchive archive() {
+        return archive;
     }
 
     /** @return the key figures of queues: oldest waiting age, jobs ended recently */
@@ -89,7 +96,7 @@ public class Queues {
      * @return what the views of that queue share
      */
     public QueueContext context(String name) {
-        return new QueueContext(keys(name), scripts, redis, json, maxStreamLength, maxQueueEvents, tracing);
+        return new QueueContext(keys(name), scripts, redis, json, maxStreamLength, maxQueueEvents, tracing, archive);
     }
 
     /**

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.RedisMemory;
@@ -91,7 +92,8 @@ class DurabilityBenchmark {
         RedisMemory noWaitMemory = new RedisMemory(noWait, config, vertx);
         try {
             LuaScripts scripts = new LuaScripts(noWait, noWaitMemory);
-            Queues queuesNoWait = new Queues(scripts, noWait, json, withoutWait(config), events, JobTracing.noop());
+            Queues queuesNoWait = new Queues(scripts, noWait, json, withoutWait(config), events, JobTracing.noop(),
+                    JobArchive.NONE);
             Setting auto = new Setting("auto", bench.queues());
             Setting zero = new Setting("wait0", queuesNoWait);
             BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());

@@ -64,7 +64,7 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
 
         List<Response> entries = Replies.elements(redis.send(Request.cmd(Command.XRANGE).arg(keys.events(jobId))
                 .arg("-").arg("+")));
-        long bytes = bytesWhileRunning(keys, jobId, entries);
+        long bytes = redis.streamBytesBeforeItsLastEntry(keys.events(jobId));
         double perCharacter = (double) bytes / answer.length();
         assertThat(entries.size()).as("a batch every 100 characters of a 2,000-word answer").isGreaterThan(100);
         assertThat(perCharacter).as("%d bytes of stream for %d characters of answer", bytes, answer.length())
@@ -85,23 +85,5 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
         assertThat(progress.path("percent").asInt()).isEqualTo(progress.path("completionTokens").asInt() / 40);
         assertThat(status(jobId).getMap("progress")).as("the job's last progress tells where it is, not the text")
                 .doesNotContainKey("delta").containsKey("completionTokens");
-    }
-
-    /**
-     * @return the bytes Redis used for the job's stream just before its {@code completed} event: the same entries, with
-     *         the same ids, added again to a new key ({@code MEMORY USAGE}, every node counted)
-     */
-    private long bytesWhileRunning(QueueKeys keys, String jobId, List<Response> entries) {
-        String copy = keys.events(jobId) + ":while-running";
-        try {
-            for (Response entry : entries.subList(0, entries.size() - 1)) {
-                Request add = Request.cmd(Command.XADD).arg(copy).arg(entry.get(0).toString());
-                Replies.toStringMap(entry.get(1)).forEach((field, value) -> add.arg(field).arg(value));
-                redis.send(add);
-            }
-            return redis.send(Request.cmd(Command.MEMORY).arg("USAGE").arg(copy).arg("SAMPLES").arg(0)).toLong();
-        } finally {
-            redis.send(Request.cmd(Command.DEL).arg(copy));
-        }
     }
 }

@@ -29,7 +29,12 @@ public final class NotificationRows {
 
     /** @return the rows of an embedded server's database */
     public static NotificationRows on(EmbeddedPostgresServer server) {
-        return new NotificationRows(server.jdbcUrl(), EmbeddedPostgresServer.USER, EmbeddedPostgresServer.PASSWORD);
+        return on(server.jdbcUrl());
+    }
+
+    /** @return the rows of the database at {@code jdbcUrl}, as the embedded servers' user */
+    public static NotificationRows on(String jdbcUrl) {
+        return new NotificationRows(jdbcUrl, EmbeddedPostgresServer.USER, EmbeddedPostgresServer.PASSWORD);
     }
 
     /**

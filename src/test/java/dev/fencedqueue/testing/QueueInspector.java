@@ -69,6 +69,27 @@ public class QueueInspector {
         return redis.send(request).await().atMost(TIMEOUT);
     }
 
+    /**
+     * @param streamKey a job's event stream, ending with its terminal event
+     * @return the bytes Redis used for the stream just before its last entry ({@code MEMORY USAGE}, every node
+     *         counted): the same entries but the last, with the same ids, added again to a new key, which is then
+     *         deleted
+     */
+    public long streamBytesBeforeItsLastEntry(String streamKey) {
+        List<Response> entries = Replies.elements(send(Request.cmd(Command.XRANGE).arg(streamKey).arg("-").arg("+")));
+        String copy = streamKey + ":before-last";
+        try {
+            for (Response entry : entries.subList(0, entries.size() - 1)) {
+                Request add = Request.cmd(Command.XADD).arg(copy).arg(entry.get(0).toString());
+                Replies.toStringMap(entry.get(1)).forEach((field, value) -> add.arg(field).arg(value));
+                send(add);
+            }
+            return send(Request.cmd(Command.MEMORY).arg("USAGE").arg(copy).arg("SAMPLES").arg(0)).toLong();
+        } finally {
+            send(Request.cmd(Command.DEL).arg(copy));
+        }
+    }
+
     /** @return the Redis clock, ms since the epoch */
     public long redisTimeMillis() {
         Response time = send(Request.cmd(Command.TIME));
