@@ -56,9 +56,15 @@ class ArchiveProcessIT {
     }
 
     private ServiceProcess launch(String workerId) {
+        return launch(workerId, Duration.ofSeconds(1));
+    }
+
+    /** @param grace the process's {@code fq.archive.grace} */
+    private ServiceProcess launch(String workerId, Duration grace) {
         return fleet.launch(workerId, Map.of("quarkus.datasource.jdbc.url", postgres.jdbcUrl(),
                 "quarkus.datasource.username", EmbeddedPostgresServer.USER,
-                "quarkus.datasource.password", EmbeddedPostgresServer.PASSWORD));
+                "quarkus.datasource.password", EmbeddedPostgresServer.PASSWORD,
+                "fq.archive.grace", grace.toMillis() + "ms"));
     }
 
     private static List<String> startJobs(ServiceProcess service, int count, String query) {
@@ -118,18 +124,23 @@ class ArchiveProcessIT {
 
     @Test
     void jobsThatRedisForgetsWereDroppedAreArchivedOnceMore() {
-        ServiceProcess service = launch("archiver-A");
-        List<String> ids = startJobs(service, 5, "dropped then restored");
+        // A runs the jobs and keeps them (an hour's grace): the snapshot holds all of them, finished.
+        ServiceProcess a = launch("runner-A", Duration.ofHours(1));
+        List<String> ids = startJobs(a, 5, "dropped then restored");
         await("the jobs finish").atMost(TIMEOUT).until(() -> ids.stream().allMatch(id ->
-                "completed".equals(service.request().get("/research/status/" + id).jsonPath().getString("state"))));
-        fleet.redis().call("SAVE"); // a snapshot that still holds the finished jobs
-        awaitArchivedOnce(service, ids);
+                "completed".equals(a.request().get("/research/status/" + id).jsonPath().getString("state"))));
+        fleet.redis().call("SAVE");
+        a.close();
+        ServiceProcess b = launch("archiver-B");
+        awaitArchivedOnce(b, ids);
+        b.close();
 
         // Redis dies and comes back from the snapshot: the drops are lost, the jobs are back as finished.
         fleet.redis().kill();
         fleet.redis().restart();
         assertThat(ids.stream().filter(this::inRedis)).as("the snapshot brought them back").hasSize(ids.size());
 
-        awaitArchivedOnce(service, ids);
+        ServiceProcess c = launch("archiver-C");
+        awaitArchivedOnce(c, ids);
     }
 }
