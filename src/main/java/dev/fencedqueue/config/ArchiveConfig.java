@@ -41,8 +41,11 @@ public interface ArchiveConfig {
     @WithDefault("5s")
     Duration interval();
 
-    /** Most jobs moved per PostgreSQL transaction. */
-    @WithDefault("100")
+    /**
+     * Most jobs moved per PostgreSQL transaction; each is held in memory whole (its stream included: up to about a
+     * megabyte for a long deep-research answer) while its batch is written.
+     */
+    @WithDefault("20")
     @Min(1)
     @Max(10000)
     int batch();

@@ -29,6 +29,7 @@ import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.Timeouts;
+import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -125,6 +126,31 @@ class JobArchiveTest extends ResearchTestSupport {
         String last = (String) events.get(events.size() - 1).get("id");
         // A reader that has the end is told so, from the archive too.
         given().header("Last-Event-ID", last).get("/research/stream/" + jobId).then().statusCode(204);
+    }
+
+    @Test
+    void aJobTakenOverAndResumedReadsTheSameFromTheArchive() {
+        settings.adjust("fq.simulator.token-interval", "20ms");
+        Worker workerA = startResearchWorker("worker-A");
+        String jobId = startJob("taken over, then archived");
+        await("A has written part of the answer").atMost(Timeouts.TIMEOUT)
+                .until(() -> status(jobId).getMap("progress") != null
+                        && ((Number) status(jobId).getMap("progress").getOrDefault("completionTokens", 0)).intValue() > 20);
+        simulatorAtFullSpeed();
+        takeOver(workerA, worker(research, "worker-B"), jobId);
+        await().atMost(Timeouts.TIMEOUT).until(() -> "completed".equals(status(jobId).getString("state")));
+        String history = body("/research/history/" + jobId);
+        String validHistory = body("/research/valid-history/" + jobId);
+        String frames = stream(jobId, null);
+        assertThat(frames).as("a takeover that continued").contains("event: resume").contains("worker-A")
+                .contains("worker-B");
+        assertThat(history).as("A's events of its run, written before B took over, are kept").contains("worker-A");
+
+        move(jobId);
+
+        assertThat(body("/research/history/" + jobId)).isEqualTo(history);
+        assertThat(body("/research/valid-history/" + jobId)).isEqualTo(validHistory);
+        assertThat(stream(jobId, null)).isEqualTo(frames);
     }
 
     @Test
