@@ -81,6 +81,31 @@ public final class JobEventData {
     }
 
     /**
+     * @param json JSON text
+     * @return it parsed
+     * @throws IllegalArgumentException when it is not JSON
+     */
+    static JsonNode parse(String json) {
+        try {
+            return READER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("an event's data is not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /**
+     * @param json JSON text of an object
+     * @return it parsed
+     * @throws IllegalArgumentException when it is not a JSON object
+     */
+    static ObjectNode object(String json) {
+        if (parse(json) instanceof ObjectNode object) {
+            return object;
+        }
+        throw new IllegalArgumentException("an event's data is not a JSON object: " + json);
+    }
+
+    /**
      * @param data an event's data (JSON text, an object)
      * @param jobId the job whose stream holds the event
      * @param eventId the event's entry id in that stream, or {@code null} (a {@code reset})
@@ -89,19 +114,12 @@ public final class JobEventData {
      * @throws IllegalArgumentException when {@code data} is not a JSON object
      */
     static String inFlow(String data, String jobId, String eventId) {
-        try {
-            JsonNode node = READER.readTree(data);
-            if (!(node instanceof ObjectNode object)) {
-                throw new IllegalArgumentException("an event's data is not a JSON object: " + data);
-            }
-            object.put("jobId", jobId);
-            if (eventId != null) {
-                object.put("eventId", eventId);
-            }
-            return object.toString();
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("an event's data is not JSON: " + e.getOriginalMessage(), e);
+        ObjectNode object = object(data);
+        object.put("jobId", jobId);
+        if (eventId != null) {
+            object.put("eventId", eventId);
         }
+        return object.toString();
     }
 
     /**

@@ -1,11 +1,7 @@
 package dev.fencedqueue.events;
 
-import java.io.IOException;
 import java.util.Map;
 
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -33,8 +29,6 @@ import com.fasterxml.jackson.databind.util.RawValue;
  */
 public final class StoredEvent {
 
-    private static final ObjectMapper READER = new ObjectMapper();
-    private static final JsonStringEncoder QUOTER = JsonStringEncoder.getInstance();
 
     /**
      * One entry's values.
@@ -100,24 +94,15 @@ public final class StoredEvent {
      * @param runWorker the worker of the run of {@code fencingToken}, needed only by an answer delta ({@code null}
      *        otherwise, or when not known: the data then has no {@code workerId})
      * @return the event's data, as {@link JobEventData} shapes it
-     * @throws IllegalArgumentException when an answer delta's counters are not JSON
+     * @throws IllegalArgumentException when the data is not JSON (an object, or an answer delta's array)
      */
     public static String read(String type, long fencingToken, String data, String text, String runWorker) {
         if (data.startsWith("[")) {
             return AnswerDelta.read(fencingToken, counters(data), text, runWorker).toString();
         }
-        if (data.startsWith("{\"status\":")) {
-            return data; // written whole, before the compact form
-        }
-        StringBuilder whole = new StringBuilder(data.length() + type.length() + 40).append("{\"status\":\"");
-        whole.append(QUOTER.quoteAsString(type)).append("\",\"fencingToken\":").append(fencingToken);
-        String rest = data.trim();
-        if (rest.length() > 2) {
-            whole.append(',').append(rest, 1, rest.length());
-        } else {
-            whole.append('}');
-        }
-        return whole.toString();
+        // Its own fields after the envelope; an entry written whole before the compact form holds the envelope already,
+        // and reads back as it was written (setAll keeps each field where of() put it).
+        return JobEventData.of(type, fencingToken, null).setAll(JobEventData.object(data)).toString();
     }
 
     /**
@@ -130,13 +115,8 @@ public final class StoredEvent {
     }
 
     private static ArrayNode counters(String data) {
-        try {
-            JsonNode node = READER.readTree(data);
-            if (node instanceof ArrayNode array) {
-                return array;
-            }
-        } catch (IOException e) {
-            // reported below
+        if (JobEventData.parse(data) instanceof ArrayNode array) {
+            return array;
         }
         throw new IllegalArgumentException("an answer delta's counters are not a JSON array: " + data);
     }
