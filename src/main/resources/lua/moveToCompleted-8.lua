@@ -35,7 +35,7 @@
   (ARGV[4] being the number asked for). When no job could be completed, nothing is activated
   (activationCode 0, extra -1). Idempotent (include finishOnce): a repeat of a call that completed a job, with the
   same ARGV[5], returns the first reply (the activated jobs' fields as they are now) and changes nothing; its record
-  '<prefix>finished:<ARGV[5]>' lives for ARGV[6] ms.
+  (field ARGV[5] of '<prefix>finished:<second>') lives for at least ARGV[6] ms.
 ]]
 --- @include "nowMs"
 --- @include "checkOwnership"
@@ -117,8 +117,8 @@ end
 if completed == 0 then
     -- Either the worker owns none of the jobs, or this call is a repeat of one that completed them (a repeat finds
     -- no job it can complete, so a call that completed one is no repeat): only then is the record looked for.
-    return repeatedFinish(prefix, ARGV[5], nowMicros) or {codes, 0, nowMicros, -1}
+    return repeatedFinish(prefix, ARGV[5], ARGV[6], now, nowMicros) or {codes, 0, nowMicros, -1}
 end
 local activation, extra, jobs = activateJobs(KEYS[3], KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8],
     prefix, tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[2], ARGV[3], now, nowText)
-return rememberFinish(prefix, ARGV[5], ARGV[6], activationReply({codes}, activation, nowMicros, extra, jobs))
+return rememberFinish(prefix, ARGV[5], ARGV[6], now, activationReply({codes}, activation, nowMicros, extra, jobs))

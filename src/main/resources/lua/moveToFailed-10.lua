@@ -34,9 +34,9 @@
 
   Returns {code, activationCode, now, extra, jobs...}: code 1 when the job will be retried, 0 when it
   failed for good, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active), in which case nothing
-  changed; the rest as in moveToActive. Idempotent (include finishOnce): a
-  repeat of a call that ended the attempt, with the same ARGV[11], returns the first reply (the activated jobs'
-  fields as they are now) and changes nothing; its record '<prefix>finished:<ARGV[11]>' lives for ARGV[12] ms.
+  changed; the rest as in moveToActive. Idempotent (include finishOnce): a repeat of a call that ended the attempt,
+  with the same ARGV[11], returns the first reply (the activated jobs' fields as they are now) and changes nothing;
+  its record (field ARGV[11] of '<prefix>finished:<second>') lives for at least ARGV[12] ms.
 ]]
 --- @include "nowMs"
 --- @include "checkOwnership"
@@ -57,7 +57,7 @@ local now, nowText, nowMicros = nowMs()
 local code = checkOwnership(KEYS[8], ARGV[3], ARGV[4])
 if code ~= 0 then
     -- Not the owner, or a repeat of this call, which ended the attempt (a repeat never finds the job its own).
-    return repeatedFinish(prefix, ARGV[11], nowMicros) or {code, 0, nowMicros, -1}
+    return repeatedFinish(prefix, ARGV[11], ARGV[12], now, nowMicros) or {code, 0, nowMicros, -1}
 end
 local retryDelay = tonumber(ARGV[6])
 -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
@@ -95,4 +95,4 @@ end
 
 local activation, extra, jobs = activateJobs(KEYS[2], KEYS[1], KEYS[4], KEYS[3], KEYS[6], KEYS[7], KEYS[10],
     prefix, tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[9], ARGV[7], ARGV[8], now, nowText)
-return rememberFinish(prefix, ARGV[11], ARGV[12], activationReply({code}, activation, nowMicros, extra, jobs))
+return rememberFinish(prefix, ARGV[11], ARGV[12], now, activationReply({code}, activation, nowMicros, extra, jobs))

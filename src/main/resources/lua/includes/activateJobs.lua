@@ -12,31 +12,64 @@
 -- left). maxJobs may be 0: nothing is activated, the marker is still set. now/nowText: the Redis clock (ms) as a
 -- number and as text.
 -- Returns code, extra, jobs:
---   code  1  jobs is a flat list {jobId, fencingToken, fields, ...}, 3 entries per job; fields holds the values
---            of JOB_FIELDS after activation (false = absent), so that the worker reads the job without a second
---            command (the fields the worker knows itself are not sent: state 'active', processedOn = now,
---            workerId, and the lock token, lockPrefix .. ':' .. jobId); extra = due time (ms) of the earliest
---            delayed job when fewer than maxJobs jobs were activated (so the worker can time its next look),
---            else -1
+--   code  1  jobs is a flat list {jobId, fencingToken, fields, ...}, 3 entries per job: the fencing token as decimal
+--            text, and fields the job hash after activation as HGETALL gives it (a flat list of names and values,
+--            which Activation.parse in Java reads), except that 'progress' is nil (activation clears it). One HGETALL
+--            reads a small hash (a listpack) in one pass, where an HMGET of each field the worker may need would scan
+--            it once per field. The worker takes what it knows itself (the state, processedOn, workerId, the lock
+--            token lockPrefix .. ':' .. jobId) from what it sent, not from these fields. extra = due time (ms) of
+--            the earliest delayed job when fewer than maxJobs jobs were activated (so the worker can time its next
+--            look), else -1
 --   code  0  nothing ready; extra = due time (ms) of the earliest delayed job, or -1
 --   code -4  the queue is paused
 --   code -5  rate limited; extra = ms until the window resets
 --   code -10 the global concurrency is reached
 -- Needs the includes pushReady, appendJobEvent, jobEventData and queueEvent.
+--
+-- Among a job's fields: 'checkpoint' is the last state a run committed (JobContext.checkpoint), for the next run to
+-- resume from; 'resumePoint' the id of the last event the job's stream held when the current run was activated;
+-- 'parentKey' the job key of a flow's child's parent, so that the worker delivers the child's ending to it at once;
+-- 'schedulerId' and 'tick' the job scheduler tick that produced the job; 'traceparent' the span that added the job,
+-- which the attempt's span continues (one trace per job); 'resumeReason' why the job was last sent back to wait,
+-- written by the script that did so ('takeover': the stalled check or a worker's hand-back; 'retry': a failed
+-- attempt's retry, an operator's retry or resume; 'children': a parent whose children ended), which a run that
+-- continues the job's events says in its resume event.
 
--- The job fields an activation returns, in this order (Activation.FIELDS in Java reads them back). The
--- first four are also what activation itself needs to know; 'timestamp' is set on every job (its existence).
--- 'checkpoint' is the last state a run committed (JobContext.checkpoint), for the next run to resume from;
--- 'resumePoint' the id of the last event the job's stream held when the current run was activated; 'parentKey' the
--- job key of a flow's child's parent, so that the worker delivers the child's ending to it at once; 'schedulerId' and
--- 'tick' the job scheduler tick that produced the job; 'traceparent' the span that added the job, which the attempt's
--- span continues (one trace per job); 'resumeReason' why the job was last sent back to wait, written by the script
--- that did so ('takeover': the stalled check or a worker's hand-back; 'retry': a failed attempt's retry, an
--- operator's retry or resume; 'children': a parent whose children ended), which a run that continues the job's
--- events says in its resume event.
-local JOB_FIELDS = {'fencingToken', 'attemptsStarted', 'events', 'progress', 'name', 'data', 'opts', 'attempts',
-    'attemptsMade', 'stalledCounter', 'timestamp', 'priority', 'delay', 'timeout', 'failedReason', 'checkpoint',
-    'resumePoint', 'parentKey', 'schedulerId', 'tick', 'traceparent', 'resumeReason'}
+-- Reads a job hash for activation: returns its fields as HGETALL gives them (an empty list when the job is gone),
+-- whether it has its 'timestamp' (which every job has: a job without one is gone), the positions of the values
+-- activation rewrites ('fencingToken', 'attemptsStarted', 'progress', 'resumePoint'; nil when absent) and the value of
+-- 'events' (nil when absent).
+local function readJob(jobKey)
+    local all = redis.call('HGETALL', jobKey)
+    local stamped, tokenAt, attemptAt, progressAt, resumeAt, events = false
+    for i = 1, #all, 2 do
+        local name = all[i]
+        if name == 'timestamp' then
+            stamped = true
+        elseif name == 'fencingToken' then
+            tokenAt = i + 1
+        elseif name == 'attemptsStarted' then
+            attemptAt = i + 1
+        elseif name == 'events' then
+            events = all[i + 1]
+        elseif name == 'progress' then
+            progressAt = i + 1
+        elseif name == 'resumePoint' then
+            resumeAt = i + 1
+        end
+    end
+    return all, stamped, tokenAt, attemptAt, progressAt, resumeAt, events
+end
+
+-- Sets a field of a list readJob returned: at its position, or appended when the list had none.
+local function setField(all, at, name, value)
+    if at then
+        all[at] = value
+    else
+        all[#all + 1] = name
+        all[#all + 1] = value
+    end
+end
 
 -- The next fencing token of a job (Kleppmann, "How to do distributed locking", 2016): the larger of the stored
 -- token + 1 and the Redis clock in ms. The counter alone repeats a token when Redis loses the write that handed it
@@ -134,41 +167,44 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
         for i = 1, #ids do
             local jobId = ids[i]
             local jobKey = prefix .. 'job:' .. jobId
-            local fields = redis.call('HMGET', jobKey, unpack(JOB_FIELDS))
-            if not fields[11] then
+            local fields, stamped, tokenAt, attemptAt, progressAt, resumeAt, events = readJob(jobKey)
+            if not stamped then
                 redis.call('LREM', activeKey, 1, jobId) -- removed while it waited
             else
                 count = count + 1
                 local lockToken = lockPrefix .. ':' .. jobId
-                local token, tokenText = nextFencingToken(fields[1], now, nowText)
-                local attemptNumber = (tonumber(fields[2]) or 0) + 1
+                local _, tokenText = nextFencingToken(tokenAt and fields[tokenAt], now, nowText)
+                local attemptNumber = (tonumber(attemptAt and fields[attemptAt]) or 0) + 1
                 local attempt = ATTEMPT_TEXT[attemptNumber] or tostring(attemptNumber)
-                if fields[3] == '1' then
+                if events == '1' then
                     -- The resume point: every event the stream holds passed the fence of its run, so they are a
                     -- consistent prefix that the new run may continue (stored as '' when the stream is empty).
                     local last = redis.call('XREVRANGE', jobKey .. ':events', '+', '-', 'COUNT', '1')[1]
-                    fields[17] = last and last[1] or false
+                    local resumePoint = last and last[1] or ''
+                    setField(fields, resumeAt, 'resumePoint', resumePoint)
                     redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
                         'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
-                        tokenText, 'resumePoint', fields[17] or '', 'worker:' .. tokenText, workerId)
+                        tokenText, 'resumePoint', resumePoint, 'worker:' .. tokenText, workerId)
                 else
                     redis.call('HSET', jobKey, 'state', 'active', 'processedOn', nowText, 'workerId', workerId,
                         'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
                         tokenText)
                 end
-                if fields[4] then
+                if progressAt then
                     redis.call('HDEL', jobKey, 'progress')
+                    fields[progressAt] = false
                 end
-                if fields[3] == '1' then
+                if events == '1' then
                     quotedWorkerId = quotedWorkerId or cjson.encode(workerId)
                     appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
                         jobEventData(quotedWorkerId, 'attempt', attempt))
                 end
                 queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', i <= fromWait and 'waiting' or 'prioritized',
                     'workerId', workerId)
-                fields[1], fields[2], fields[4] = tokenText, attempt, false
+                setField(fields, tokenAt, 'fencingToken', tokenText)
+                setField(fields, attemptAt, 'attemptsStarted', attempt)
                 jobs[#jobs + 1] = jobId
-                jobs[#jobs + 1] = token
+                jobs[#jobs + 1] = tokenText
                 jobs[#jobs + 1] = fields
             end
         end

@@ -59,16 +59,23 @@ final class AddJobArgs {
         return args;
     }
 
+    /**
+     * The job's {@code opts}: its options that the job hash holds in no field of its own (the {@code backoff}, in
+     * BullMQ's names, when not the default), {@code {}} for none. Kept short on purpose: Redis stores a hash compactly
+     * (a listpack) only while every value is at most {@code hash-max-listpack-value} bytes (64 by default), and a job
+     * hash that outgrows it costs Redis more on every read, write and delete of the job.
+     */
     private Map<String, Object> describe(JobOptions options) {
         Map<String, Object> described = new LinkedHashMap<>();
-        described.put("attempts", options.attempts());
-        described.put("backoff", Map.of("type", options.backoff().type().name().toLowerCase(Locale.ROOT),
-                "delay", options.backoff().delay().toMillis(), "jitter", options.backoff().jitter()));
-        described.put("delay", options.delay().toMillis());
-        described.put("priority", options.priority());
-        described.put("lifo", options.lifo());
-        if (options.timeout() != null) {
-            described.put("timeout", options.timeout().toMillis());
+        Backoff backoff = options.backoff();
+        if (!backoff.equals(Backoff.NONE)) {
+            Map<String, Object> shape = new LinkedHashMap<>();
+            shape.put("type", backoff.type().name().toLowerCase(Locale.ROOT));
+            shape.put("delay", backoff.delay().toMillis());
+            if (backoff.jitter() != 0) {
+                shape.put("jitter", backoff.jitter());
+            }
+            described.put("backoff", shape);
         }
         return described;
     }

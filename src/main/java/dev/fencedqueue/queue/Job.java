@@ -11,7 +11,9 @@ import java.util.TreeMap;
  * @param id the job id
  * @param name the job name
  * @param data the job's data (JSON)
- * @param options the options it was added with (JSON)
+ * @param options the options it was added with that no other field holds (JSON: {@code {"backoff": {"type",
+ *        "delay" (ms), "jitter"}}} when it has one, else {@code {}}; its attempts, delay, priority and timeout are
+ *        fields of their own)
  * @param state its state
  * @param fencingToken its current fencing token (its epoch): greater with every activation, the Redis time of the
  *        activation in ms unless that is not greater than the previous token; 0 before the first run

@@ -41,44 +41,12 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
     }
 
     /**
-     * The job fields an activation returns for each job, in this order ({@code JOB_FIELDS} in
-     * {@code includes/activateJobs.lua}).
-     */
-    static final List<String> FIELDS = List.of("fencingToken", "attemptsStarted", "events", "progress", "name", "data",
-            "opts", "attempts", "attemptsMade", "stalledCounter", "timestamp", "priority", "delay", "timeout",
-            "failedReason", "checkpoint", "resumePoint", "parentKey", "schedulerId", "tick", "traceparent",
-            "resumeReason");
-
-    // Positions in FIELDS ("fencingToken", at 0, is read from the entry before the values)
-    private static final int ATTEMPTS_STARTED = 1;
-    private static final int EVENTS = 2;
-    private static final int PROGRESS = 3;
-    private static final int NAME = 4;
-    private static final int DATA = 5;
-    private static final int OPTS = 6;
-    private static final int ATTEMPTS = 7;
-    private static final int ATTEMPTS_MADE = 8;
-    private static final int STALLED_COUNTER = 9;
-    private static final int TIMESTAMP = 10;
-    private static final int PRIORITY = 11;
-    private static final int DELAY = 12;
-    private static final int TIMEOUT = 13;
-    private static final int FAILED_REASON = 14;
-    private static final int CHECKPOINT = 15;
-    private static final int RESUME_POINT = 16;
-    private static final int PARENT_KEY = 17;
-    private static final int SCHEDULER_ID = 18;
-    private static final int TICK = 19;
-    private static final int TRACE_PARENT = 20;
-    private static final int RESUME_REASON = 21;
-
-    /**
-     * Reads {@code code, now, extra, jobId, fencingToken, [value, ...], ...} (three entries per job, the last one the
-     * values of {@link #FIELDS}, nil when absent) from a script reply, starting at {@code offset}. The fields the
-     * script does not send because the worker knows them are filled in here: the state ({@code active}), when the
-     * attempt started (the Redis clock of the reply, ms), the worker id and the lock token. The values are read by
-     * position, straight into the {@link Job}: this runs once per job on the event loop, and a cold JVM interprets
-     * and compiles it while it serves its first jobs, so it stays small.
+     * Reads {@code code, now, extra, jobId, fencingToken, [name, value, ...], ...} (three entries per job: its id, its
+     * fencing token as decimal text, and its hash after activation as {@code HGETALL} gives it, see
+     * {@code includes/activateJobs.lua}) from a script reply, starting at {@code offset}. What the worker knows itself
+     * is taken from what it knows, not from the hash: the state ({@code active}), when the attempt started (the Redis
+     * clock of the reply, ms), the worker id and the lock token. This runs once per job on the event loop, and a cold
+     * JVM interprets and compiles it while it serves its first jobs, so it stays small.
      *
      * @param reply the script's reply, must not be {@code null}
      * @param offset where the activation starts in it
@@ -101,43 +69,80 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
         Long processedOn = nowMicros / 1000;
         for (int i = offset + 3; i + 2 < size; i += 3) {
             String jobId = raw.get(i).toString();
-            long fencingToken = raw.get(i + 1).toLong();
-            io.vertx.redis.client.Response values = raw.get(i + 2);
-            String resumePoint = text(values, RESUME_POINT);
-            jobs.add(new Activated(job(queue, jobId, fencingToken, values, processedOn, workerId),
-                    lockPrefix + ":" + jobId, resumePoint == null || resumePoint.isEmpty() ? null : resumePoint,
-                    text(values, CHECKPOINT), text(values, RESUME_REASON)));
+            long fencingToken = Long.parseLong(raw.get(i + 1).toString());
+            jobs.add(new Fields(raw.get(i + 2)).activated(queue, jobId, fencingToken, processedOn, workerId,
+                    lockPrefix + ":" + jobId));
         }
         return new Activation(code, nowMicros, extra, jobs);
     }
 
-    private static Job job(String queue, String jobId, long fencingToken, io.vertx.redis.client.Response values,
-            Long processedOn, String workerId) {
-        return new Job(queue, jobId, text(values, NAME), text(values, DATA), text(values, OPTS), JobState.ACTIVE,
-                fencingToken, integer(values, ATTEMPTS, 1), integer(values, ATTEMPTS_MADE, 0),
-                integer(values, ATTEMPTS_STARTED, 0), integer(values, STALLED_COUNTER, 0), workerId,
-                text(values, PROGRESS), null, text(values, FAILED_REASON), number(values, TIMESTAMP), processedOn,
-                null, "1".equals(text(values, EVENTS)), integer(values, PRIORITY, 0), number(values, DELAY),
-                number(values, TIMEOUT), Map.of(), text(values, PARENT_KEY),
-                text(values, SCHEDULER_ID), text(values, TICK) == null ? null : number(values, TICK),
-                text(values, TRACE_PARENT));
-    }
+    /** The fields of one activated job that a run needs, read from its hash's {@code HGETALL}. */
+    private static final class Fields {
 
-    /** @return the value at {@code index} of {@link #FIELDS} as text, {@code null} when absent */
-    private static String text(io.vertx.redis.client.Response values, int index) {
-        io.vertx.redis.client.Response value = index < values.size() ? values.get(index) : null;
-        return value == null ? null : value.toString();
-    }
+        private String name;
+        private String data;
+        private String opts;
+        private String failedReason;
+        private String checkpoint;
+        private String resumePoint;
+        private String parentKey;
+        private String schedulerId;
+        private String traceParent;
+        private String resumeReason;
+        private int attempts = 1;
+        private int attemptsMade;
+        private int attemptsStarted;
+        private int stalledCounter;
+        private int priority;
+        private long timestamp;
+        private long delay;
+        private long timeout;
+        private Long tick;
+        private boolean events;
 
-    /** @return the value at {@code index} of {@link #FIELDS} as a decimal integer, {@code absent} when absent */
-    private static int integer(io.vertx.redis.client.Response values, int index, int absent) {
-        String value = text(values, index);
-        return value == null ? absent : Integer.parseInt(value);
-    }
+        Fields(io.vertx.redis.client.Response all) {
+            for (int i = 0, size = all.size(); i + 1 < size; i += 2) {
+                io.vertx.redis.client.Response value = all.get(i + 1);
+                if (value != null) {
+                    read(all.get(i).toString(), value.toString());
+                }
+            }
+        }
 
-    /** @return the value at {@code index} of {@link #FIELDS} as a decimal long, 0 when absent */
-    private static long number(io.vertx.redis.client.Response values, int index) {
-        String value = text(values, index);
-        return value == null ? 0L : Long.parseLong(value);
+        private void read(String field, String value) {
+            switch (field) {
+                case "name" -> name = value;
+                case "data" -> data = value;
+                case "opts" -> opts = value;
+                case "attempts" -> attempts = Integer.parseInt(value);
+                case "attemptsMade" -> attemptsMade = Integer.parseInt(value);
+                case "attemptsStarted" -> attemptsStarted = Integer.parseInt(value);
+                case "stalledCounter" -> stalledCounter = Integer.parseInt(value);
+                case "timestamp" -> timestamp = Long.parseLong(value);
+                case "priority" -> priority = Integer.parseInt(value);
+                case "delay" -> delay = Long.parseLong(value);
+                case "timeout" -> timeout = Long.parseLong(value);
+                case "events" -> events = "1".equals(value);
+                case "failedReason" -> failedReason = value;
+                case "checkpoint" -> checkpoint = value;
+                case "resumePoint" -> resumePoint = value.isEmpty() ? null : value;
+                case "parentKey" -> parentKey = value;
+                case "schedulerId" -> schedulerId = value;
+                case "tick" -> tick = Long.parseLong(value);
+                case "traceparent" -> traceParent = value;
+                case "resumeReason" -> resumeReason = value;
+                default -> {
+                    // not needed by a run, or known to the worker itself (state, workerId, lockToken, processedOn...)
+                }
+            }
+        }
+
+        Activated activated(String queue, String jobId, long fencingToken, Long processedOn, String workerId,
+                String lockToken) {
+            Job job = new Job(queue, jobId, name, data, opts, JobState.ACTIVE, fencingToken, attempts, attemptsMade,
+                    attemptsStarted, stalledCounter, workerId, null, null, failedReason, timestamp, processedOn, null,
+                    events, priority, delay, timeout, Map.of(), parentKey, schedulerId, tick, traceParent);
+            return new Activated(job, lockToken, resumePoint, checkpoint, resumeReason);
+        }
     }
 }
