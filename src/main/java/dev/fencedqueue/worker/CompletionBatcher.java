@@ -37,6 +37,11 @@ final class CompletionBatcher {
     private final QueueKeys keys;
     private final WorkerOptions options;
     private final Executor onContext;
+    /** The script's KEYS and the ARGV that are the same in every call, built once (not per call). */
+    private final List<String> scriptKeys;
+    private final String streamLength;
+    private final String queueEvents;
+    private final String lockDuration;
     private List<Pending> pending = new ArrayList<>();
 
     CompletionBatcher(QueueContext ctx, WorkerOptions options, Executor onContext) {
@@ -44,6 +49,11 @@ final class CompletionBatcher {
         this.keys = ctx.keys();
         this.options = options;
         this.onContext = onContext;
+        this.scriptKeys = List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(), keys.delayed(),
+                keys.marker(), keys.meta(), keys.events());
+        this.streamLength = ctx.streamLengthArg();
+        this.queueEvents = ctx.queueEventsArg();
+        this.lockDuration = Long.toString(options.lockDuration().toMillis());
     }
 
     /**
@@ -75,12 +85,12 @@ final class CompletionBatcher {
         int fetch = 0;
         List<String> args = new ArrayList<>(7 + 5 * batch.size());
         args.add(keys.prefix());
-        args.add(ctx.streamLengthArg());
-        args.add(ctx.queueEventsArg());
+        args.add(streamLength);
+        args.add(queueEvents);
         args.add(null);
         String lockPrefix = JobFetcher.lockPrefix();
         args.add(lockPrefix);
-        args.add(Long.toString(options.lockDuration().toMillis()));
+        args.add(lockDuration);
         args.add(options.workerId());
         for (Pending p : batch) {
             fetch += p.fetch;
@@ -91,8 +101,6 @@ final class CompletionBatcher {
             args.add(p.event);
         }
         args.set(3, Integer.toString(fetch));
-        List<String> scriptKeys = List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(),
-                keys.delayed(), keys.marker(), keys.meta(), keys.events());
         ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args, reply -> {
             if (reply.succeeded()) {
                 onContext.execute(() -> deliver(batch, reply.result(), lockPrefix));
