@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -11,7 +12,8 @@ import io.vertx.mutiny.redis.client.Response;
 
 /**
  * The key figures of a queue that its counts do not give, read from Redis by its clock, the same for every instance:
- * how long its longest-waiting ready job has waited, and how many jobs ended within a recent window. Read by the
+ * how long its longest-waiting ready job has waited, how far behind the move of its finished jobs to the archive is,
+ * and how many jobs ended within a recent window. Read by the
  * Prometheus gauges and the operator console. Each read is a few commands; nothing here scans the queue.
  */
 public final class QueueFigures {
@@ -50,6 +52,36 @@ public final class QueueFigures {
                     : Uni.join().all(readySince).andFailFast().map(since -> Math.max(0,
                             now - since.stream().mapToLong(Long::longValue).min().orElse(now)) / 1000.0);
         });
+    }
+
+    /**
+     * How far behind the move of a queue's finished jobs to the archive is: seconds since the oldest finished job still
+     * in Redis became due to move (its finish time plus {@code grace}), by the Redis clock; 0 when none is due. While the
+     * archive is on, the completed and failed sets hold exactly the finished jobs not moved yet (retention keeps them
+     * until the archive has them, and the move takes each out), so their first members are the oldest.
+     *
+     * @param keys the queue's keys, must not be {@code null}
+     * @param grace how long a finished job stays in Redis before it is due to move ({@code fq.archive.grace}), not
+     *        {@code null}
+     * @return the lag, s; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
+     */
+    public Uni<Double> archiveLag(QueueKeys keys, Duration grace) {
+        Uni<Response> completed = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(0).arg(0)
+                .arg("WITHSCORES"));
+        Uni<Response> failed = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(0).arg(0)
+                .arg("WITHSCORES"));
+        Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
+        return Uni.combine().all().unis(completed, failed, time).asTuple().map(read -> {
+            long dueSince = millis(read.getItem3()) - grace.toMillis();
+            long oldest = Math.min(firstScore(read.getItem1()), firstScore(read.getItem2()));
+            return oldest < dueSince ? (dueSince - oldest) / 1000.0 : 0.0;
+        });
+    }
+
+    /** @return the score of a one-member {@code ZRANGE ... WITHSCORES} reply (ms), or {@link Long#MAX_VALUE} when empty */
+    private static long firstScore(Response reply) {
+        List<Response> members = Replies.elements(reply);
+        return members.isEmpty() ? Long.MAX_VALUE : (long) Double.parseDouble(members.get(0).get(1).toString());
     }
 
     /**

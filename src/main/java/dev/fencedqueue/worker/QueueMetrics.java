@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.config.ArchiveConfig;
 import dev.fencedqueue.config.MetricsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
@@ -27,7 +29,10 @@ import org.jboss.logging.Logger;
  * {@code delayed}, {@code waiting-children}, {@code active}, {@code completed}, {@code failed}, aborted included, as
  * {@link JobQueue#getJobCounts()} counts them) and {@code fq_queue_oldest_waiting_age_seconds{queue}} (how long the job
  * next in line, or the longest waiting prioritized one when it waited longer, has been ready to run: since it was
- * added, or since its delay ended; 0 when nothing waits), both by the Redis clock. Before the first read they are NaN.
+ * added, or since its delay ended; 0 when nothing waits), both by the Redis clock; and, while finished jobs move to the
+ * archive ({@code fq.archive.enabled} with a datasource), {@code fq_archive_lag_seconds{queue}}: how long the oldest
+ * finished job still in Redis has been due to move (past {@code fq.archive.grace}; 0 when none is), which grows while
+ * PostgreSQL is down or the archive falls behind. Before the first read they are NaN.
  */
 @ApplicationScoped
 public class QueueMetrics {
@@ -41,6 +46,7 @@ public class QueueMetrics {
         final List<Meter> meters = new ArrayList<>();
         volatile Map<JobState, Long> counts;
         volatile double oldestWaitingAge = Double.NaN;
+        volatile double archiveLag = Double.NaN;
         int workers;
         boolean reading;
     }
@@ -48,13 +54,16 @@ public class QueueMetrics {
     private final Queues queues;
     private final MeterRegistry registry;
     private final Vertx vertx;
+    private final Duration archiveGrace;
     private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
     private final long timer;
 
-    public QueueMetrics(Queues queues, MeterRegistry registry, Vertx vertx, MetricsConfig config) {
+    public QueueMetrics(Queues queues, MeterRegistry registry, Vertx vertx, MetricsConfig config,
+            ArchiveConfig archive) {
         this.queues = queues;
         this.registry = registry;
         this.vertx = vertx;
+        this.archiveGrace = queues.archive().isActive() ? archive.grace() : null;
         this.timer = vertx.setPeriodic(Math.max(1, config.queueRefresh().toMillis()), id -> refresh());
     }
 
@@ -87,6 +96,13 @@ public class QueueMetrics {
                 .tag("queue", queue).baseUnit("seconds")
                 .description("How long the queue's longest-waiting ready job has waited to run (0: none waits)")
                 .register(registry));
+        if (archiveGrace != null) {
+            queueMetrics.meters.add(Gauge.builder("fq.archive.lag", queueMetrics, q -> q.archiveLag)
+                    .tag("queue", queue).baseUnit("seconds")
+                    .description("How long the queue's oldest finished job still in Redis has been due to move to the "
+                            + "archive (0: none is)")
+                    .register(registry));
+        }
         return queueMetrics;
     }
 
@@ -100,11 +116,15 @@ public class QueueMetrics {
         }
         queueMetrics.reading = true;
         JobQueue jobs = queues.queue(queue);
-        Uni.combine().all().unis(jobs.getJobCounts(), queues.figures().oldestWaitingAge(jobs.keys())).asTuple()
+        Uni<Double> archiveLag = archiveGrace == null ? Uni.createFrom().item(Double.NaN)
+                : queues.figures().archiveLag(jobs.keys(), archiveGrace);
+        Uni.combine().all().unis(jobs.getJobCounts(), queues.figures().oldestWaitingAge(jobs.keys()), archiveLag)
+                .asTuple()
                 .eventually(() -> queueMetrics.reading = false)
                 .subscribe().with(read -> {
                     queueMetrics.counts = new EnumMap<>(read.getItem1());
                     queueMetrics.oldestWaitingAge = read.getItem2();
+                    queueMetrics.archiveLag = read.getItem3();
                 }, failure -> LOG.debugf("the gauges of queue %s were not read: %s", queue, Failures.describe(failure)));
     }
 

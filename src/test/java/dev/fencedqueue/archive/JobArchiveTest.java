@@ -216,6 +216,24 @@ class JobArchiveTest extends ResearchTestSupport {
         given().post("/research/abort/never-was-" + jobId).then().statusCode(404);
     }
 
+    @Test
+    void theArchiveLagCountsFromWhenTheOldestFinishedJobBecameDueAndIsZeroOnceItMoved() {
+        String jobId = finishedJob("lagging behind");
+
+        assertThat(archiveLag(Duration.ofHours(1))).as("finished within its grace period: not due yet").isZero();
+        await().atMost(Timeouts.TIMEOUT).until(() -> archiveLag(Duration.ZERO) > 0);
+        double lag = archiveLag(Duration.ZERO);
+        await("the lag grows while nothing moves").atMost(Timeouts.TIMEOUT).until(() -> archiveLag(Duration.ZERO) > lag);
+
+        move(jobId);
+        assertThat(archiveLag(Duration.ZERO)).as("nothing left to move").isZero();
+    }
+
+    /** @return {@code fq_archive_lag_seconds} of the research queue, were its grace period {@code grace} */
+    private double archiveLag(Duration grace) {
+        return queues.figures().archiveLag(keys(), grace).await().atMost(Timeouts.TIMEOUT);
+    }
+
     private static io.restassured.specification.RequestSpecification admin() {
         return given().auth().preemptive().basic("admin", "admin");
     }
