@@ -13,8 +13,8 @@ import io.vertx.mutiny.redis.client.Response;
 /**
  * The key figures of a queue that its counts do not give, read from Redis by its clock, the same for every instance:
  * how long its longest-waiting ready job has waited, how far behind the move of its finished jobs to the archive is,
- * and how many jobs ended within a recent window. Read by the
- * Prometheus gauges and the operator console. Each read is a few commands; nothing here scans the queue.
+ * and how many jobs ended within a recent window. Read by the Prometheus gauges and the operator console. Each read is
+ * a few commands; nothing here scans the queue.
  */
 public final class QueueFigures {
 
