@@ -9,7 +9,9 @@ import java.util.function.Function;
 import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
+import io.vertx.core.Handler;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
@@ -23,9 +25,11 @@ import org.jboss.logging.Logger;
  * one wait at a time follows them on each lane: the writes sent while a wait is pending share the next one, sent when
  * it returns (group commit); each write counts once a wait sent after it returns. While a wait is pending Redis holds
  * back the lane's later commands, so a write takes a lane with no wait pending when there is one. All the bookkeeping runs on
- * the shared connection's context; a lane whose connection fails, or whose command times out, is closed (a wait may be
- * pending on it) and its unconfirmed writes fail, and the next write opens a new one. {@link #dropAll} closes them all
- * when the master moves.
+ * the event-loop thread of the shared connection's context, and what already runs there (the replies, mostly) goes on
+ * without a hop; commands are sent as {@link SentCommand}s, bounded by a Vert.x timer, because every durable write
+ * passes through here. A lane whose connection fails, or whose command times out, is closed (a wait may be pending on
+ * it) and its unconfirmed writes fail, and the next write opens a new one. {@link #dropAll} closes them all when the
+ * master moves.
  */
 final class DurableLanes {
 
@@ -40,6 +44,8 @@ final class DurableLanes {
     private final Duration timeout;
     private final Lane[] lanes = new Lane[LANES];
     private int next;
+    /** The context's event-loop thread, once known: the one thread that touches the lanes. */
+    private volatile Thread loop;
 
     /**
      * @param client the long-lived client the lanes' connections come from
@@ -66,18 +72,18 @@ final class DurableLanes {
      *         when the lane failed before they were confirmed, else with the writes' own failure
      */
     Uni<Response> run(Function<Function<Request, Uni<Response>>, Uni<Response>> writes) {
-        return Uni.createFrom().emitter(emitter -> context.runOnContext(ignored -> {
+        return Uni.createFrom().emitter(emitter -> onLoop(() -> {
             Lane lane = pick();
             Write write = new Write();
             Uni<Response> written;
             try {
-                written = writes.apply(request -> lane.send(request, write));
+                written = writes.apply(request -> Uni.createFrom().emitter(sent -> onLoop(() -> lane.send(request,
+                        write, sent))));
             } catch (RuntimeException e) {
                 emitter.fail(e);
                 return;
             }
-            written.subscribe().with(reply -> context.runOnContext(again -> lane.confirm(write, reply, emitter)),
-                    emitter::fail);
+            written.subscribe().with(reply -> onLoop(() -> lane.confirm(write, reply, emitter)), emitter::fail);
         }));
     }
 
@@ -90,20 +96,43 @@ final class DurableLanes {
         });
     }
 
+    /** Runs {@code action} on the context's event-loop thread: at once when called there, else on the context. */
+    private void onLoop(Runnable action) {
+        if (Thread.currentThread() == loop) {
+            action.run();
+        } else {
+            context.runOnContext(ignored -> {
+                loop = Thread.currentThread();
+                action.run();
+            });
+        }
+    }
+
+    /**
+     * @return the lane for the next write: one whose wait is about to be sent (it covers this write too at no extra
+     *         cost), else an open one with no wait pending (the write is confirmed after one wait), else one yet to be
+     *         opened, else the one with the fewest waits pending
+     */
     private Lane pick() {
-        Lane best = null;
+        Lane idle = null;
+        Lane closed = null;
+        Lane least = null;
         for (int i = 0; i < LANES; i++) {
             Lane lane = lanes[(next + i) % LANES];
-            if (lane.waitsInFlight == 0) {
-                best = lane;
-                break;
+            if (lane.waitsInFlight == 0 && lane.waitScheduled) {
+                return lane;
             }
-            if (best == null || lane.waitsInFlight < best.waitsInFlight) {
-                best = lane;
+            if (lane.waitsInFlight == 0 && lane.connection != null && idle == null) {
+                idle = lane;
+            } else if (lane.waitsInFlight == 0 && lane.connection == null && closed == null) {
+                closed = lane;
+            }
+            if (least == null || lane.waitsInFlight < least.waitsInFlight) {
+                least = lane;
             }
         }
         next = (next + 1) % LANES;
-        return best;
+        return idle != null ? idle : closed != null ? closed : least;
     }
 
     /** One caller's writes: the lane connection they went over and the last one's place in it. */
@@ -132,23 +161,42 @@ final class DurableLanes {
         private boolean waitScheduled;
         private final Deque<Waiter> waiters = new ArrayDeque<>();
 
-        Uni<Response> send(Request request, Write write) {
-            return connection().chain(open -> Uni.createFrom().<Response>emitter(emitter -> context.runOnContext(x -> {
-                if (open != connection) {
-                    emitter.fail(new RedisUnavailableException("the connection for durable writes was closed", null));
-                    return;
+        /** Sends one of a caller's writes on this lane, opening its connection first when there is none. */
+        void send(Request request, Write write, UniEmitter<? super Response> emitter) {
+            if (connection != null) {
+                sendOn(connection, request, write, emitter);
+            } else {
+                connection().subscribe().with(open -> sendOn(open, request, write, emitter), emitter::fail);
+            }
+        }
+
+        private void sendOn(RedisConnection open, Request request, Write write, UniEmitter<? super Response> emitter) {
+            if (open != connection) {
+                emitter.fail(new RedisUnavailableException("the connection for durable writes was closed", null));
+                return;
+            }
+            write.connection = open;
+            write.sequence = ++sent;
+            scheduleWait();
+            command(open, reply -> {
+                if (reply.succeeded()) {
+                    emitter.complete(reply.result());
+                } else {
+                    emitter.fail(reply.cause());
                 }
-                write.connection = open;
-                write.sequence = ++sent;
-                scheduleWait();
-                open.send(request).ifNoItem().after(timeout).failWith(() -> new TimeoutException("no reply within "
-                        + timeout)).subscribe().with(emitter::complete, failure -> {
-                            if (SharedConnection.isConnectionFailure(failure)) {
-                                drop(open, failure);
-                            }
-                            emitter.fail(failure);
-                        });
-            })));
+            }).send(request, timeout);
+        }
+
+        /**
+         * @return a command on {@code open} whose failure to reach Redis (or time-out) closes this lane, and whose
+         *         outcome {@code handler} is told on the event loop
+         */
+        private SentCommand command(RedisConnection open, Handler<AsyncResult<Response>> handler) {
+            return new SentCommand((connection, failure) -> {
+                if (SharedConnection.isConnectionFailure(failure)) {
+                    onLoop(() -> drop(connection, failure));
+                }
+            }, context.owner(), open, reply -> onLoop(() -> handler.handle(reply)));
         }
 
         private Uni<RedisConnection> connection() {
@@ -179,7 +227,7 @@ final class DurableLanes {
         private void scheduleWait() {
             if (!waitScheduled && waitsInFlight == 0) {
                 waitScheduled = true;
-                context.runOnContext(x -> sendWait());
+                context.runOnContext(x -> sendWait()); // after this turn's writes
             }
         }
 
@@ -192,11 +240,13 @@ final class DurableLanes {
             long covers = sent;
             int replicas = durability.replicas();
             waitsInFlight++;
-            open.send(durability.request(replicas))
-                    .ifNoItem().after(durability.timeout().plus(timeout))
-                    .failWith(() -> new TimeoutException("no reply to the durability wait"))
-                    .subscribe().with(reply -> context.runOnContext(x -> waited(open, covers, replicas, reply)),
-                            failure -> context.runOnContext(x -> waitFailed(open, covers, failure)));
+            command(open, reply -> {
+                if (reply.succeeded()) {
+                    waited(open, covers, replicas, reply.result());
+                } else {
+                    waitFailed(open, covers, reply.cause());
+                }
+            }).send(durability.request(replicas), durability.timeout().plus(timeout));
         }
 
         private void waited(RedisConnection open, long covers, int replicas, Response reply) {

@@ -23,7 +23,9 @@ import dev.fencedqueue.redis.RedisMemory;
 import dev.fencedqueue.redis.RedisOptionsCapture;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.RedisReplicatedResource;
+import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.RedisServers;
+import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -46,7 +48,9 @@ import org.junit.jupiter.api.Test;
  * this one JVM against the same Redis pair: the service's own beans ({@code auto}) and a second stack of the same
  * classes ({@link SharedConnection}, {@link LuaScripts}, {@link Queues}) configured with {@code 0}; the jobs of both
  * are processed by the service's workers. Each run measures both, in alternating order, and records their ratio, so a
- * noisy moment of the shared machine shows in one run rather than in one setting. Run it with
+ * noisy moment of the shared machine shows in one run rather than in one setting. Beside the throughput it prints the
+ * CPU time per job of the master, the replica ({@code INFO cpu}) and this JVM, and how many adds shared a {@code WAIT}
+ * (the master's {@code INFO commandstats}): where {@code auto} spends what it costs. Run it with
  * {@code ./mvnw -Pbench test -Dtest=DurabilityBenchmark} ({@code -Dbench.runs}, {@code -Dbench.jobs},
  * {@code -Dbench.samples}).
  */
@@ -83,6 +87,9 @@ class DurabilityBenchmark {
     @Inject
     ObjectMapper json;
 
+    @RedisTestResource.InjectRedis
+    RedisReplicatedResource.Pair pair;
+
     @Test
     void measuresWhatWaitingForAReplicaCosts() {
         assertThat(config.waitReplicas()).as("the service runs with the default").hasToString("auto");
@@ -118,7 +125,14 @@ class DurabilityBenchmark {
     private void round(BenchReport report, int run, Setting first, Setting second, int samples, int jobs) {
         for (Setting setting : new Setting[] {first, second}) {
             setting.latency = addLatency(setting.queues, samples);
+            long[] before = cpuMicros();
+            long waitsBefore = waitCalls();
             setting.throughput = throughput(setting.queues, jobs);
+            long[] after = cpuMicros();
+            setting.waits = waitCalls() - waitsBefore;
+            for (int i = 0; i < 3; i++) {
+                setting.cpu[i] = (after[i] - before[i]) / (double) jobs;
+            }
         }
         if (report == null) {
             return;
@@ -131,18 +145,25 @@ class DurabilityBenchmark {
             report.record("add_ms_p50_" + setting.name, percentile(setting.latency, 50), "ms", run, fields);
             report.record("add_ms_p99_" + setting.name, percentile(setting.latency, 99), "ms", run, fields);
             report.record("noop_jobs_c50_" + setting.name, setting.throughput, "jobs/s", run, fields);
+            report.record("master_cpu_us_per_job_" + setting.name, setting.cpu[0], "us/job", run, fields);
+            report.record("replica_cpu_us_per_job_" + setting.name, setting.cpu[1], "us/job", run, fields);
+            report.record("jvm_cpu_us_per_job_" + setting.name, setting.cpu[2], "us/job", run, fields);
         }
         report.record("add_ms_p50_auto_over_wait0", percentile(auto.latency, 50) / percentile(zero.latency, 50), "ratio",
                 run, fields);
         report.record("add_ms_p99_auto_over_wait0", percentile(auto.latency, 99) / percentile(zero.latency, 99), "ratio",
                 run, fields);
         report.record("noop_jobs_c50_auto_over_wait0", auto.throughput / zero.throughput, "ratio", run, fields);
+        report.record("adds_per_wait_c50_auto", jobs / (double) Math.max(1, auto.waits), "adds", run, fields);
         System.out.printf(Locale.ROOT, "durability run %d (%s then %s): add p50 %.3f / %.3f ms (x%.2f), p99 %.3f / %.3f "
                 + "ms (x%.2f), c50 %.0f / %.0f jobs/s (x%.2f), wait0 / auto%n", run, first.name, second.name,
                 percentile(zero.latency, 50), percentile(auto.latency, 50),
                 percentile(auto.latency, 50) / percentile(zero.latency, 50), percentile(zero.latency, 99),
                 percentile(auto.latency, 99), percentile(auto.latency, 99) / percentile(zero.latency, 99),
                 zero.throughput, auto.throughput, auto.throughput / zero.throughput);
+        System.out.printf(Locale.ROOT, "durability run %d: CPU per job at c50, us, wait0 / auto: master %.1f / %.1f, "
+                + "replica %.1f / %.1f, JVM %.1f / %.1f; %d adds, %d WAITs%n", run, zero.cpu[0], auto.cpu[0], zero.cpu[1],
+                auto.cpu[1], zero.cpu[2], auto.cpu[2], jobs, auto.waits);
     }
 
     /** @return the time of each of {@code samples} adds made one after the other, ns, sorted */
@@ -184,6 +205,31 @@ class DurabilityBenchmark {
         } finally {
             bench.stop(worker);
         }
+    }
+
+    /** @return CPU time used so far, µs: the master, the replica ({@code INFO cpu}), this JVM */
+    private long[] cpuMicros() {
+        return new long[] {redisCpuMicros(pair.master()), redisCpuMicros(pair.replica()), BenchContext.jvmCpuMicros()};
+    }
+
+    /** @return the master's {@code WAIT} calls so far ({@code INFO commandstats}) */
+    private long waitCalls() {
+        for (String line : pair.master().call("INFO", "commandstats").toString().split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_wait:calls=")) {
+                return Long.parseLong(line.substring("cmdstat_wait:calls=".length(), line.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+
+    private static long redisCpuMicros(RedisProcess redis) {
+        double seconds = 0;
+        for (String line : redis.call("INFO", "cpu").toString().split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return (long) (seconds * 1e6);
     }
 
     private static String freshName(String figure) {
@@ -246,6 +292,10 @@ class DurabilityBenchmark {
         final Queues queues;
         long[] latency;
         double throughput;
+        /** CPU per job of the throughput figure, µs: the master, the replica, this JVM. */
+        double[] cpu = new double[3];
+        /** The master's {@code WAIT} calls during the throughput figure. */
+        long waits;
 
         Setting(String name, Queues queues) {
             this.name = name;

@@ -66,7 +66,8 @@ class RedisGroupCommitTest {
         assertThat(jobIds).allSatisfy(id -> assertThat(redis.replica().call("EXISTS", queue.keys().job(id)).toInteger())
                 .as("job %s on the replica", id).isEqualTo(1));
         long waits = commandCalls("wait");
-        assertThat(waits).as("WAITs for %d adds in flight together", ADDS).isPositive().isLessThan(ADDS / 4);
+        // The writes sent in one turn of the event loop go on the lane whose wait is about to be sent, and share it.
+        assertThat(waits).as("WAITs for %d adds sent in one turn of the event loop", ADDS).isBetween(1L, 2L);
     }
 
     private long commandCalls(String command) {
