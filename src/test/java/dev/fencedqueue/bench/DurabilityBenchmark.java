@@ -50,7 +50,10 @@ import org.junit.jupiter.api.Test;
  * are processed by the service's workers. Each run measures both, in alternating order, and records their ratio, so a
  * noisy moment of the shared machine shows in one run rather than in one setting. Beside the throughput it prints the
  * CPU time per job of the master, the replica ({@code INFO cpu}) and this JVM, and how many adds shared a {@code WAIT}
- * (the master's {@code INFO commandstats}): where {@code auto} spends what it costs. Run it with
+ * (the master's {@code INFO commandstats}): where {@code auto} spends what it costs. With
+ * {@code -Dbench.replica.realtime=true} the replica runs under {@code chrt -f 10} (SCHED_FIFO: it gets a core the
+ * moment it has work, which needs root or {@code CAP_SYS_NICE}), which stands in for a replica on cores of its own, as
+ * in production, on a machine where it shares two with the master and this JVM. Run it with
  * {@code ./mvnw -Pbench test -Dtest=DurabilityBenchmark} ({@code -Dbench.runs}, {@code -Dbench.jobs},
  * {@code -Dbench.samples}).
  */
@@ -65,6 +68,7 @@ class DurabilityBenchmark {
     private static final int SAMPLES = Integer.getInteger("bench.samples", 2_000);
     private static final int IN_FLIGHT = 50;
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final boolean REPLICA_REALTIME = Boolean.getBoolean("bench.replica.realtime");
 
     @Inject
     BenchContext bench;
@@ -95,6 +99,9 @@ class DurabilityBenchmark {
         assertThat(config.waitReplicas()).as("the service runs with the default").hasToString("auto");
         await("the service sees the replica").atMost(Duration.ofSeconds(30))
                 .until(() -> bench.redis().durability().get("replicas") == 1);
+        if (REPLICA_REALTIME) {
+            prioritize(pair.replica());
+        }
         SharedConnection noWait = new SharedConnection(vertx, defaultClient, options, withoutWait(config));
         RedisMemory noWaitMemory = new RedisMemory(noWait, config, vertx);
         try {
@@ -106,7 +113,8 @@ class DurabilityBenchmark {
             BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
             report.note("durability_environment", Runtime.getRuntime().availableProcessors(), "cpus",
                     "\"redis\": \"" + RedisServers.version().split(" sha=")[0] + "\", \"replicas\": 1, \"jobs\": " + JOBS
-                            + ", \"samples\": " + SAMPLES + ", \"inFlight\": " + IN_FLIGHT + ", \"loadAvg1m\": "
+                            + ", \"samples\": " + SAMPLES + ", \"inFlight\": " + IN_FLIGHT + ", \"replicaRealtime\": "
+                            + REPLICA_REALTIME + ", \"loadAvg1m\": "
                             + BenchContext.loadAverage());
             round(null, 0, zero, auto, SAMPLES / 4, JOBS / 4);
             for (int run = 1; run <= RUNS; run++) {
@@ -210,6 +218,27 @@ class DurabilityBenchmark {
     /** @return CPU time used so far, µs: the master, the replica ({@code INFO cpu}), this JVM */
     private long[] cpuMicros() {
         return new long[] {redisCpuMicros(pair.master()), redisCpuMicros(pair.replica()), BenchContext.jvmCpuMicros()};
+    }
+
+    /**
+     * Runs {@code redis} under SCHED_FIFO priority 10 ({@code chrt}), found by its {@code INFO server} process id.
+     *
+     * @throws IllegalStateException when {@code chrt} fails (not installed, or no permission)
+     */
+    private static void prioritize(RedisProcess redis) {
+        String pid = redis.call("INFO", "server").toString().lines().filter(line -> line.startsWith("process_id:"))
+                .map(line -> line.substring("process_id:".length()).trim()).findFirst().orElseThrow();
+        try {
+            Process chrt = new ProcessBuilder("chrt", "-f", "-p", "10", pid).inheritIO().start();
+            if (!chrt.waitFor(10, TimeUnit.SECONDS) || chrt.exitValue() != 0) {
+                throw new IllegalStateException("chrt -f -p 10 " + pid + " failed");
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("chrt could not be run", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** @return the master's {@code WAIT} calls so far ({@code INFO commandstats}) */
