@@ -40,7 +40,8 @@
   ARGV[21] id of the job scheduler that produced the job; '' for none
   ARGV[22] the scheduler's tick the job is for (ms since the epoch); '' for none
   ARGV[23] W3C traceparent of the span that added the job (its trace: every attempt's span joins it); '' for none
-  ARGV[24...] two per child, for a parent added with its children: the child's job key, its spec (JSON)
+  ARGV[24] the tenant the job belongs to (TenantIds in Java); '' for the default tenant, which stores no field
+  ARGV[25...] two per child, for a parent added with its children: the child's job key, its spec (JSON)
 
   Returns {jobId, code}: 1 the job was added; 0 it already existed (same job id, or an idempotency key
   still within its time to live, given with the same name and data); 2 it was deduplicated (a job with the same

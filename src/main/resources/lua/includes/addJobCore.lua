@@ -39,7 +39,7 @@ local function addJobCore(K, A)
     local now, nowText = nowMs()
     local delay = tonumber(A[7])
     local priority = tonumber(A[8])
-    local parked = #A > 23
+    local parked = #A > 24
     local state = parked and 'waiting-children' or (delay > 0 and 'delayed' or (priority > 0 and 'prioritized' or 'waiting'))
     -- One HSET; numbers are passed as the ARGV text they came in (Lua would format them again). Fields at their default
     -- (0, or '0' for the flags) are left out, as every reader takes an absent field for its default: a smaller hash
@@ -70,6 +70,10 @@ local function addJobCore(K, A)
     if A[23] ~= '' then
         fields[#fields + 1] = 'traceparent'
         fields[#fields + 1] = A[23]
+    end
+    if A[24] ~= '' then
+        fields[#fields + 1] = 'tenant'
+        fields[#fields + 1] = A[24]
     end
     if parked then
         fields[#fields + 1] = 'hasChildren'
@@ -103,7 +107,7 @@ local function addJobCore(K, A)
 
     if parked then
         local children, dependencies = jobKey .. ':children', jobKey .. ':dependencies'
-        for i = 24, #A, 2 do
+        for i = 25, #A, 2 do
             redis.call('SADD', children, A[i])
             redis.call('SADD', dependencies, A[i])
             redis.call('HSET', K[9], A[i], A[i + 1])

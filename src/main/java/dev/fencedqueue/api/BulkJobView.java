@@ -16,6 +16,7 @@ import dev.fencedqueue.tracing.JobTracing;
  * else from the job's last progress event (the mirror written after each commit).
  *
  * @param jobId the job id
+ * @param tenant the tenant the job belongs to ({@code default} while tenancy is off: {@code fq.tenancy.source})
  * @param state {@code waiting}, {@code active}, {@code completed}, {@code failed}, {@code aborted} (resumable) ...
  * @param fencingToken the current fencing token (0 before the first run)
  * @param cursor the position after the last committed chunk ({@code ""} before the first)
@@ -33,7 +34,7 @@ import dev.fencedqueue.tracing.JobTracing;
  * @param traceId the id of the job's trace (OpenTelemetry), or absent when tracing was off when it was added
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record BulkJobView(String jobId, String state, long fencingToken, String cursor, long chunksDone, long itemsDone,
+public record BulkJobView(String jobId, String tenant, String state, long fencingToken, String cursor, long chunksDone, long itemsDone,
         Long itemsTotal, Throttle throttle, boolean abortRequested, String singleFlightKey, JsonNode data, int attemptsMade, String workerId,
         String failedReason, JsonNode progress, String traceId) {
 
@@ -49,7 +50,7 @@ public record BulkJobView(String jobId, String state, long fencingToken, String 
         JsonNode data = JobStatusView.parse(json, job.data());
         Cursor cursor = committed != null ? committed : mirrored(progress);
         JsonNode total = progress == null ? null : progress.get("itemsTotal");
-        return new BulkJobView(job.id(), job.state().value(), job.fencingToken(), cursor.position(), cursor.chunksDone(),
+        return new BulkJobView(job.id(), job.tenant(), job.state().value(), job.fencingToken(), cursor.position(), cursor.chunksDone(),
                 cursor.itemsDone(), total == null || total.isNull() ? null : total.asLong(), gate.throttle().orElse(null),
                 gate.abort(),
                 data == null || !data.has("channel") ? null : data.get("channel").asText(), data, job.attemptsMade(),

@@ -2,7 +2,8 @@ package dev.fencedqueue.api;
 
 /**
  * A research job that belongs to someone else, or a caller without a bearer token while job ownership is on
- * ({@code fq.research.require-owner}): answered 401 (with {@code WWW-Authenticate: Bearer}) or 403.
+ * ({@code fq.research.require-owner}) or jobs belong to the token's principal ({@code fq.tenancy.source=principal}):
+ * answered 401 (with {@code WWW-Authenticate: Bearer}) or 403.
  */
 public final class JobAccessException extends RuntimeException {
 
@@ -16,6 +17,11 @@ public final class JobAccessException extends RuntimeException {
     /** @return the 401: the request carries no (valid) bearer token */
     static JobAccessException unauthenticated() {
         return new JobAccessException(401, "research jobs belong to their owner here: send a bearer token");
+    }
+
+    /** @return the 401: jobs belong to the tenant a bearer token names, and the request carries no (valid) one */
+    static JobAccessException tenantless() {
+        return new JobAccessException(401, "jobs belong to the tenant your bearer token names here: send one");
     }
 
     /**

@@ -19,6 +19,8 @@ import io.smallrye.mutiny.Uni;
  *
  * @param jobId the job id
  * @param name the job name
+ * @param tenant the tenant the job belongs to ({@code default} when it was added without one, and while tenancy is
+ *        off: {@code fq.tenancy.source})
  * @param state {@code waiting}, {@code delayed}, {@code prioritized}, {@code waiting-children}, {@code active},
  *        {@code completed}, {@code failed} or {@code aborted}
  * @param data the job's data
@@ -51,7 +53,7 @@ import io.smallrye.mutiny.Uni;
  *        which every attempt joins; absent when tracing was off when it was added
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record JobStatusView(String jobId, String name, String state, JsonNode data, long fencingToken, int attempts,
+public record JobStatusView(String jobId, String name, String tenant, String state, JsonNode data, long fencingToken, int attempts,
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
         JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens,
         String parentId, String parentQueue, List<Child> children, String schedulerId, Long tick, String traceId) {
@@ -78,7 +80,7 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
      */
     public static JobStatusView of(Job job, ObjectMapper json) {
         JobKey parent = job.parentKey() == null ? null : JobKey.parse(job.parentKey());
-        return new JobStatusView(job.id(), job.name(), job.state().value(), parse(json, job.data()), job.fencingToken(),
+        return new JobStatusView(job.id(), job.name(), job.tenant(), job.state().value(), parse(json, job.data()), job.fencingToken(),
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
                 job.processedOn(), job.finishedOn(), tokens(job, json), parent == null ? null : parent.jobId(),
@@ -98,7 +100,7 @@ public record JobStatusView(String jobId, String name, String state, JsonNode da
         List<Child> views = children.stream().map(child -> new Child(child.jobId(), child.queue(),
                 child.state() == null ? null : child.state().value(), parse(json, child.returnValue()),
                 child.failedReason(), child.pending())).toList();
-        return new JobStatusView(jobId, name, state, data, fencingToken, attempts, attemptsMade, attemptsStarted,
+        return new JobStatusView(jobId, name, tenant, state, data, fencingToken, attempts, attemptsMade, attemptsStarted,
                 stalledCounter, workerId, progress, result, failedReason, timestamp, processedOn, finishedOn, tokens,
                 parentId, parentQueue, views, schedulerId, tick, traceId);
     }

@@ -25,7 +25,9 @@ import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.KeepJobs;
 import dev.fencedqueue.queue.Queues;
 import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
+import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
@@ -57,9 +59,13 @@ public class NotificationsResource {
     private final NotificationStore store;
     private final BulkJobViews views;
     private final ObjectMapper json;
+    private final JobTenancy tenancy;
+    private final CurrentIdentityAssociation identity;
 
     public NotificationsResource(Queues queues, BulkConfig config, NotificationStore store, BulkJobViews views,
-            ObjectMapper json) {
+            ObjectMapper json, JobTenancy tenancy, CurrentIdentityAssociation identity) {
+        this.tenancy = tenancy;
+        this.identity = identity;
         this.queue = queues.queue(config.queue());
         this.config = config;
         this.store = store;
@@ -89,24 +95,28 @@ public class NotificationsResource {
             + "notification and push-outbox rows with its cursor in one fenced transaction (or Lua script), paced "
             + "by `throttle`. "
             + "404 for a channel without subscribers; 409 when another fan-out of the channel has not finished and "
-            + "fq.bulk.single-flight=refuse (with `wait`, the default, it runs after the other one).")
+            + "fq.bulk.single-flight=refuse (with `wait`, the default, it runs after the other one). The job belongs "
+            + "to the tenant fq.tenancy.source names, as for research jobs.")
     public Uni<RestResponse<FanOutAccepted>> fanOut(@RestPath String channel,
-            @Valid @NotNull(message = "the body must be a JSON object with a `message`") FanOutRequest body) {
-        return store.hasSubscribers(requireChannel(channel)).chain(known -> {
-            if (!known) {
-                throw new UnknownChannelException(channel);
-            }
-            return add(channel, body);
-        });
+            @Valid @NotNull(message = "the body must be a JSON object with a `message`") FanOutRequest body,
+            HttpServerRequest http) {
+        String checked = requireChannel(channel);
+        return tenancy.tenantOf(http, identity::getDeferredIdentity).chain(tenant -> store.hasSubscribers(checked)
+                .chain(known -> {
+                    if (!known) {
+                        throw new UnknownChannelException(channel);
+                    }
+                    return add(channel, body, tenant);
+                }));
     }
 
-    private Uni<RestResponse<FanOutAccepted>> add(String channel, FanOutRequest body) {
+    private Uni<RestResponse<FanOutAccepted>> add(String channel, FanOutRequest body, String tenant) {
         FanOut fanOut = new FanOut(channel, body.message(), body.chunkSize() == null ? config.chunkSize()
                 : body.chunkSize(), body.throttle() == null ? Throttle.NONE : body.throttle().normalized());
         JobOptions options = JobOptions.defaults().withJobId("fan-out-" + UUID.randomUUID())
                 .withAttempts(ATTEMPTS).withBackoff(Backoff.exponential(Duration.ofSeconds(1)))
                 .withRemoveOnComplete(new KeepJobs(10_000, Duration.ofDays(1)))
-                .withRemoveOnFail(new KeepJobs(10_000, Duration.ofDays(7)));
+                .withRemoveOnFail(new KeepJobs(10_000, Duration.ofDays(7))).withTenant(tenant);
         boolean refuse = config.singleFlight() == BulkConfig.SingleFlight.REFUSE;
         if (refuse) {
             options = options.withDeduplication(new Deduplication("fan-out:" + channel, null));

@@ -47,9 +47,11 @@ public class ResearchResource {
     private final StartRateLimit rateLimit;
     private final JobOwnership ownership;
     private final CurrentIdentityAssociation identity;
+    private final JobTenancy tenancy;
 
     public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json,
-            StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity) {
+            StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity, JobTenancy tenancy) {
+        this.tenancy = tenancy;
         this.rateLimit = rateLimit;
         this.ownership = ownership;
         this.identity = identity;
@@ -67,7 +69,9 @@ public class ResearchResource {
     @Operation(summary = "Queue a research job", description = "202 with the job id and its URLs. With an "
             + "Idempotency-Key header, the same key with the same body within its TTL returns the same job "
             + "(`created: false`), with another body 422. 429 with Retry-After when the "
-            + "client's address has started fq.research.start-rate-limit jobs in the current window.")
+            + "client's address has started fq.research.start-rate-limit jobs in the current window. The job belongs "
+            + "to the tenant fq.tenancy.source names: the bearer token's principal (401 without one), or the "
+            + "fq.tenancy.header header (400 without it).")
     public Uni<RestResponse<StartResponse>> start(
             @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,
             @RestHeader("Idempotency-Key") String idempotencyKey, HttpServerRequest http) {
@@ -80,8 +84,11 @@ public class ResearchResource {
         }
         JobOptions accepted = options;
         String client = http.remoteAddress() == null ? "unknown" : http.remoteAddress().hostAddress();
+        String name = request.deep() ? "deep-research" : "research";
         return caller().map(caller -> ownership.dataFor(request, caller))
-                .chain(data -> rateLimit.admit(queue, client).chain(() -> queue.add(request.deep() ? "deep-research" : "research", data, accepted)))
+                .chain(data -> tenancy.tenantOf(http, identity::getDeferredIdentity)
+                        .chain(tenant -> rateLimit.admit(queue, client)
+                                .chain(() -> queue.add(name, data, accepted.withTenant(tenant)))))
                 .map(added -> {
                     StartResponse body = StartResponse.of(added.jobId(), added.created(), request.deep());
                     return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)

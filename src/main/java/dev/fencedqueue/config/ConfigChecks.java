@@ -17,7 +17,8 @@ public class ConfigChecks {
     private static final Logger LOG = Logger.getLogger(ConfigChecks.class);
 
     void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
-            SimulatorConfig simulator, ResearchConfig research, RedisKeysConfig redis, TracingConfig tracing) {
+            SimulatorConfig simulator, ResearchConfig research, RedisKeysConfig redis, TracingConfig tracing,
+            TenancyConfig tenancy) {
         check(worker);
         tracing.uiUrl().filter(url -> !url.contains(TracingConfig.TRACE_ID)).ifPresent(url -> {
             throw new IllegalStateException("`fq.tracing.ui-url` must hold " + TracingConfig.TRACE_ID
@@ -27,6 +28,8 @@ public class ConfigChecks {
         requirePositive("fq.redis.wait-timeout", redis.waitTimeout());
         check(llm, simulator, worker.enabled());
         checkOwnerTokens(research.requireOwner(), ConfigProvider.getConfig()::getOptionalValue);
+        checkVerifiableTokens("`fq.tenancy.source=principal`", tenancy.source() == TenancyConfig.Source.PRINCIPAL,
+                ConfigProvider.getConfig()::getOptionalValue);
     }
 
     /**
@@ -39,13 +42,28 @@ public class ConfigChecks {
      */
     public static void checkOwnerTokens(boolean requireOwner,
             java.util.function.BiFunction<String, Class<String>, java.util.Optional<String>> config) {
-        if (!requireOwner) {
+        checkVerifiableTokens("`fq.research.require-owner`", requireOwner, config);
+    }
+
+    /**
+     * Checks that bearer tokens can be verified, for a setting that reads them: a public key and an issuer for SmallRye
+     * JWT.
+     *
+     * @param setting the setting that needs them, for the message (e.g. {@code `fq.tenancy.source=principal`})
+     * @param needed whether that setting is on
+     * @param config reads an optional setting by name
+     * @throws IllegalStateException when {@code needed} and {@code mp.jwt.verify.publickey} (or its {@code .location})
+     *         or {@code mp.jwt.verify.issuer} is missing
+     */
+    public static void checkVerifiableTokens(String setting, boolean needed,
+            java.util.function.BiFunction<String, Class<String>, java.util.Optional<String>> config) {
+        if (!needed) {
             return;
         }
         boolean key = config.apply("mp.jwt.verify.publickey", String.class).isPresent()
                 || config.apply("mp.jwt.verify.publickey.location", String.class).isPresent();
         if (!key || config.apply("mp.jwt.verify.issuer", String.class).isEmpty()) {
-            throw new IllegalStateException("`fq.research.require-owner` needs bearer tokens to be verifiable: set "
+            throw new IllegalStateException(setting + " needs bearer tokens to be verifiable: set "
                     + "`mp.jwt.verify.publickey` (or `mp.jwt.verify.publickey.location`) and `mp.jwt.verify.issuer`");
         }
     }

@@ -45,7 +45,7 @@ final class AddJobArgs {
             throw new IllegalArgumentException("`options` must not be null");
         }
         Deduplication dedup = options.deduplication();
-        List<String> args = new ArrayList<>(24);
+        List<String> args = new ArrayList<>(25);
         Collections.addAll(args, keys.prefix(), options.jobId() == null ? "" : options.jobId(), name,
                 toJson(data), toJson(describe(options)), Integer.toString(options.attempts()),
                 Long.toString(options.delay().toMillis()), Integer.toString(options.priority()),
@@ -55,8 +55,13 @@ final class AddJobArgs {
                 options.removeOnFail().encode(ctx.archive().isActive()), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
                 options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
-                parentKey, policy.value(), schedulerId, tick, traceParent);
+                parentKey, policy.value(), schedulerId, tick, traceParent, storedTenant(options.tenant()));
         return args;
+    }
+
+    /** @return the tenant as the job hash stores it: {@code ""} (no field) for the default one */
+    private static String storedTenant(String tenant) {
+        return tenant == null || TenantIds.DEFAULT.equals(tenant) ? "" : tenant;
     }
 
     /**

@@ -56,6 +56,7 @@ public final class FlowProducer {
      *
      * @param parent the job's queue
      * @param parentId the job's id
+     * @param parentTenant the job's tenant, which children without one take ({@code null} for the default)
      * @param lockToken the run's lock token
      * @param fencingToken the run's fencing token
      * @param children the children, not empty; each id is {@code <parentId>:<key>}
@@ -65,10 +66,10 @@ public final class FlowProducer {
      *         ({@link StaleFencingTokenException}, {@link JobNotActiveException}, {@link JobNotFoundException})
      * @throws IllegalArgumentException naming the bad field ({@code children[0].name}); then nothing is written
      */
-    public Uni<Integer> addChildren(QueueKeys parent, String parentId, String lockToken, long fencingToken,
-            List<FlowJob> children, String traceParent) {
+    public Uni<Integer> addChildren(QueueKeys parent, String parentId, String parentTenant, String lockToken,
+            long fencingToken, List<FlowJob> children, String traceParent) {
         String parentKey = parent.job(parentId);
-        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, children, queues.keyPrefix());
+        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, parentTenant, children, queues.keyPrefix());
         specs.forEach(spec -> spec.put(FlowSpecs.TRACE_PARENT, traceParent));
         List<String> args = new ArrayList<>(2 + 2 * specs.size());
         args.add(lockToken);

@@ -16,8 +16,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * A flow checked and written as specs: the JSON that the pending-children hash holds for each child until it is
  * added, from which a crashed add is finished. A spec is {@code {"jobId", "queue", "name", "data", "options" (see
  * JobOptionsJson), "policy", "parentKey" (a child's), "children": [specs]}}, every job id resolved (a child's is
- * {@code <parentId>:<key>}), and {@code "traceparent"}: the span that added the flow (or the running job's children),
- * which every job of it joins.
+ * {@code <parentId>:<key>}) and every tenant (a child without one takes its parent's), and {@code "traceparent"}:
+ * the span that added the flow (or the running job's children), which every job of it joins.
  */
 final class FlowSpecs {
 
@@ -52,7 +52,7 @@ final class FlowSpecs {
         String id = flow.options() != null && flow.options().jobId() != null ? flow.options().jobId()
                 : "flow-" + UUID.randomUUID();
         int[] count = {0};
-        return spec(flow, id, "", 0, count, keyPrefix);
+        return spec(flow, id, "", 0, count, keyPrefix, null);
     }
 
     /**
@@ -60,22 +60,25 @@ final class FlowSpecs {
      *
      * @param parentId the parent's id
      * @param parentKey the parent's job key
+     * @param parentTenant the parent's tenant, which children without one take ({@code null} for the default)
      * @param children the children, not empty
      * @param keyPrefix the global key prefix
      * @return their specs, each with {@code parentKey}
      * @throws IllegalArgumentException naming the bad field ({@code children[0].queue})
      */
-    static List<ObjectNode> children(String parentId, String parentKey, List<FlowJob> children, String keyPrefix) {
+    static List<ObjectNode> children(String parentId, String parentKey, String parentTenant, List<FlowJob> children,
+            String keyPrefix) {
         if (children == null || children.isEmpty()) {
             throw new IllegalArgumentException("`children` must not be empty");
         }
         int[] count = {0};
-        List<ObjectNode> specs = childSpecs(parentId, children, "", 0, count, keyPrefix);
+        List<ObjectNode> specs = childSpecs(parentId, children, "", 0, count, keyPrefix, parentTenant);
         specs.forEach(spec -> spec.put("parentKey", parentKey));
         return specs;
     }
 
-    private static ObjectNode spec(FlowJob job, String jobId, String path, int depth, int[] count, String keyPrefix) {
+    private static ObjectNode spec(FlowJob job, String jobId, String path, int depth, int[] count, String keyPrefix,
+            String parentTenant) {
         if (++count[0] > FlowJob.MAX_JOBS) {
             throw new IllegalArgumentException("a flow has at most " + FlowJob.MAX_JOBS + " jobs");
         }
@@ -100,15 +103,16 @@ final class FlowSpecs {
         ObjectNode spec = JsonNodeFactory.instance.objectNode().put("jobId", jobId).put("queue", job.queue())
                 .put("name", job.name());
         spec.set("data", job.data() == null ? NullNode.getInstance() : job.data());
-        spec.set("options", JobOptionsJson.write(job.options().withJobId(null)));
+        JobOptions options = job.options().tenant() == null ? job.options().withTenant(parentTenant) : job.options();
+        spec.set("options", JobOptionsJson.write(options.withJobId(null)));
         spec.put("policy", job.policy().value());
         ArrayNode children = spec.putArray("children");
-        childSpecs(jobId, job.children(), path, depth + 1, count, keyPrefix).forEach(children::add);
+        childSpecs(jobId, job.children(), path, depth + 1, count, keyPrefix, options.tenant()).forEach(children::add);
         return spec;
     }
 
     private static List<ObjectNode> childSpecs(String parentId, List<FlowJob> children, String path, int depth,
-            int[] count, String keyPrefix) {
+            int[] count, String keyPrefix, String parentTenant) {
         List<ObjectNode> specs = new ArrayList<>(children.size());
         Set<String> keys = new HashSet<>();
         for (int i = 0; i < children.size(); i++) {
@@ -125,7 +129,7 @@ final class FlowSpecs {
             if (!keys.add(key)) {
                 throw new IllegalArgumentException("`" + at + "key` `" + key + "` is given to two children");
             }
-            specs.add(spec(child, parentId + ":" + key, at, depth, count, keyPrefix));
+            specs.add(spec(child, parentId + ":" + key, at, depth, count, keyPrefix, parentTenant));
         }
         return specs;
     }

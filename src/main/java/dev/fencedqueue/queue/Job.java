@@ -39,12 +39,13 @@ import java.util.TreeMap;
  * @param schedulerId the job scheduler that produced it, else {@code null}
  * @param tick the scheduler's tick it was produced for, ms since the epoch, else {@code null}
  * @param traceParent the W3C {@code traceparent} of the span that added it (its trace), else {@code null}
+ * @param tenant the tenant it belongs to ({@link TenantIds}; {@value TenantIds#DEFAULT} when its hash holds none)
  */
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
         boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, String parentKey,
-        String schedulerId, Long tick, String traceParent) {
+        String schedulerId, Long tick, String traceParent, String tenant) {
 
     private static final String TOKENS = "tokens:";
 
@@ -66,7 +67,8 @@ public record Job(String queue, String id, String name, String data, String opti
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
                 "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
                 longField(hash, "timeout", 0L), tokens(hash), hash.get("parentKey"),
-                hash.get("schedulerId"), longField(hash, "tick", null), hash.get("traceparent"));
+                hash.get("schedulerId"), longField(hash, "tick", null), hash.get("traceparent"),
+                TenantIds.orDefault(hash.get("tenant")));
     }
 
     private static Map<String, Long> tokens(Map<String, String> hash) {

@@ -22,10 +22,12 @@ import java.time.Duration;
  * @param deduplication ignore adds of the same deduplication id while this job is live; {@code null} for none
  * @param timeout longest one attempt may run before it is cancelled and counted as failed; {@code null}
  *        for no limit
+ * @param tenant the tenant the job belongs to ({@link TenantIds}); {@code null} for {@value TenantIds#DEFAULT}. A flow's
+ *        children without one take their parent's, and a job scheduler's jobs take their template's
  */
 public record JobOptions(String jobId, int attempts, Backoff backoff, Duration delay, int priority, boolean lifo,
         boolean eventStream, String idempotencyKey, Duration idempotencyTtl, KeepJobs removeOnComplete,
-        KeepJobs removeOnFail, Deduplication deduplication, Duration timeout) {
+        KeepJobs removeOnFail, Deduplication deduplication, Duration timeout, String tenant) {
 
     /** Largest allowed priority (BullMQ's limit). */
     public static final int MAX_PRIORITY = 2_097_152;
@@ -59,71 +61,87 @@ public record JobOptions(String jobId, int attempts, Backoff backoff, Duration d
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new IllegalArgumentException("`timeout` must be positive");
         }
+        if (tenant != null && !TenantIds.isValid(tenant)) {
+            throw new IllegalArgumentException("`tenant` must be " + TenantIds.RULE);
+        }
     }
 
-    /** @return one attempt, no backoff, delay, priority or timeout, FIFO, with an event stream, keep all jobs */
+    /**
+     * @return one attempt, no backoff, delay, priority or timeout, FIFO, with an event stream, keep all jobs, the
+     *         default tenant
+     */
     public static JobOptions defaults() {
         return new JobOptions(null, 1, Backoff.NONE, Duration.ZERO, 0, false, true, null, Duration.ofHours(24),
-                KeepJobs.ALL, KeepJobs.ALL, null, null);
+                KeepJobs.ALL, KeepJobs.ALL, null, null, null);
     }
 
     public JobOptions withJobId(String id) {
         return new JobOptions(id, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withAttempts(int count) {
         return new JobOptions(jobId, count, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withBackoff(Backoff value) {
         return new JobOptions(jobId, attempts, value, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withDelay(Duration value) {
         return new JobOptions(jobId, attempts, backoff, value, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withPriority(int value) {
         return new JobOptions(jobId, attempts, backoff, delay, value, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withLifo(boolean value) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, value, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withEventStream(boolean value) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, value, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout);
+                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withIdempotencyKey(String key, Duration ttl) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, key, ttl, removeOnComplete,
-                removeOnFail, deduplication, timeout);
+                removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withRemoveOnComplete(KeepJobs keep) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                keep, removeOnFail, deduplication, timeout);
+                keep, removeOnFail, deduplication, timeout, tenant);
     }
 
     public JobOptions withRemoveOnFail(KeepJobs keep) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, keep, deduplication, timeout);
+                removeOnComplete, keep, deduplication, timeout, tenant);
     }
 
     public JobOptions withDeduplication(Deduplication value) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, value, timeout);
+                removeOnComplete, removeOnFail, value, timeout, tenant);
     }
 
     public JobOptions withTimeout(Duration value) {
         return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, value);
+                removeOnComplete, removeOnFail, deduplication, value, tenant);
+    }
+
+    /**
+     * @param value the tenant the job belongs to ({@link TenantIds}), {@code null} for the default one
+     * @return these options for that tenant
+     * @throws IllegalArgumentException when {@code value} is not a valid tenant id
+     */
+    public JobOptions withTenant(String value) {
+        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
+                removeOnComplete, removeOnFail, deduplication, timeout, value);
     }
 }

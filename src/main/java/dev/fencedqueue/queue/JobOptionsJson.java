@@ -15,12 +15,13 @@ import dev.fencedqueue.Failures;
  * Job options as JSON, in BullMQ's names, for what travels as JSON: a flow's pending children, a scheduler's job
  * template, an HTTP request. Shape: {@code {"jobId", "attempts", "backoff": {"type": "fixed"|"exponential", "delay"
  * (ms), "jitter" (0..1)}, "delay" (ms), "priority", "lifo", "eventStream", "timeout" (ms), "removeOnComplete" and
- * "removeOnFail": true (keep none) | false (keep all) | {"count", "age" (ms)}}}, every field optional.
+ * "removeOnFail": true (keep none) | false (keep all) | {"count", "age" (ms)}, "tenant" (see TenantIds)}}, every
+ * field optional.
  */
 public final class JobOptionsJson {
 
     private static final Set<String> FIELDS = Set.of("jobId", "attempts", "backoff", "delay", "priority", "lifo",
-            "eventStream", "timeout", "removeOnComplete", "removeOnFail");
+            "eventStream", "timeout", "removeOnComplete", "removeOnFail", "tenant");
 
     private JobOptionsJson() {
     }
@@ -44,6 +45,9 @@ public final class JobOptionsJson {
         }
         writeKeep(node, "removeOnComplete", options.removeOnComplete());
         writeKeep(node, "removeOnFail", options.removeOnFail());
+        if (options.tenant() != null) {
+            node.put("tenant", options.tenant());
+        }
         return node;
     }
 
@@ -85,6 +89,13 @@ public final class JobOptionsJson {
                     .withLifo(bool(node, "lifo", at, false)).withEventStream(bool(node, "eventStream", at, true));
             if (node.has("timeout")) {
                 options = options.withTimeout(Duration.ofMillis(number(node, "timeout", at, 0, 1, Long.MAX_VALUE / 4)));
+            }
+            if (node.has("tenant")) {
+                String tenant = text(node, "tenant", at);
+                if (!TenantIds.isValid(tenant)) {
+                    throw new IllegalArgumentException("`" + at + "tenant` must be " + TenantIds.RULE);
+                }
+                options = options.withTenant(tenant);
             }
             return options.withRemoveOnComplete(keep(node, "removeOnComplete", at))
                     .withRemoveOnFail(keep(node, "removeOnFail", at));

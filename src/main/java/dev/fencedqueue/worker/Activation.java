@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.TenantIds;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -99,6 +100,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
         private long timeout;
         private Long tick;
         private boolean events;
+        private String tenant;
 
         Fields(io.vertx.redis.client.Response all) {
             for (int i = 0, size = all.size(); i + 1 < size; i += 2) {
@@ -131,6 +133,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
                 case "tick" -> tick = Long.parseLong(value);
                 case "traceparent" -> traceParent = value;
                 case "resumeReason" -> resumeReason = value;
+                case "tenant" -> tenant = value;
                 default -> {
                     // not needed by a run, or known to the worker itself (state, workerId, lockToken, processedOn...)
                 }
@@ -141,7 +144,8 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
                 String lockToken) {
             Job job = new Job(queue, jobId, name, data, opts, JobState.ACTIVE, fencingToken, attempts, attemptsMade,
                     attemptsStarted, stalledCounter, workerId, null, null, failedReason, timestamp, processedOn, null,
-                    events, priority, delay, timeout, Map.of(), parentKey, schedulerId, tick, traceParent);
+                    events, priority, delay, timeout, Map.of(), parentKey, schedulerId, tick, traceParent,
+                    TenantIds.orDefault(tenant));
             return new Activated(job, lockToken, resumePoint, checkpoint, resumeReason);
         }
     }

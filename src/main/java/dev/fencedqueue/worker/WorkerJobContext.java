@@ -201,8 +201,8 @@ final class WorkerJobContext implements JobContext {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
         Span send = worker.tracing().send(worker.keys().queue(), active.span().context(), children.size());
-        Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.lockToken(),
-                fencingToken(), children, JobTracing.traceParent(send));
+        Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.job().tenant(),
+                active.lockToken(), fencingToken(), children, JobTracing.traceParent(send));
         return Spans.ending(send, fenced("addChildren", write), (span, added) -> span.setAttribute(
                 TraceAttributes.CHILDREN_ADDED, (long) added));
     }

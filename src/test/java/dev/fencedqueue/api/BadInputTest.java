@@ -161,4 +161,13 @@ class BadInputTest {
         given().get("/research/status/" + jobId).then().statusCode(200).body("jobId", equalTo(jobId))
                 .body("failedReason", nullValue());
     }
+
+    @Test
+    void withTenancyOffAJobBelongsToTheDefaultTenantWhateverItsHeaderClaims() {
+        String jobId = given().header("X-Tenant-Id", "acme").contentType(ContentType.JSON)
+                .body(Map.of("query", "a claimed tenant")).post("/research/start").then().statusCode(202)
+                .extract().path("jobId");
+
+        given().get("/research/status/" + jobId).then().statusCode(200).body("tenant", equalTo("default"));
+    }
 }

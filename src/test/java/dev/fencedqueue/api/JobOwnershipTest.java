@@ -3,17 +3,12 @@ package dev.fencedqueue.api;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.fencedqueue.testing.BearerTokens.token;
 import static org.hamcrest.Matchers.equalTo;
 
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.NoSuchAlgorithmException;
-import java.security.PrivateKey;
-import java.security.SecureRandom;
-import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 
+import dev.fencedqueue.testing.BearerTokens;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
@@ -24,7 +19,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.specification.RequestSpecification;
-import io.smallrye.jwt.build.Jwt;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,17 +31,17 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class JobOwnershipTest {
 
-    private static final String ISSUER = "https://issuer.fenced-queue.test";
-    /** The issuer's keys; derived from a fixed seed, so that the profile and the test, in different class loaders, agree. */
-    private static final KeyPair KEYS = rsaKeyPair("the issuer");
-
-    /** Ownership on, tokens verified against {@link #KEYS}'s public key; no worker, so that jobs wait. */
+    /**
+     * Ownership on, and tenants from the token's principal, tokens verified against {@link BearerTokens#KEYS}; no
+     * worker, so that jobs wait.
+     */
     public static class OwnersRequired extends WorkersOffProfile {
         @Override
         protected Map<String, String> more() {
-            return Map.of("fq.research.require-owner", "true",
-                    "mp.jwt.verify.publickey", Base64.getEncoder().encodeToString(KEYS.getPublic().getEncoded()),
-                    "mp.jwt.verify.issuer", ISSUER);
+            Map<String, String> config = new java.util.HashMap<>(BearerTokens.verified());
+            config.put("fq.research.require-owner", "true");
+            config.put("fq.tenancy.source", "principal"); // for JobTenancyPrincipalTest, sharing the application
+            return config;
         }
     }
 
@@ -58,14 +52,14 @@ class JobOwnershipTest {
     void startingAJobNeedsABearerToken() {
         given().contentType(ContentType.JSON).body(Map.of("query", "whose job?")).post("/research/start")
                 .then().statusCode(401).header("WWW-Authenticate", "Bearer").body("error", equalTo("unauthorized"));
-        as(token("mallory", rsaKeyPair("someone else").getPrivate())).contentType(ContentType.JSON)
+        as(token("mallory", BearerTokens.rsaKeyPair("someone else"))).contentType(ContentType.JSON)
                 .body(Map.of("query", "signed by another key")).post("/research/start").then().statusCode(401);
     }
 
     @Test
     void onlyTheOwnerReadsAndAbortsItsJob() {
-        String alice = token("alice", KEYS.getPrivate());
-        String bob = token("bob", KEYS.getPrivate());
+        String alice = token("alice", BearerTokens.KEYS);
+        String bob = token("bob", BearerTokens.KEYS);
         String jobId = as(alice).contentType(ContentType.JSON).body(Map.of("query", "alice's question"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
 
@@ -94,21 +88,5 @@ class JobOwnershipTest {
 
     private static RequestSpecification as(String token) {
         return given().header("Authorization", "Bearer " + token);
-    }
-
-    private static String token(String user, PrivateKey key) {
-        return Jwt.issuer(ISSUER).upn(user).subject(user).expiresIn(Duration.ofMinutes(5)).sign(key);
-    }
-
-    private static KeyPair rsaKeyPair(String seed) {
-        try {
-            SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
-            random.setSeed(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
-            generator.initialize(2048, random);
-            return generator.generateKeyPair();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

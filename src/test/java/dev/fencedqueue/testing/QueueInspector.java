@@ -173,6 +173,11 @@ public class QueueInspector {
         return send(Request.cmd(Command.EXISTS).arg(key)).toInteger() == 1;
     }
 
+    /** @return the fields of a hash ({@code HGETALL}), empty when the key does not exist */
+    public Map<String, String> hash(String key) {
+        return Replies.toStringMap(send(Request.cmd(Command.HGETALL).arg(key)));
+    }
+
     /** @return every entry of the queue's event stream, in order (as {@link JobQueue#events} reads them) */
     public List<QueueEvent> queueEvents(JobQueue queue) {
         Response entries = send(Request.cmd(Command.XRANGE).arg(queue.keys().events()).arg("-").arg("+"));

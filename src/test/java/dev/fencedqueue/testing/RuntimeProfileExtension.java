@@ -91,6 +91,11 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
         if (key.startsWith("fq.bulk.")) {
             return BULK.contains(key.substring("fq.bulk.".length()));
         }
+        if (key.startsWith("fq.tenancy.")) {
+            // Read on every request; `principal` is checked at startup (verifiable tokens), so a test switches to it
+            // only in an application whose profile set up JWT verification.
+            return true;
+        }
         return key.startsWith("fq.worker.") && WORKER.contains(key.substring("fq.worker.".length()));
     }
 

@@ -13,6 +13,7 @@ import java.util.Optional;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
+import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.config.WorkerConfig;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.SmallRyeConfig;
@@ -26,7 +27,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The configuration the tests may change while the application runs ({@link RuntimeProfile}), instead of starting
  * an application of their own with a {@link io.quarkus.test.junit.TestProfile}: the {@code fq.llm.*},
- * {@code fq.simulator.*}, {@code fq.worker.*} and {@code fq.bulk.*} settings. In the tests' application each of these config mappings
+ * {@code fq.simulator.*}, {@code fq.worker.*}, {@code fq.bulk.*} and {@code fq.tenancy.*} settings. In the tests' application each of these config mappings
  * is this bean's view of it, an alternative to Quarkus's: it answers what the configuration says, or the value a test
  * set. The application's code is the same as in production; a setting it reads once at startup (a pool's size, the
  * simulator's on/off switch, the workers it starts) is not changed by this, which {@link RuntimeProfile} checks.
@@ -107,6 +108,14 @@ public class SwitchableConfig {
     @Singleton
     BulkConfig bulk() {
         return switchable(BulkConfig.class);
+    }
+
+    @Produces
+    @Alternative
+    @Priority(1)
+    @Singleton
+    TenancyConfig tenancy() {
+        return switchable(TenancyConfig.class);
     }
 
     private <T> T switchable(Class<T> type) {

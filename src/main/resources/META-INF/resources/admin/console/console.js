@@ -227,6 +227,12 @@ function jobItem(job) {
         bar.hidden = true;
         label.textContent = job.failedReason || "";
     }
+    if (job.tenant && job.tenant !== "default") {
+        const tenant = document.createElement("span");
+        tenant.className = "job-tenant";
+        tenant.textContent = `tenant ${job.tenant}`;
+        item.append(tenant);
+    }
     if (job.schedulerId) {
         const schedule = document.createElement("span");
         schedule.className = "job-schedule";
@@ -295,6 +301,7 @@ async function loadDetail() {
     const progress = job.progress || {};
     $("detail-state").textContent = job.state;
     $("detail-token").textContent = job.fencingToken;
+    $("detail-tenant").textContent = job.tenant || "default";
     $("detail-worker").textContent = job.workerId || "none";
     $("detail-progress").value = job.state === "completed" ? 100 : (progress.percent ?? 0);
     $("detail-progress").hidden = !["active", "completed"].includes(job.state);
