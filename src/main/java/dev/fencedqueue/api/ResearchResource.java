@@ -48,10 +48,13 @@ public class ResearchResource {
     private final JobOwnership ownership;
     private final CurrentIdentityAssociation identity;
     private final JobTenancy tenancy;
+    private final TenantQuotas quotas;
 
     public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json,
-            StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity, JobTenancy tenancy) {
+            StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity, JobTenancy tenancy,
+            TenantQuotas quotas) {
         this.tenancy = tenancy;
+        this.quotas = quotas;
         this.rateLimit = rateLimit;
         this.ownership = ownership;
         this.identity = identity;
@@ -71,7 +74,8 @@ public class ResearchResource {
             + "(`created: false`), with another body 422. 429 with Retry-After when the "
             + "client's address has started fq.research.start-rate-limit jobs in the current window. The job belongs "
             + "to the tenant fq.tenancy.source names: the bearer token's principal (401 without one), or the "
-            + "fq.tenancy.header header (400 without it).")
+            + "fq.tenancy.header header (400 without it). 429 with Retry-After when the tenant's research jobs spent "
+            + "its token quota (PUT /admin/tenants/{id}) in the current period.")
     public Uni<RestResponse<StartResponse>> start(
             @Valid @NotNull(message = "the body must be a JSON object with a `query`") ResearchRequest request,
             @RestHeader("Idempotency-Key") String idempotencyKey, HttpServerRequest http) {
@@ -87,7 +91,7 @@ public class ResearchResource {
         String name = request.deep() ? "deep-research" : "research";
         return caller().map(caller -> ownership.dataFor(request, caller))
                 .chain(data -> tenancy.tenantOf(http, identity::getDeferredIdentity)
-                        .chain(tenant -> rateLimit.admit(queue, client)
+                        .chain(tenant -> quotas.admit(queue, tenant).chain(() -> rateLimit.admit(queue, client))
                                 .chain(() -> queue.add(name, data, accepted.withTenant(tenant)))))
                 .map(added -> {
                     StartResponse body = StartResponse.of(added.jobId(), added.created(), request.deep());

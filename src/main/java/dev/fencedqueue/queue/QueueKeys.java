@@ -242,6 +242,14 @@ public record QueueKeys(String queue, String prefix) {
     }
 
     /**
+     * @param periodId a calendar period's id ({@link TokenQuota.Period#id}: {@code day:2026-11-27}, {@code month:2026-11})
+     * @return the hash of the LLM tokens each tenant's jobs of this queue spent in that period (tenant id -> tokens)
+     */
+    public String tenantTokens(String periodId) {
+        return prefix + "tenant-tokens:" + periodId;
+    }
+
+    /**
      * @param key a single-flight key (for example a channel name)
      * @return the key that names the running job holding it
      */

@@ -1,5 +1,7 @@
 package dev.fencedqueue.research;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -8,6 +10,9 @@ import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.TenantIds;
+import dev.fencedqueue.queue.Tenants;
+import dev.fencedqueue.queue.TokenQuota;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobCancelledException;
@@ -33,15 +38,21 @@ import org.jboss.logging.Logger;
 public class LlmTokens {
 
     private static final Logger LOG = Logger.getLogger(LlmTokens.class);
+
+    /** How long a tenant's day and month token counters live after their last write: past their period, and then some. */
+    private static final Duration DAY_COUNTERS_LIVE = Duration.ofDays(2);
+    private static final Duration MONTH_COUNTERS_LIVE = Duration.ofDays(62);
     /** The outcomes an attempt's tokens are counted under. */
     private static final List<String> OUTCOMES = List.of("result", "failed", "zombie", "aborted", "handed-back");
 
     private final Queues queues;
     private final MeterRegistry registry;
+    private final Tenants tenants;
 
-    public LlmTokens(Queues queues, MeterRegistry registry) {
+    public LlmTokens(Queues queues, MeterRegistry registry, Tenants tenants) {
         this.queues = queues;
         this.registry = registry;
+        this.tenants = tenants;
     }
 
     /**
@@ -60,6 +71,8 @@ public class LlmTokens {
         for (Takeover takeover : Takeover.values()) {
             takeovers(queue, takeover);
         }
+        tenantTokens(TenantIds.DEFAULT);
+        tenantTokens(Tenants.OTHER);
     }
 
     /**
@@ -103,9 +116,12 @@ public class LlmTokens {
 
     /**
      * Counts one attempt's tokens: into the job hash's {@code tokens:<outcome>:attempts|prompt|completion|lost},
-     * {@code tokens:saved:completion} and {@code tokens:takeovers:<kind>} ({@code addTokens.lua}), and into
+     * {@code tokens:saved:completion} and {@code tokens:takeovers:<kind>} ({@code addTokens.lua}), into what the
+     * job's tenant spent in the queue this day and this month (UTC, by this instance's clock: its token quota,
+     * {@link dev.fencedqueue.queue.Tenants}), and into
      * {@code fq_llm_tokens_total} (outcomes {@code saved} and {@code lost} beside the spending ones: {@code lost} is a
-     * part of what the spending outcomes count, {@code saved} was not spent) and {@code fq_llm_takeovers_total}.
+     * part of what the spending outcomes count, {@code saved} was not spent), {@code fq_tenant_tokens_total} (its
+     * tenant's label, {@link Tenants#metricLabel}) and {@code fq_llm_takeovers_total}.
      *
      * @param queue the job's queue
      * @param jobId the job
@@ -117,18 +133,39 @@ public class LlmTokens {
         String outcome = attempt.outcome();
         // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
         String fallback = outcome.equals("revoked") ? "zombie" : outcome;
-        return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId)),
+        Instant now = Instant.now();
+        return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId),
+                ctx.keys().tenantTokens(TokenQuota.Period.DAY.id(now)),
+                ctx.keys().tenantTokens(TokenQuota.Period.MONTH.id(now))),
                 List.of(outcome, Long.toString(attempt.promptTokens()), Long.toString(attempt.completionTokens()),
                         Long.toString(attempt.lostTokens()), Long.toString(attempt.savedTokens()),
-                        attempt.takeover() == null ? "" : attempt.takeover().value()))
-                .map(reply -> reply.toString().isEmpty() ? fallback : reply.toString())
+                        attempt.takeover() == null ? "" : attempt.takeover().value(),
+                        Long.toString(DAY_COUNTERS_LIVE.toMillis()), Long.toString(MONTH_COUNTERS_LIVE.toMillis())))
+                .map(reply -> reply.get(0).toString().isEmpty() ? new Recorded(fallback, null)
+                        : new Recorded(reply.get(0).toString(), reply.get(1).toString()))
                 .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("job %s: its %s attempt's %d + %d tokens were not added to its status: %s", jobId,
                             outcome, attempt.promptTokens(), attempt.completionTokens(), Failures.describe(failure));
-                    return fallback;
+                    return new Recorded(fallback, null);
                 })
-                .invoke(recorded -> count(queue, recorded, attempt))
+                .invoke(recorded -> {
+                    count(queue, recorded.outcome(), attempt);
+                    if (recorded.tenant() != null) {
+                        tenantTokens(tenants.metricLabel(recorded.tenant()))
+                                .increment(attempt.promptTokens() + attempt.completionTokens());
+                    }
+                })
                 .replaceWithVoid();
+    }
+
+    /** How an attempt's tokens were recorded: under which outcome, for which tenant ({@code null} when unknown). */
+    private record Recorded(String outcome, String tenant) {
+    }
+
+    private Counter tenantTokens(String tenantLabel) {
+        return Counter.builder("fq.tenant.tokens").description("LLM tokens (prompt and completion) spent by the jobs "
+                + "of a tenant that has settings, of the default tenant, or of the others (tenant=other)")
+                .tag("tenant", tenantLabel).register(registry);
     }
 
     private void count(String queue, String outcome, Attempt attempt) {

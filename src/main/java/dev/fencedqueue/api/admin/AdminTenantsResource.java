@@ -1,0 +1,129 @@
+package dev.fencedqueue.api.admin;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.api.InvalidParameterException;
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.TenantIds;
+import dev.fencedqueue.queue.TenantSettings;
+import dev.fencedqueue.queue.Tenants;
+import dev.fencedqueue.queue.TokenQuota;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestPath;
+
+/**
+ * Tenants under {@code /admin/tenants}: what an operator set for each (a token quota), kept in Redis so that every
+ * instance obeys it at once, and what each one's research jobs spent this day and this month.
+ */
+@Path("/admin/tenants")
+@RolesAllowed(AdminUserConfigSourceFactory.ROLE)
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "admin", description = "Operator API: queues, jobs and maintenance (HTTP Basic, role admin)")
+public class AdminTenantsResource {
+
+    private final Tenants tenants;
+    private final String researchQueue;
+
+    public AdminTenantsResource(Tenants tenants, ResearchConfig research) {
+        this.tenants = tenants;
+        this.researchQueue = research.queue();
+    }
+
+    /**
+     * One tenant: its settings and what its research jobs spent.
+     *
+     * @param tenant its id
+     * @param tokenQuota the LLM tokens its jobs may spend per period ({@code tokens}, {@code period}: {@code day} or
+     *        {@code month}, UTC), absent for no limit
+     * @param tokens what its jobs of the research queue ({@code queue}) spent, prompt and completion of every attempt:
+     *        {@code today} and {@code thisMonth}, UTC
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record TenantView(String tenant, JsonNode tokenQuota, TokensSpent tokens) {
+    }
+
+    /**
+     * @param queue the queue whose jobs' tokens these are
+     * @param today tokens spent since midnight UTC
+     * @param thisMonth tokens spent since the first of the month, UTC
+     */
+    public record TokensSpent(String queue, long today, long thisMonth) {
+    }
+
+    @GET
+    @Operation(summary = "Every tenant that has settings, with what its research jobs spent")
+    public Uni<List<TenantView>> list() {
+        return tenants.all().chain(all -> {
+            List<Uni<TenantView>> views = new ArrayList<>();
+            all.forEach((tenant, settings) -> views.add(view(tenant, settings)));
+            return views.isEmpty() ? Uni.createFrom().item(List.<TenantView>of())
+                    : Uni.join().all(views).andFailFast();
+        });
+    }
+
+    @GET
+    @Path("/{id}")
+    @Operation(summary = "One tenant's settings (none set: the defaults) and what its research jobs spent")
+    public Uni<TenantView> get(@RestPath String id) {
+        String tenant = checked(id);
+        return tenants.settings(tenant).chain(settings -> view(tenant, settings));
+    }
+
+    @PUT
+    @Path("/{id}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Sets a tenant's settings, for every instance at once", description = "Body: "
+            + "`{\"tokenQuota\": {\"tokens\", \"period\": \"day\" | \"month\"}}` (UTC calendar periods): once its "
+            + "research jobs spent that many LLM tokens (prompt and completion, every attempt) in the period, "
+            + "`POST /research/start` for the tenant answers 429 with Retry-After until the period ends; its running "
+            + "jobs finish. Replaces what was set; `{}` goes back to the defaults. 400 naming the field.")
+    public Uni<TenantView> put(@RestPath String id, JsonNode body) {
+        String tenant = checked(id);
+        TenantSettings settings;
+        try {
+            settings = TenantSettings.read(body);
+        } catch (IllegalArgumentException e) {
+            throw InvalidParameterException.of(e);
+        }
+        return tenants.put(tenant, settings).chain(() -> view(tenant, settings));
+    }
+
+    @DELETE
+    @Path("/{id}")
+    @Operation(summary = "Puts a tenant back to the defaults (no quota); what its jobs spent still counts")
+    public Uni<Map<String, Object>> remove(@RestPath String id) {
+        String tenant = checked(id);
+        return tenants.remove(tenant).map(removed -> Map.of("tenant", tenant, "removed", removed));
+    }
+
+    private Uni<TenantView> view(String tenant, TenantSettings settings) {
+        Instant now = Instant.now();
+        Uni<Long> today = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.DAY, now);
+        Uni<Long> month = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.MONTH, now);
+        return Uni.combine().all().unis(today, month).asTuple().map(spent -> new TenantView(tenant,
+                settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
+                new TokensSpent(researchQueue, spent.getItem1(), spent.getItem2())));
+    }
+
+    private static String checked(String id) {
+        if (!TenantIds.isValid(id)) {
+            throw new InvalidParameterException("id", "`id` must be a tenant id: " + TenantIds.RULE);
+        }
+        return id;
+    }
+}

@@ -1,0 +1,82 @@
+package dev.fencedqueue.queue;
+
+import java.util.Iterator;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * What an operator set for a tenant ({@code PUT /admin/tenants/{id}}), kept in Redis so that every instance obeys it
+ * at once. JSON: {@code {"tokenQuota": {"tokens", "period": "day" | "month"}}}, every field optional.
+ *
+ * @param tokenQuota the LLM tokens its jobs may spend per period, {@code null} for no limit
+ */
+public record TenantSettings(TokenQuota tokenQuota) {
+
+    /** A tenant nobody set anything for. */
+    public static final TenantSettings DEFAULTS = new TenantSettings(null);
+
+    private static final Set<String> FIELDS = Set.of("tokenQuota");
+
+    /**
+     * @param node the JSON, {@code null} or empty for {@link #DEFAULTS}
+     * @return the settings
+     * @throws IllegalArgumentException naming the field at fault ({@code tokenQuota.tokens}, or one that is not a
+     *         setting)
+     */
+    public static TenantSettings read(JsonNode node) {
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            return DEFAULTS;
+        }
+        if (!node.isObject()) {
+            throw new IllegalArgumentException("the body must be a JSON object of tenant settings (" + FIELDS + ")");
+        }
+        for (Iterator<String> names = node.fieldNames(); names.hasNext();) {
+            String name = names.next();
+            if (!FIELDS.contains(name)) {
+                throw new IllegalArgumentException("`" + name + "` is not a tenant setting (one of " + FIELDS + ")");
+            }
+        }
+        JsonNode quota = node.get("tokenQuota");
+        if (quota == null || quota.isNull()) {
+            return DEFAULTS;
+        }
+        if (!quota.isObject()) {
+            throw new IllegalArgumentException("`tokenQuota` must be an object {tokens, period}");
+        }
+        for (Iterator<String> names = quota.fieldNames(); names.hasNext();) {
+            String name = names.next();
+            if (!name.equals("tokens") && !name.equals("period")) {
+                throw new IllegalArgumentException("`tokenQuota." + name + "` is not part of a token quota (tokens, period)");
+            }
+        }
+        JsonNode tokens = quota.get("tokens");
+        if (tokens == null || !tokens.isIntegralNumber() || !tokens.canConvertToLong()) {
+            throw new IllegalArgumentException("`tokenQuota.tokens` must be a whole number of tokens");
+        }
+        JsonNode period = quota.get("period");
+        if (period == null || !period.isTextual()) {
+            throw new IllegalArgumentException("`tokenQuota.period` must be `day` or `month`");
+        }
+        return new TenantSettings(new TokenQuota(tokens.asLong(), TokenQuota.Period.of(period.asText())));
+    }
+
+    /** @return these settings as JSON, in the shape {@link #read} reads */
+    public ObjectNode write() {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        if (tokenQuota != null) {
+            node.putObject("tokenQuota").put("tokens", tokenQuota.tokens()).put("period", tokenQuota.period().value());
+        }
+        return node;
+    }
+
+    /**
+     * @param used the tokens the tenant's jobs spent in the quota's period so far
+     * @return whether the tenant may start a job: no quota, or {@code used} below it
+     */
+    public boolean allows(long used) {
+        return tokenQuota == null || used < tokenQuota.tokens();
+    }
+}

@@ -1,0 +1,156 @@
+package dev.fencedqueue.queue;
+
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.Failures;
+import dev.fencedqueue.redis.SharedConnection;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+
+/**
+ * Tenants' settings and what their jobs spent. Settings live in one hash for the fleet, {@code <prefix>:tenants}
+ * (tenant id -> {@link TenantSettings} as JSON; no hash tag: read and written alone). The LLM tokens a tenant's jobs
+ * spent are counted per queue and calendar period, UTC, in {@code <prefix>:{<queue>}:tenant-tokens:<period id>}
+ * (tenant id -> tokens), written by {@code addTokens} with each attempt's tokens, in the job's own hash slot. Metrics
+ * name the tenants that have settings, and {@value TenantIds#DEFAULT}, one by one, and every other tenant
+ * {@value #OTHER} ({@link #metricLabel}: a bounded label set, as Prometheus asks), from a list of them this instance
+ * reads again every {@link #LABELS_REFRESH}.
+ */
+@ApplicationScoped
+public class Tenants {
+
+    /** The metric label of the tenants that have no settings. */
+    public static final String OTHER = "other";
+
+    /** How often the tenants that metrics name are read again from Redis. */
+    static final Duration LABELS_REFRESH = Duration.ofSeconds(30);
+
+    private static final Logger LOG = Logger.getLogger(Tenants.class);
+
+    private final SharedConnection redis;
+    private final ObjectMapper json;
+    private final String keyPrefix;
+    private final String settingsKey;
+    private volatile Set<String> labeled = Set.of(TenantIds.DEFAULT);
+
+    public Tenants(SharedConnection redis, ObjectMapper json, RedisKeysConfig config) {
+        this.redis = redis;
+        this.json = json;
+        this.keyPrefix = config.keyPrefix();
+        this.settingsKey = keyPrefix + ":tenants";
+    }
+
+    /**
+     * @param tenant a tenant id
+     * @return its settings, {@link TenantSettings#DEFAULTS} when none were set; fails with
+     *         {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
+     */
+    public Uni<TenantSettings> settings(String tenant) {
+        return redis.send(Request.cmd(Command.HGET).arg(settingsKey).arg(tenant))
+                .map(reply -> reply == null ? TenantSettings.DEFAULTS : parse(reply.toString()));
+    }
+
+    /** @return every tenant that has settings, by id; fails as {@link #settings} does */
+    public Uni<Map<String, TenantSettings>> all() {
+        return redis.send(Request.cmd(Command.HGETALL).arg(settingsKey)).map(reply -> {
+            Map<String, TenantSettings> all = new TreeMap<>();
+            Replies.toStringMap(reply).forEach((tenant, text) -> all.put(tenant, parse(text)));
+            return all;
+        });
+    }
+
+    /**
+     * Sets a tenant's settings, for every instance at once; {@link TenantSettings#DEFAULTS} removes them.
+     *
+     * @param tenant a valid tenant id ({@link TenantIds})
+     * @param settings its settings
+     * @return completes once stored; fails as {@link #settings} does
+     */
+    public Uni<Void> put(String tenant, TenantSettings settings) {
+        if (settings.equals(TenantSettings.DEFAULTS)) {
+            return remove(tenant).replaceWithVoid();
+        }
+        return redis.send(Request.cmd(Command.HSET).arg(settingsKey).arg(tenant).arg(settings.write().toString()))
+                .invoke(() -> label(tenant, true)).replaceWithVoid();
+    }
+
+    /**
+     * @param tenant a tenant id
+     * @return whether it had settings, which it no longer has; fails as {@link #settings} does
+     */
+    public Uni<Boolean> remove(String tenant) {
+        return redis.send(Request.cmd(Command.HDEL).arg(settingsKey).arg(tenant)).map(reply -> reply.toLong() > 0)
+                .invoke(() -> label(tenant, false));
+    }
+
+    /**
+     * @param tenant a job's tenant, {@code null} for the default one
+     * @return its label in metrics: itself when it has settings (as this instance last read them) or is
+     *         {@value TenantIds#DEFAULT}, else {@value #OTHER}
+     */
+    public String metricLabel(String tenant) {
+        String id = TenantIds.orDefault(tenant);
+        return labeled.contains(id) ? id : OTHER;
+    }
+
+    /** Reads the tenants that metrics name at startup, and again every {@link #LABELS_REFRESH}. */
+    void refreshLabels(@Observes StartupEvent event, Vertx vertx) {
+        refreshLabels();
+        vertx.setPeriodic(LABELS_REFRESH.toMillis(), id -> refreshLabels());
+    }
+
+    private void refreshLabels() {
+        all().subscribe().with(all -> {
+            Set<String> now = new HashSet<>(all.keySet());
+            now.add(TenantIds.DEFAULT);
+            labeled = Set.copyOf(now);
+        }, failure -> LOG.debugf("the tenants that metrics name were not read again: %s", Failures.describe(failure)));
+    }
+
+    private synchronized void label(String tenant, boolean named) {
+        Set<String> now = new HashSet<>(labeled);
+        if (named) {
+            now.add(tenant);
+        } else if (!TenantIds.DEFAULT.equals(tenant)) {
+            now.remove(tenant);
+        }
+        labeled = Set.copyOf(now);
+    }
+
+    /**
+     * @param queue the queue whose jobs' tokens count
+     * @param tenant a tenant id
+     * @param period the calendar period
+     * @param now an instant of that period
+     * @return the LLM tokens (prompt and completion) the tenant's jobs of {@code queue} spent in the period holding
+     *         {@code now}, 0 when none; fails as {@link #settings} does
+     */
+    public Uni<Long> tokensUsed(String queue, String tenant, TokenQuota.Period period, Instant now) {
+        return redis.send(Request.cmd(Command.HGET).arg(QueueKeys.of(keyPrefix, queue).tenantTokens(period.id(now)))
+                .arg(tenant)).map(reply -> reply == null ? 0L : reply.toLong());
+    }
+
+    private TenantSettings parse(String text) {
+        try {
+            return TenantSettings.read(json.readTree(text));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("tenant settings in Redis are not JSON: " + text, e);
+        }
+    }
+}

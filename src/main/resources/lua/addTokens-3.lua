@@ -1,0 +1,59 @@
+--[[
+  Counts the LLM tokens one attempt of a job spent, by how the attempt ended, and what a takeover saved; and adds
+  them (prompt and completion) to what the job's tenant spent in the queue this day and this month, which its token
+  quota is checked against (Tenants in Java). Not fenced on purpose: the tokens of a run that lost its fence (a zombie)
+  were spent all the same, and counting them is the point. Writes only the job hash's 'tokens:*' fields, which nothing
+  else reads for the job's state, and the tenant counters; a job already removed is left alone.
+
+  KEYS[1] job hash
+  KEYS[2] the queue's tenant token counters of the current day (hash: tenant id -> tokens)
+  KEYS[3] the queue's tenant token counters of the current month (hash: tenant id -> tokens)
+
+  ARGV[1] outcome: result | failed | zombie | handed-back | revoked ('revoked' is recorded as 'aborted' when the
+          job is aborted, else as 'zombie': a revoked run was either aborted or handed to another worker)
+  ARGV[2] prompt tokens of the attempt
+  ARGV[3] completion tokens of the attempt
+  ARGV[4] of those, completion tokens generated after the attempt's last committed event (lost work), 0 for none
+  ARGV[5] completion tokens earlier runs committed that the attempt continued instead of generating again, 0 for none
+  ARGV[6] how the attempt went on after a takeover: reattach | continue | restart, or '' on the job's first run
+  ARGV[7] how long the day's counters live after their last write (ms)
+  ARGV[8] how long the month's counters live after their last write (ms)
+
+  Fields: 'tokens:<outcome>:attempts|prompt|completion', 'tokens:<outcome>:lost' (when ARGV[4] > 0),
+  'tokens:saved:completion' (when ARGV[5] > 0), 'tokens:takeovers:<kind>' (when ARGV[6] is set); the field of the
+  job's 'tenant' ('default' when it has none) in KEYS[2] and KEYS[3].
+
+  Returns {outcome recorded, the job's tenant ('default' when it has none)}, or {'', ''} when the job no longer
+  exists.
+]]
+local job = redis.call('HMGET', KEYS[1], 'state', 'tenant')
+local state = job[1]
+if not state then
+    return {'', ''}
+end
+local tenant = job[2] or 'default'
+local outcome = ARGV[1]
+if outcome == 'revoked' then
+    outcome = state == 'aborted' and 'aborted' or 'zombie'
+end
+local prefix = 'tokens:' .. outcome .. ':'
+redis.call('HINCRBY', KEYS[1], prefix .. 'attempts', 1)
+redis.call('HINCRBY', KEYS[1], prefix .. 'prompt', ARGV[2])
+redis.call('HINCRBY', KEYS[1], prefix .. 'completion', ARGV[3])
+if tonumber(ARGV[4]) > 0 then
+    redis.call('HINCRBY', KEYS[1], prefix .. 'lost', ARGV[4])
+end
+if tonumber(ARGV[5]) > 0 then
+    redis.call('HINCRBY', KEYS[1], 'tokens:saved:completion', ARGV[5])
+end
+if ARGV[6] ~= '' then
+    redis.call('HINCRBY', KEYS[1], 'tokens:takeovers:' .. ARGV[6], 1)
+end
+local spent = tonumber(ARGV[2]) + tonumber(ARGV[3])
+if spent > 0 then
+    redis.call('HINCRBY', KEYS[2], tenant, spent)
+    redis.call('PEXPIRE', KEYS[2], ARGV[7])
+    redis.call('HINCRBY', KEYS[3], tenant, spent)
+    redis.call('PEXPIRE', KEYS[3], ARGV[8])
+end
+return {outcome, tenant}

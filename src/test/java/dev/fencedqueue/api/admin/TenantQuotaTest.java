@@ -1,0 +1,110 @@
+package dev.fencedqueue.api.admin;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.nullValue;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import dev.fencedqueue.research.OpenAiProtocolProfile;
+import dev.fencedqueue.testing.PostgresTestResource;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.RuntimeProfile;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.response.ValidatableResponse;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Token quotas per tenant ({@code PUT /admin/tenants/{id}}), kept in Redis: once a tenant's research jobs spent its
+ * quota in the period, its next {@code POST /research/start} gets 429 with {@code Retry-After} and a message naming
+ * the quota and its reset, while other tenants still start jobs; going back to the defaults lets it start again; its
+ * tokens are in {@code fq_tenant_tokens_total} under its own label, a tenant's without settings under {@code other}. Over
+ * the OpenAI protocol to the simulator (the research protocol reports no tokens), tenants from {@code X-Tenant-Id}.
+ */
+@QuarkusTest
+@RuntimeProfile(TenantQuotaTest.OpenAiTenants.class)
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class TenantQuotaTest {
+
+    /** The OpenAI protocol to the simulator, and tenants from the header. */
+    public static class OpenAiTenants implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> config = new HashMap<>(new OpenAiProtocolProfile().getConfigOverrides());
+            config.put("fq.tenancy.source", "header");
+            return config;
+        }
+    }
+
+    @Test
+    void aTenantPastItsTokenQuotaStartsNoJobUntilThePeriodEndsWhileOthersStillDo() {
+        String acme = "acme-" + System.nanoTime();
+        String globex = "globex-" + System.nanoTime();
+        AdminApi.admin().contentType(ContentType.JSON)
+                .body(Map.of("tokenQuota", Map.of("tokens", 1, "period", "day"))).put("/admin/tenants/" + acme)
+                .then().statusCode(200).body("tokenQuota.tokens", equalTo(1)).body("tokenQuota.period", equalTo("day"))
+                .body("tokens.today", equalTo(0));
+
+        String first = start(acme).statusCode(202).extract().path("jobId");
+        await().atMost(TIMEOUT).until(() -> "completed".equals(given().get("/research/status/" + first).path("state")));
+        await().atMost(TIMEOUT).until(() -> AdminApi.admin().get("/admin/tenants/" + acme).<Integer>path("tokens.today") > 0);
+
+        await().atMost(TIMEOUT).until(() -> tenantTokens(acme) > 0);
+
+        start(acme).statusCode(429).header("Retry-After", Integer::parseInt, greaterThan(0))
+                .body("error", equalTo("too_many_requests"))
+                .body("message", containsString("token quota of 1 tokens a day"))
+                .body("message", containsString("resets at"));
+        double othersBefore = tenantTokens("other");
+        String second = start(globex).statusCode(202).extract().path("jobId");
+        await().atMost(TIMEOUT).until(() -> "completed".equals(given().get("/research/status/" + second).path("state")));
+        await("a tenant without settings counts as other").atMost(TIMEOUT)
+                .until(() -> tenantTokens("other") > othersBefore);
+        assertThat(tenantTokens(globex)).as("no label of its own").isZero();
+
+        AdminApi.admin().delete("/admin/tenants/" + acme).then().statusCode(200).body("removed", equalTo(true));
+        AdminApi.admin().get("/admin/tenants/" + acme).then().statusCode(200).body("tokenQuota", nullValue())
+                .body("tokens.today", greaterThan(0));
+        start(acme).statusCode(202);
+    }
+
+    @Test
+    void refusesSettingsThatAreNotValidNamingTheField() {
+        put("someone", Map.of("tokenQuota", Map.of("tokens", 0, "period", "day"))).statusCode(400)
+                .body("field", equalTo("tokenQuota.tokens"));
+        put("someone", Map.of("tokenQuota", Map.of("tokens", 5, "period", "week"))).statusCode(400)
+                .body("field", equalTo("tokenQuota.period"));
+        put("someone", Map.of("weight", 3)).statusCode(400).body("field", equalTo("weight"));
+        put("two words", Map.of()).statusCode(400).body("field", equalTo("id"));
+        AdminApi.admin().get("/admin/tenants/someone").then().statusCode(200).body("tokenQuota", nullValue())
+                .body("tokens.today", equalTo(0));
+    }
+
+    /** @return {@code fq_tenant_tokens_total} of a tenant label, 0 when the metric has no such label */
+    private static double tenantTokens(String label) {
+        String line = "fq_tenant_tokens_total{tenant=\"" + label + "\"} ";
+        return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
+                .filter(metric -> metric.startsWith(line)).mapToDouble(metric -> Double.parseDouble(metric.substring(
+                        line.length()).trim())).findFirst().orElse(0);
+    }
+
+    private static ValidatableResponse start(String tenant) {
+        return given().header("X-Tenant-Id", tenant).contentType(ContentType.JSON)
+                .body(Map.of("query", "what does it cost?")).post("/research/start").then();
+    }
+
+    private static ValidatableResponse put(String tenant, Map<String, Object> body) {
+        return AdminApi.admin().contentType(ContentType.JSON).body(body).put("/admin/tenants/" + tenant).then();
+    }
+}

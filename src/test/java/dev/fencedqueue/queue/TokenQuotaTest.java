@@ -1,0 +1,46 @@
+package dev.fencedqueue.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+/** Token quotas' calendar periods (UTC) and the tenant settings' JSON. */
+class TokenQuotaTest {
+
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void aPeriodIsNamedByItsUtcDateAndEndsAtTheNextMidnightUtc() {
+        Instant lateOnNewYearsEve = Instant.parse("2026-12-31T23:59:59.999Z");
+
+        assertThat(TokenQuota.Period.DAY.id(lateOnNewYearsEve)).isEqualTo("day:2026-12-31");
+        assertThat(TokenQuota.Period.MONTH.id(lateOnNewYearsEve)).isEqualTo("month:2026-12");
+        assertThat(TokenQuota.Period.DAY.end(lateOnNewYearsEve)).isEqualTo(Instant.parse("2027-01-01T00:00:00Z"));
+        assertThat(TokenQuota.Period.MONTH.end(lateOnNewYearsEve)).isEqualTo(Instant.parse("2027-01-01T00:00:00Z"));
+        Instant midnight = Instant.parse("2026-02-28T00:00:00Z");
+        assertThat(TokenQuota.Period.DAY.id(midnight)).as("midnight opens a day").isEqualTo("day:2026-02-28");
+        assertThat(TokenQuota.Period.MONTH.end(midnight)).isEqualTo(Instant.parse("2026-03-01T00:00:00Z"));
+    }
+
+    @Test
+    void settingsReadWhatTheyWriteAndRefuseWhatIsNotASettingNamingIt() throws Exception {
+        TenantSettings settings = TenantSettings.read(json.readTree("{\"tokenQuota\": {\"tokens\": 5000, \"period\": \"month\"}}"));
+
+        assertThat(settings.tokenQuota()).isEqualTo(new TokenQuota(5000, TokenQuota.Period.MONTH));
+        assertThat(TenantSettings.read(settings.write())).isEqualTo(settings);
+        assertThat(settings.allows(4999)).isTrue();
+        assertThat(settings.allows(5000)).isFalse();
+        assertThat(TenantSettings.read(json.readTree("{}"))).isEqualTo(TenantSettings.DEFAULTS);
+        assertThat(TenantSettings.DEFAULTS.allows(Long.MAX_VALUE)).isTrue();
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"tokenQuota\": {\"tokens\": \"5\", \"period\": \"day\"}}")))
+                .hasMessageStartingWith("`tokenQuota.tokens`");
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"tokenQuota\": {\"tokens\": 5, \"per\": \"day\"}}")))
+                .hasMessageStartingWith("`tokenQuota.per`");
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"concurrency\": 2}")))
+                .hasMessageStartingWith("`concurrency` is not a tenant setting");
+    }
+}
