@@ -14,6 +14,7 @@ import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.redis.SharedConnection;
+import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -48,6 +49,7 @@ public class Tenants {
     private final String keyPrefix;
     private final String settingsKey;
     private volatile Set<String> labeled = Set.of(TenantIds.DEFAULT);
+    private volatile long labelsTimer = -1;
 
     public Tenants(SharedConnection redis, ObjectMapper json, RedisKeysConfig config) {
         this.redis = redis;
@@ -109,10 +111,14 @@ public class Tenants {
         return labeled.contains(id) ? id : OTHER;
     }
 
-    /** Reads the tenants that metrics name at startup, and again every {@link #LABELS_REFRESH}. */
+    /** Reads the tenants that metrics name at startup, and again every {@link #LABELS_REFRESH} until shutdown. */
     void refreshLabels(@Observes StartupEvent event, Vertx vertx) {
         refreshLabels();
-        vertx.setPeriodic(LABELS_REFRESH.toMillis(), id -> refreshLabels());
+        labelsTimer = vertx.setPeriodic(LABELS_REFRESH.toMillis(), id -> refreshLabels());
+    }
+
+    void stopRefreshing(@Observes ShutdownEvent event, Vertx vertx) {
+        vertx.cancelTimer(labelsTimer);
     }
 
     private void refreshLabels() {
