@@ -1,11 +1,11 @@
 package dev.fencedqueue.queue;
 
-import static io.restassured.RestAssured.given;
+import static dev.fencedqueue.testing.ResearchStarts.start;
+import static dev.fencedqueue.testing.ResearchStarts.startUnlessUnavailable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.Map;
 
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.RedisSentinelResource;
@@ -16,7 +16,6 @@ import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -57,8 +56,9 @@ class SentinelMasterSwitchTest {
                 .isEqualTo("master");
 
         long switchedAt = System.nanoTime();
-        String after = await("a new job lands on the new master").atMost(STEP).until(() -> start("after the switch"),
-                jobId -> redis.replica().call("EXISTS", keys.job(jobId)).toLong() == 1);
+        String after = await("a new job lands on the new master").atMost(STEP)
+                .until(() -> startUnlessUnavailable("after the switch"),
+                        jobId -> jobId != null && redis.replica().call("EXISTS", keys.job(jobId)).toLong() == 1);
         System.out.printf("sentinel: the first new job landed on the new master %d ms after every Sentinel switched%n",
                 (System.nanoTime() - switchedAt) / 1_000_000);
         assertThat(redis.master().call("EXISTS", keys.job(after)).toLong()).as("nothing on the old master").isZero();
@@ -67,10 +67,5 @@ class SentinelMasterSwitchTest {
             assertThat(redis.replica().call("EXISTS", keys.job(next)).toLong()).as("%s on the new master", next)
                     .isEqualTo(1);
         }
-    }
-
-    private static String start(String query) {
-        return given().contentType(ContentType.JSON).body(Map.of("query", query)).post("/research/start")
-                .then().statusCode(202).extract().jsonPath().getString("jobId");
     }
 }

@@ -1,11 +1,11 @@
 package dev.fencedqueue.queue;
 
-import static io.restassured.RestAssured.given;
+import static dev.fencedqueue.testing.ResearchStarts.start;
+import static dev.fencedqueue.testing.ResearchStarts.startUnlessUnavailable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.Map;
 
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.testing.MutedSentinelResource;
@@ -16,7 +16,6 @@ import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -59,13 +58,9 @@ class SentinelNotificationLostTest {
         assertThat(redis.master().call("ROLE").get(0).toString()).as("the old master still takes writes")
                 .isEqualTo("master");
 
-        String after = await("a new job lands on the new master").atMost(STEP).until(() -> start("after the switch"),
-                jobId -> redis.replica().call("EXISTS", keys.job(jobId)).toLong() == 1);
+        String after = await("a new job lands on the new master").atMost(STEP)
+                .until(() -> startUnlessUnavailable("after the switch"),
+                        jobId -> jobId != null && redis.replica().call("EXISTS", keys.job(jobId)).toLong() == 1);
         assertThat(redis.master().call("EXISTS", keys.job(after)).toLong()).as("nothing on the old master").isZero();
-    }
-
-    private static String start(String query) {
-        return given().contentType(ContentType.JSON).body(Map.of("query", query)).post("/research/start")
-                .then().statusCode(202).extract().jsonPath().getString("jobId");
     }
 }
