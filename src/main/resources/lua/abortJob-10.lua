@@ -34,6 +34,7 @@
 --- @include "nowMs"
 --- @include "appendJobEvent"
 --- @include "jobEventData"
+--- @include "fairShare"
 --- @include "queueEvent"
 --- @include "releaseDedup"
 --- @include "removeJobKeys"
@@ -41,7 +42,8 @@
 --- @include "noteParent"
 
 local jobId = ARGV[1]
-local job = redis.call('HMGET', KEYS[6], 'state', 'fencingToken', 'events', 'keepFailed', 'parentKey', 'parentPolicy')
+local job = redis.call('HMGET', KEYS[6], 'state', 'fencingToken', 'events', 'keepFailed', 'parentKey', 'parentPolicy',
+    'tenant')
 local state, token = job[1], job[2] or '0'
 if not state then
     return {-1, ''}
@@ -50,26 +52,25 @@ if state == 'completed' or state == 'failed' or state == 'aborted' then
     return {-8, state}
 end
 
+local now = nowMs()
 local code = 2
 if state == 'active' then
     code = 1
     redis.call('LREM', KEYS[2], 1, jobId)
+    settleSlotTime(ARGV[5], KEYS[6], token, now)
     -- A slot is free now: under a global concurrency cap, a blocked worker may take the next job.
-    if redis.call('HEXISTS', KEYS[10], 'paused') == 0
-            and (redis.call('LLEN', KEYS[1]) > 0 or redis.call('ZCARD', KEYS[4]) > 0) then
+    if redis.call('HEXISTS', KEYS[10], 'paused') == 0 and anyReady(ARGV[5], KEYS[1], KEYS[4]) then
         redis.call('ZADD', KEYS[9], 0, '0')
     end
 else
-    redis.call('LREM', KEYS[1], 0, jobId)
+    removeReady(ARGV[5], KEYS[1], KEYS[4], job[7], jobId)
     redis.call('ZREM', KEYS[3], jobId)
-    redis.call('ZREM', KEYS[4], jobId)
     redis.call('ZREM', ARGV[5] .. 'waiting-children', jobId)
 end
 if redis.call('SCARD', KEYS[6] .. ':dependencies') > 0 then
     redis.call('HSET', ARGV[5] .. 'parent-aborts', jobId, ARGV[2])
 end
 
-local now = nowMs()
 redis.call('ZADD', KEYS[5], now, jobId)
 redis.call('HSET', KEYS[6], 'state', 'aborted', 'failedReason', ARGV[2], 'finishedOn', now)
 if job[3] == '1' then

@@ -49,6 +49,7 @@
   live for another request (another name or data), and the id of the job it was first used for is returned.
 ]]
 --- @include "nowMs"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "scheduleDelayed"
 --- @include "queueEvent"

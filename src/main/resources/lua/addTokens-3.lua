@@ -18,6 +18,8 @@
   ARGV[6] how the attempt went on after a takeover: reattach | continue | restart, or '' on the job's first run
   ARGV[7] how long the day's counters live after their last write (ms)
   ARGV[8] how long the month's counters live after their last write (ms)
+  ARGV[9] the attempt's fencing token, whose fair-dispatch charge ('chargedTokens:<token>', fairShare) the
+          attempt's tokens settle
 
   Fields: 'tokens:<outcome>:attempts|prompt|completion', 'tokens:<outcome>:lost' (when ARGV[4] > 0),
   'tokens:saved:completion' (when ARGV[5] > 0), 'tokens:takeovers:<kind>' (when ARGV[6] is set); the field of the
@@ -26,6 +28,8 @@
   Returns {outcome recorded, the job's tenant ('default' when it has none)}, or {'', ''} when the job no longer
   exists.
 ]]
+--- @include "fairShare"
+
 local job = redis.call('HMGET', KEYS[1], 'state', 'tenant')
 local state = job[1]
 if not state then
@@ -56,4 +60,5 @@ if spent > 0 then
     redis.call('HINCRBY', KEYS[3], tenant, spent)
     redis.call('PEXPIRE', KEYS[3], ARGV[8])
 end
+settleCharge(string.match(KEYS[1], '^(.-)job:'), KEYS[1], 'chargedTokens:' .. ARGV[9], spent)
 return {outcome, tenant}

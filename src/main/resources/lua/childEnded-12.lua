@@ -37,6 +37,7 @@
   (a notice for the parent's own parent is then left in this queue).
 ]]
 --- @include "nowMs"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "jobEventData"

@@ -3,7 +3,9 @@
   call, and appends one 'cleaned' queue event with the count.
 
   KEYS[1] the structure of that state: the completed or failed set (score: finish time, ms; the failed
-          set also holds aborted jobs), the wait list, or the delayed or prioritized set
+          set also holds aborted jobs), the wait list, or the delayed or prioritized set (the wait lists and
+          prioritized sets of the other tenants with jobs ready, named from the prefix, are cleaned after the
+          queue's own: see fairShare)
   KEYS[2] queue event stream
 
   ARGV[1] key prefix of the queue, 'fq:{name}:'
@@ -18,6 +20,7 @@
   limit is reached.
 ]]
 --- @include "nowMs"
+--- @include "fairShare"
 --- @include "queueEvent"
 --- @include "removeJobKeys"
 
@@ -31,37 +34,34 @@ local function oldEnough(id)
     return added == false or tonumber(added) <= before
 end
 
-if state == 'completed' or state == 'failed' then
-    removed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', before, 'LIMIT', 0, limit)
-    for _, id in ipairs(removed) do
-        redis.call('ZREM', KEYS[1], id)
-        removeJobKeys(prefix, id)
-    end
-elseif state == 'waiting' then
-    -- Oldest at the tail, but LIFO, stalled and handed-back jobs go there too: page from the tail
-    -- towards the head past younger jobs, then remove what was found.
-    local seen = 0
+-- Oldest at the tail, but LIFO, stalled and handed-back jobs go there too: page from the tail towards the head past
+-- younger jobs, then remove what was found.
+local function cleanList(key)
+    local seen, found = 0, {}
     repeat
-        local page = redis.call('LRANGE', KEYS[1], -(seen + 1000), -(seen + 1))
+        local page = redis.call('LRANGE', key, -(seen + 1000), -(seen + 1))
         for i = #page, 1, -1 do
-            if #removed < limit and oldEnough(page[i]) then
-                removed[#removed + 1] = page[i]
+            if #removed + #found < limit and oldEnough(page[i]) then
+                found[#found + 1] = page[i]
             end
         end
         seen = seen + #page
-    until #page < 1000 or #removed >= limit
-    for _, id in ipairs(removed) do
-        redis.call('LREM', KEYS[1], -1, id)
+    until #page < 1000 or #removed + #found >= limit
+    for _, id in ipairs(found) do
+        redis.call('LREM', key, -1, id)
         removeJobKeys(prefix, id)
+        removed[#removed + 1] = id
     end
-else
-    -- Ordered by due time or priority, not by age: page through the set past the younger jobs.
+end
+
+-- Ordered by due time or priority, not by age: page through the set past the younger jobs.
+local function cleanSet(key)
     local kept = 0
     repeat
-        local page = redis.call('ZRANGE', KEYS[1], kept, kept + 999)
+        local page = redis.call('ZRANGE', key, kept, kept + 999)
         for _, id in ipairs(page) do
             if #removed < limit and oldEnough(id) then
-                redis.call('ZREM', KEYS[1], id)
+                redis.call('ZREM', key, id)
                 removeJobKeys(prefix, id)
                 removed[#removed + 1] = id
             else
@@ -69,6 +69,37 @@ else
             end
         end
     until #page == 0 or #removed >= limit
+end
+
+if state == 'completed' or state == 'failed' then
+    removed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', before, 'LIMIT', 0, limit)
+    for _, id in ipairs(removed) do
+        redis.call('ZREM', KEYS[1], id)
+        removeJobKeys(prefix, id)
+    end
+else
+    local fromWait = state == 'waiting'
+    local queueWait, queuePrioritized = prefix .. 'wait', prefix .. 'prioritized'
+    local tenants = {FAIR_DEFAULT}
+    if fromWait or state == 'prioritized' then
+        for _, tenant in ipairs(otherReadyTenants(prefix)) do
+            tenants[#tenants + 1] = tenant
+        end
+    end
+    for _, tenant in ipairs(tenants) do
+        if #removed >= limit then
+            break
+        end
+        local waitKey, prioritizedKey = tenantReadyKeys(prefix, queueWait, queuePrioritized, tenant)
+        if fromWait then
+            cleanList(waitKey)
+        else
+            cleanSet(state == 'delayed' and KEYS[1] or prioritizedKey)
+        end
+        if state ~= 'delayed' then
+            leaveReadyIfDrained(prefix, queueWait, queuePrioritized, tenant)
+        end
+    end
 end
 if #removed > 0 then
     queueEvent(KEYS[2], ARGV[5], 'cleaned', '', 'state', state, 'count', #removed)

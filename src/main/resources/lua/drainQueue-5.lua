@@ -15,6 +15,7 @@
 
   Returns how many jobs were removed (call again until it returns 0).
 ]]
+--- @include "fairShare"
 --- @include "queueEvent"
 --- @include "removeJobKeys"
 
@@ -28,14 +29,27 @@ local function take(ids, removeFrom)
         removed = removed + 1
     end
 end
-take(redis.call('LRANGE', KEYS[1], -limit, -1), function(id) redis.call('LREM', KEYS[1], 1, id) end)
-if removed < limit then
-    take(redis.call('ZRANGE', KEYS[2], 0, limit - removed - 1), function(id) redis.call('ZREM', KEYS[2], id) end)
+-- Removes the ready jobs of one tenant (up to the limit), and takes it out of the backlogged ones once none is left.
+local function drainReady(tenant)
+    local waitKey, prioritizedKey = tenantReadyKeys(prefix, KEYS[1], KEYS[2], tenant)
+    take(redis.call('LRANGE', waitKey, -(limit - removed), -1), function(id) redis.call('LREM', waitKey, 1, id) end)
+    if removed < limit then
+        take(redis.call('ZRANGE', prioritizedKey, 0, limit - removed - 1),
+            function(id) redis.call('ZREM', prioritizedKey, id) end)
+    end
+    leaveReadyIfDrained(prefix, KEYS[1], KEYS[2], tenant)
+end
+drainReady(FAIR_DEFAULT)
+for _, tenant in ipairs(otherReadyTenants(prefix)) do
+    if removed >= limit then
+        break
+    end
+    drainReady(tenant)
 end
 if ARGV[2] == '1' and removed < limit then
     take(redis.call('ZRANGE', KEYS[3], 0, limit - removed - 1), function(id) redis.call('ZREM', KEYS[3], id) end)
 end
-if redis.call('LLEN', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0 then
+if not anyReady(prefix, KEYS[1], KEYS[2]) then
     redis.call('ZREM', KEYS[4], '0')
 end
 if removed > 0 then

@@ -3,13 +3,16 @@
   A renewed lock is held until the Redis clock plus the lock duration (the hash's 'lockedUntil', ms). A job whose
   lock expired but whose token is still current and which is still active gets its lock back (nobody else can have
   taken it: taking it would have incremented the token). A renewed job
-  leaves the stalled set, so the stalled-job check never takes a job that is being renewed.
+  leaves the stalled set, so the stalled-job check never takes a job that is being renewed. A renewed job started
+  under fair dispatch charges its tenant what it has cost so far beyond what was charged (fairShare's accrueCharge):
+  running work counts towards the tenant's share.
 
   KEYS[1] stalled set
 
   ARGV[1] key prefix of the queue, 'fq:{name}:'
   ARGV[2] lock duration (ms)
-  ARGV[3], ARGV[4], ARGV[5], ...  one triple per job: jobId, lock token, fencing token
+  ARGV[3], ARGV[4], ARGV[5], ARGV[6], ...  four per job: jobId, lock token, fencing token, and the LLM tokens the
+          attempt has spent so far ('' when the worker counts none: the queue's cost is slot time)
 
   Returns a flat list {jobId, code, ...} of the jobs the worker no longer owns, empty when it owns all:
     -1  the job does not exist
@@ -18,18 +21,20 @@
 ]]
 --- @include "nowMs"
 --- @include "checkOwnership"
+--- @include "fairShare"
 
 local prefix = ARGV[1]
 local now = nowMs()
 local lockedUntil = string.format('%d', now + tonumber(ARGV[2]))
 local lost = {}
-for i = 3, #ARGV, 3 do
+for i = 3, #ARGV, 4 do
     local jobId, lockToken, token = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     local jobRef = prefix .. 'job:' .. jobId
     local code = checkOwnership(jobRef, lockToken, token)
     if code == 0 then
         redis.call('HSET', jobRef, 'lockedUntil', lockedUntil)
         redis.call('SREM', KEYS[1], jobId)
+        accrueCharge(prefix, jobRef, token, now, tonumber(ARGV[i + 3]))
     else
         lost[#lost + 1] = jobId
         lost[#lost + 1] = code

@@ -20,7 +20,9 @@
 
   Returns 0 when handed back, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active).
 ]]
+--- @include "nowMs"
 --- @include "checkOwnership"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "queueEvent"
 
@@ -30,6 +32,7 @@ if code ~= 0 then
     return code
 end
 redis.call('LREM', KEYS[1], 1, jobId)
+settleSlotTime(string.sub(KEYS[5], 1, -5), KEYS[6], ARGV[3], nowMs())
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
 redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'takeover')

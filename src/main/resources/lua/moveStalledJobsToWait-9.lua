@@ -29,6 +29,7 @@
   or when a process already ran the check within the interval (less its margin).
 ]]
 --- @include "nowMs"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "jobEventData"
@@ -57,6 +58,7 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     if (tonumber(redis.call('HGET', jobRef, 'lockedUntil')) or 0) <= now and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
         local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
         local token = redis.call('HGET', jobRef, 'fencingToken') or '0'
+        settleSlotTime(prefix, jobRef, token, now)
         if stalls > maxStalledCount then
             local reason = 'job stalled more than allowable limit'
             redis.call('ZADD', KEYS[5], now, jobId)

@@ -27,6 +27,7 @@
   concurrency reached.
 ]]
 --- @include "nowMs"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "jobEventData"

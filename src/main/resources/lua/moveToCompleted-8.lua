@@ -41,6 +41,7 @@
 --- @include "checkOwnership"
 --- @include "appendJobEvent"
 --- @include "jobEventData"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "queueEvent"
 --- @include "removeJobKeys"
@@ -63,6 +64,7 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
     local keep = fields[5]
     -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
     redis.call('LREM', KEYS[1], '-1', jobId)
+    settleSlotTime(prefix, jobKey, token, now)
     if fields[4] == '1' then
         appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
     end

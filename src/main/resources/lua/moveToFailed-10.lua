@@ -41,6 +41,7 @@
 --- @include "nowMs"
 --- @include "checkOwnership"
 --- @include "appendJobEvent"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "scheduleDelayed"
 --- @include "jobEventData"
@@ -62,6 +63,7 @@ end
 local retryDelay = tonumber(ARGV[6])
 -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
 redis.call('LREM', KEYS[1], '-1', jobId)
+settleSlotTime(prefix, KEYS[8], ARGV[4], now)
 local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
 redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])
 

@@ -26,6 +26,7 @@
 ]]
 --- @include "nowMs"
 --- @include "checkOwnership"
+--- @include "fairShare"
 --- @include "queueEvent"
 
 local jobId = ARGV[1]
@@ -40,15 +41,17 @@ end
 if redis.call('SCARD', KEYS[3]) == 0 then
     return {0, ''}
 end
-local _, nowText = nowMs()
+local now, nowText = nowMs()
 redis.call('LREM', KEYS[1], 1, jobId)
+local prefix = string.sub(KEYS[7], 1, -5)
+settleSlotTime(prefix, KEYS[2], ARGV[3], now)
 redis.call('HINCRBY', KEYS[2], 'attemptsStarted', -1)
 redis.call('HSET', KEYS[2], 'state', 'waiting-children')
 redis.call('ZADD', KEYS[4], nowText, jobId)
 queueEvent(KEYS[5], ARGV[4], 'waiting-children', jobId, 'prev', 'active')
 -- A slot is free now: under a global concurrency cap, a blocked worker may take the next job.
 if redis.call('HEXISTS', KEYS[7], 'paused') == 0
-        and (redis.call('LLEN', KEYS[8]) > 0 or redis.call('ZCARD', KEYS[9]) > 0) then
+        and (hasReady(KEYS[8], KEYS[9]) or redis.call('ZCARD', prefix .. 'tenants:ready') > 0) then
     redis.call('ZADD', KEYS[6], 0, '0')
 end
 return {1, ''}

@@ -24,6 +24,7 @@
   paused or removed): nothing done; 1 the tick was skipped or refused; 2 its job was added (or existed), jobId its id.
 ]]
 --- @include "nowMs"
+--- @include "fairShare"
 --- @include "pushReady"
 --- @include "scheduleDelayed"
 --- @include "queueEvent"

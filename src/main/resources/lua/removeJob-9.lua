@@ -19,21 +19,22 @@
   Returns {code, state}: 1 removed; -1 no such job; -11 the job is running (active), nothing
   removed. state is the job's state ('' when there is no job).
 ]]
+--- @include "fairShare"
 --- @include "queueEvent"
 --- @include "removeJobKeys"
 
 local jobId = ARGV[2]
-local state = redis.call('HGET', KEYS[1], 'state')
+local job = redis.call('HMGET', KEYS[1], 'state', 'tenant')
+local state = job[1]
 if not state then
     return {-1, ''}
 end
 if state == 'active' then
     return {-11, state}
 end
-redis.call('LREM', KEYS[2], 0, jobId)
+removeReady(ARGV[1], KEYS[2], KEYS[5], job[2], jobId)
 redis.call('LREM', KEYS[3], 0, jobId)
 redis.call('ZREM', KEYS[4], jobId)
-redis.call('ZREM', KEYS[5], jobId)
 redis.call('ZREM', KEYS[6], jobId)
 redis.call('ZREM', KEYS[7], jobId)
 redis.call('SREM', KEYS[8], jobId)

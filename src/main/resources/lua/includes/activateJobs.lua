@@ -24,7 +24,7 @@
 --   code -4  the queue is paused
 --   code -5  rate limited; extra = ms until the window resets
 --   code -10 the global concurrency is reached
--- Needs the includes pushReady, appendJobEvent, jobEventData and queueEvent.
+-- Needs the includes fairShare, pushReady, appendJobEvent, jobEventData and queueEvent.
 --
 -- Among a job's fields: 'checkpoint' is the last state a run committed (JobContext.checkpoint), for the next run to
 -- resume from; 'resumePoint' the id of the last event the job's stream held when the current run was activated;
@@ -91,28 +91,82 @@ end
 -- The text of small attempt numbers, so that most activations format no number.
 local ATTEMPT_TEXT = {'1', '2', '3', '4', '5', '6', '7', '8', '9', '10'}
 
--- Takes up to n ready job ids, wait list first, and pushes them onto the active list. Returns the ids, how many came
--- from the wait list (the state the others left is 'prioritized'), and whether both sources are now known to be empty
--- (each gave fewer than asked for; when n came, more may be left).
-local function takeReady(waitKey, activeKey, prioritizedKey, n)
-    local ids = {}
+-- Pops up to n ready job ids of one tenant, wait list first, appending them to ids and the state each left
+-- ('waiting' or 'prioritized') to states. Returns how many it took.
+local function popReady(waitKey, prioritizedKey, n, ids, states)
+    local taken = 0
     local popped = redis.call('LMPOP', 1, waitKey, 'RIGHT', 'COUNT', n)
     if popped then
-        ids = popped[2]
+        for _, id in ipairs(popped[2]) do
+            ids[#ids + 1] = id
+            states[#states + 1] = 'waiting'
+        end
+        taken = #popped[2]
     end
-    local fromWait = #ids
-    local drained = false
-    if fromWait < n then
-        local more = redis.call('ZPOPMIN', prioritizedKey, n - fromWait)
+    if taken < n then
+        local more = redis.call('ZPOPMIN', prioritizedKey, n - taken)
         for i = 1, #more, 2 do
             ids[#ids + 1] = more[i]
+            states[#states + 1] = 'prioritized'
         end
-        drained = #ids < n
+        taken = taken + #more / 2
+    end
+    return taken
+end
+
+-- Takes up to n ready job ids and pushes them onto the active list. With no tenant other than 'default' backlogged,
+-- the queue's wait list first, then its prioritized set; otherwise one job at a time from the backlogged tenant of
+-- least weighted usage (start-time fair queuing, see fairShare), charging its tenant the estimate of what a job
+-- costs. Returns the ids, the state each left, whether no job is known to be ready any more (nil when not known), and
+-- the estimate charged for each job (nil when none was: outside fair dispatch).
+local function takeReady(prefix, waitKey, activeKey, prioritizedKey, metaKey, n, estimate, virtualTime)
+    local ids, states = {}, {}
+    local readyKey = prefix .. 'tenants:ready'
+    local tenants = redis.call('ZRANGE', readyKey, 0, 1, 'WITHSCORES')
+    local drained, charge
+    local startTag = virtualTime
+    if #tenants <= 2 then
+        -- Outside fair dispatch ('default' alone), or one tenant backlogged: its jobs in their order.
+        local tenant = tenants[1] or FAIR_DEFAULT
+        local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
+        local taken = popReady(tenantWait, tenantPrioritized, n, ids, states)
+        if tenants[1] and taken > 0 then
+            charge = estimate
+            local weight = tenantWeight(prefix, tenant)
+            -- The start tag of the last job taken: each one before it was charged the estimate.
+            startTag = math.max(startTag, tonumber(tenants[2]) + (taken - 1) * estimate / weight)
+            chargeTenant(prefix, tenant, estimate * taken, weight)
+        end
+        if tenants[1] and taken < n then
+            leaveReady(prefix, tenant)
+        end
+        drained = taken < n
+    else
+        charge = estimate
+        local weights = {}
+        local top = tenants
+        while #ids < n and top[1] do
+            local tenant = top[1]
+            local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
+            if popReady(tenantWait, tenantPrioritized, 1, ids, states) == 1 then
+                startTag = math.max(startTag, tonumber(top[2]))
+                weights[tenant] = weights[tenant] or tenantWeight(prefix, tenant)
+                chargeTenant(prefix, tenant, estimate, weights[tenant])
+                leaveReadyIfDrained(prefix, waitKey, prioritizedKey, tenant)
+            else
+                leaveReady(prefix, tenant)
+            end
+            top = redis.call('ZRANGE', readyKey, 0, 0, 'WITHSCORES')
+        end
+        drained = top[1] == nil
+    end
+    if startTag > virtualTime then
+        redis.call('HSET', metaKey, 'virtualTime', startTag)
     end
     if #ids > 0 then
         redis.call('LPUSH', activeKey, unpack(ids))
     end
-    return ids, fromWait, drained
+    return ids, states, drained, charge
 end
 
 local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, markerKey, metaKey, eventsKey,
@@ -121,16 +175,17 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     for _, id in ipairs(due) do
         redis.call('ZREM', delayedKey, id)
         local jobKey = prefix .. 'job:' .. id
-        local fields = redis.call('HMGET', jobKey, 'timestamp', 'priority', 'lifo')
+        local fields = redis.call('HMGET', jobKey, 'timestamp', 'priority', 'lifo', 'tenant')
         if fields[1] then
             local priority = tonumber(fields[2]) or 0
             redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
-            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[3] == '1')
+            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[3] == '1', fields[4])
             queueEvent(eventsKey, maxEvents, 'waiting', id, 'prev', 'delayed')
         end
     end
 
-    local meta = redis.call('HMGET', metaKey, 'paused', 'concurrency', 'limiterMax', 'limiterDuration')
+    local meta = redis.call('HMGET', metaKey, 'paused', 'concurrency', 'limiterMax', 'limiterDuration', 'costUnit',
+        'costEstimate', 'virtualTime')
     if meta[1] then
         redis.call('ZREM', markerKey, '0')
         return -4, -1, {}
@@ -160,8 +215,10 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     local count = 0
     local drained -- whether nothing is ready any more; nil when not known
     if allowed > 0 then
-        local ids, fromWait
-        ids, fromWait, drained = takeReady(waitKey, activeKey, prioritizedKey, allowed)
+        local ids, states, charge
+        ids, states, drained, charge = takeReady(prefix, waitKey, activeKey, prioritizedKey, metaKey, allowed,
+            costEstimate(meta[6]), tonumber(meta[7]) or 0)
+        local chargedField = meta[5] == 'tokens' and 'chargedTokens:' or 'chargedMs:'
         local quotedWorkerId
         local lockedUntil = string.format('%d', now + tonumber(lockDuration))
         for i = 1, #ids do
@@ -190,6 +247,9 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                         'attemptsStarted', attempt, 'lockToken', lockToken, 'lockedUntil', lockedUntil, 'fencingToken',
                         tokenText)
                 end
+                if charge then
+                    redis.call('HSET', jobKey, chargedField .. tokenText, charge)
+                end
                 if progressAt then
                     redis.call('HDEL', jobKey, 'progress')
                     fields[progressAt] = false
@@ -199,7 +259,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                     appendJobEvent(jobKey .. ':events', maxStreamLength, 'started', tokenText,
                         jobEventData(quotedWorkerId, 'attempt', attempt))
                 end
-                queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', i <= fromWait and 'waiting' or 'prioritized',
+                queueEvent(eventsKey, maxEvents, 'active', jobId, 'prev', states[i],
                     'workerId', workerId)
                 setField(fields, tokenAt, 'fencingToken', tokenText)
                 setField(fields, attemptAt, 'attemptsStarted', attempt)
@@ -226,6 +286,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     end
     if drained == nil then
         drained = redis.call('LLEN', waitKey) == 0 and redis.call('ZCARD', prioritizedKey) == 0
+            and redis.call('ZCARD', prefix .. 'tenants:ready') == 0
     end
     -- When exactly as many jobs as asked for were ready, the marker is set though none may be left: a stale marker
     -- only wakes a worker for nothing (its activation finds nothing and removes the marker).

@@ -118,7 +118,7 @@ local function addJobCore(K, A)
         scheduleDelayed(K[2], K[4], jobId, now + delay)
         queueEvent(K[7], A[18], 'delayed', jobId, 'delay', A[7])
     else
-        pushReady(K[1], K[3], K[4], K[5], jobId, priority, A[9] == '1')
+        pushReady(K[1], K[3], K[4], K[5], jobId, priority, A[9] == '1', A[24] ~= '' and A[24])
         if redis.call('HEXISTS', K[5], 'paused') == 1 then
             redis.call('ZREM', K[4], '0')
         end

@@ -1,13 +1,12 @@
 package dev.fencedqueue.queue;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -45,21 +44,22 @@ final class JobListing {
 
     /** See {@link JobQueue#getJobCounts()}. */
     Uni<Map<JobState, Long>> counts() {
-        return Uni.combine().all().unis(count(Command.LLEN, keys.waitList()), count(Command.ZCARD, keys.prioritized()),
-                count(Command.ZCARD, keys.delayed()), count(Command.LLEN, keys.active()),
-                count(Command.ZCARD, keys.completed()), count(Command.ZCARD, keys.failed()), paused.get(),
-                count(Command.ZCARD, keys.waitingChildren()))
+        return Uni.combine().all().unis(readyJobs("count", 0, 0), count(Command.ZCARD, keys.delayed()),
+                count(Command.LLEN, keys.active()), count(Command.ZCARD, keys.completed()),
+                count(Command.ZCARD, keys.failed()), paused.get(), count(Command.ZCARD, keys.waitingChildren()))
                 .with(results -> {
-                    boolean isPaused = (Boolean) results.get(6);
+                    Response ready = (Response) results.get(0);
+                    long waiting = ready.get(0).toLong();
+                    boolean isPaused = (Boolean) results.get(5);
                     Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-                    counts.put(JobState.WAITING, isPaused ? 0L : (Long) results.get(0));
-                    counts.put(JobState.PAUSED, isPaused ? (Long) results.get(0) : 0L);
-                    counts.put(JobState.PRIORITIZED, (Long) results.get(1));
-                    counts.put(JobState.DELAYED, (Long) results.get(2));
-                    counts.put(JobState.ACTIVE, (Long) results.get(3));
-                    counts.put(JobState.COMPLETED, (Long) results.get(4));
-                    counts.put(JobState.FAILED, (Long) results.get(5));
-                    counts.put(JobState.WAITING_CHILDREN, (Long) results.get(7));
+                    counts.put(JobState.WAITING, isPaused ? 0L : waiting);
+                    counts.put(JobState.PAUSED, isPaused ? waiting : 0L);
+                    counts.put(JobState.PRIORITIZED, ready.get(1).toLong());
+                    counts.put(JobState.DELAYED, (Long) results.get(1));
+                    counts.put(JobState.ACTIVE, (Long) results.get(2));
+                    counts.put(JobState.COMPLETED, (Long) results.get(3));
+                    counts.put(JobState.FAILED, (Long) results.get(4));
+                    counts.put(JobState.WAITING_CHILDREN, (Long) results.get(6));
                     return counts;
                 });
     }
@@ -70,28 +70,35 @@ final class JobListing {
             throw new IllegalArgumentException("`start` must not be negative and `count` must be 1 to 1000");
         }
         int stop = start + count - 1;
-        Request ids = switch (state) {
-            case WAITING, PAUSED -> Request.cmd(Command.LRANGE).arg(keys.waitList()).arg(-1 - stop).arg(-1 - start);
-            case ACTIVE -> Request.cmd(Command.LRANGE).arg(keys.active()).arg(start).arg(stop);
-            case PRIORITIZED -> Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(start).arg(stop);
-            case DELAYED -> Request.cmd(Command.ZRANGE).arg(keys.delayed()).arg(start).arg(stop);
-            case WAITING_CHILDREN -> Request.cmd(Command.ZRANGE).arg(keys.waitingChildren()).arg(start).arg(stop);
-            case COMPLETED -> Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(start).arg(stop).arg("REV");
-            case FAILED -> Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(start).arg(stop).arg("REV");
+        Uni<Response> ids = switch (state) {
+            // Every tenant's: the queue's own ('default') first, oldest first.
+            case WAITING, PAUSED -> readyJobs("waiting", start, stop);
+            case PRIORITIZED -> readyJobs("prioritized", start, stop);
+            case ACTIVE -> send(Request.cmd(Command.LRANGE).arg(keys.active()).arg(start).arg(stop));
+            case DELAYED -> send(Request.cmd(Command.ZRANGE).arg(keys.delayed()).arg(start).arg(stop));
+            case WAITING_CHILDREN -> send(Request.cmd(Command.ZRANGE).arg(keys.waitingChildren()).arg(start).arg(stop));
+            case COMPLETED -> send(Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(start).arg(stop).arg("REV"));
+            case FAILED -> send(Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(start).arg(stop).arg("REV"));
             case ABORTED -> throw new IllegalArgumentException("aborted jobs are listed with the failed ones");
         };
-        boolean reverse = state == JobState.WAITING || state == JobState.PAUSED;
-        return ctx.redis().send(ids).chain(reply -> {
-            List<String> jobIds = new ArrayList<>(Replies.elements(reply).stream().map(Response::toString).toList());
-            if (reverse) {
-                Collections.reverse(jobIds);
-            }
+        return ids.chain(reply -> {
+            List<String> jobIds = Replies.elements(reply).stream().map(Response::toString).toList();
             if (jobIds.isEmpty()) {
                 return Uni.createFrom().item(List.<Job>of());
             }
             return Uni.join().all(jobIds.stream().map(this::job).toList()).andFailFast()
                     .map(jobs -> jobs.stream().filter(Objects::nonNull).toList());
         });
+    }
+
+    /** Runs {@code readyJobs.lua}: the ready jobs of every tenant. */
+    private Uni<Response> readyJobs(String mode, int start, int stop) {
+        return ctx.scripts().run(LuaScript.READY_JOBS, List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
+                List.of(keys.prefix(), mode, Integer.toString(start), Integer.toString(stop)));
+    }
+
+    private Uni<Response> send(Request request) {
+        return ctx.redis().send(request);
     }
 
     private Uni<Long> count(Command command, String key) {

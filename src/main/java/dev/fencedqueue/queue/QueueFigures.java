@@ -1,9 +1,9 @@
 package dev.fencedqueue.queue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
+import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -31,26 +31,13 @@ public final class QueueFigures {
      *         waits; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
      */
     public Uni<Double> oldestWaitingAge(QueueKeys keys) {
-        Uni<Response> next = queues.redis().send(Request.cmd(Command.LINDEX).arg(keys.waitList()).arg(-1));
-        Uni<Response> first = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.prioritized()).arg(0).arg(0));
+        Uni<Response> oldest = queues.context(keys.queue()).scripts().run(LuaScript.READY_JOBS,
+                List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
+                List.of(keys.prefix(), "oldest", "0", "0"));
         Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
-        return Uni.combine().all().unis(next, first, time).asTuple().chain(read -> {
-            List<String> ids = new ArrayList<>(2);
-            if (read.getItem1() != null) {
-                ids.add(read.getItem1().toString());
-            }
-            if (read.getItem2() != null && read.getItem2().size() > 0) {
-                ids.add(read.getItem2().get(0).toString());
-            }
-            long now = millis(read.getItem3());
-            List<Uni<Long>> readySince = ids.stream().map(id -> queues.redis()
-                    .send(Request.cmd(Command.HMGET).arg(keys.job(id)).arg("timestamp").arg("delay"))
-                    .map(fields -> fields.get(0) == null ? now
-                            : fields.get(0).toLong() + (fields.get(1) == null ? 0 : fields.get(1).toLong())))
-                    .toList();
-            return readySince.isEmpty() ? Uni.createFrom().item(0.0)
-                    : Uni.join().all(readySince).andFailFast().map(since -> Math.max(0,
-                            now - since.stream().mapToLong(Long::longValue).min().orElse(now)) / 1000.0);
+        return Uni.combine().all().unis(oldest, time).asTuple().map(read -> {
+            long since = read.getItem1().toLong();
+            return since < 0 ? 0.0 : Math.max(0, millis(read.getItem2()) - since) / 1000.0;
         });
     }
 

@@ -124,6 +124,27 @@ public record QueueKeys(String queue, String prefix) {
         return prefix + "prioritized";
     }
 
+    /**
+     * @return the sorted set of the tenants with jobs ready to run, scored by weighted usage, while fair dispatch
+     *         is under way (a tenant other than {@code default} has jobs ready; {@code fairShare.lua})
+     */
+    public String tenantsReady() {
+        return prefix + "tenants:ready";
+    }
+
+    /** @return the hash of each tenant's dispatch weight (tenant id -> weight), in this queue's hash slot */
+    public String tenantWeights() {
+        return prefix + "tenants:weight";
+    }
+
+    /**
+     * @param tenant a tenant id other than {@code default} (whose ready jobs are in {@link #waitList()})
+     * @return the wait list of the tenant's ready jobs without a priority
+     */
+    public String tenantWaitList(String tenant) {
+        return prefix + "tenant:" + tenant + ":wait";
+    }
+
     public String delayed() {
         return prefix + "delayed";
     }

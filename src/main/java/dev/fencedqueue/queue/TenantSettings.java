@@ -9,16 +9,22 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * What an operator set for a tenant ({@code PUT /admin/tenants/{id}}), kept in Redis so that every instance obeys it
- * at once. JSON: {@code {"tokenQuota": {"tokens", "period": "day" | "month"}}}, every field optional.
+ * at once. JSON: {@code {"weight", "tokenQuota": {"tokens", "period": "day" | "month"}}}, every field optional.
  *
+ * @param weight its share of each queue under fair dispatch relative to the other tenants' (a tenant of weight 2 gets
+ *        twice the slots of one of weight 1 when both have jobs waiting), &gt; 0 and at most {@value #MAX_WEIGHT};
+ *        {@code null} for the default, 1
  * @param tokenQuota the LLM tokens its jobs may spend per period, {@code null} for no limit
  */
-public record TenantSettings(TokenQuota tokenQuota) {
+public record TenantSettings(Double weight, TokenQuota tokenQuota) {
 
     /** A tenant nobody set anything for. */
-    public static final TenantSettings DEFAULTS = new TenantSettings(null);
+    public static final TenantSettings DEFAULTS = new TenantSettings(null, null);
 
-    private static final Set<String> FIELDS = Set.of("tokenQuota");
+    /** The largest weight: a million times another tenant's share is as good as all of it. */
+    public static final double MAX_WEIGHT = 1_000_000;
+
+    private static final Set<String> FIELDS = Set.of("weight", "tokenQuota");
 
     /**
      * @param node the JSON, {@code null} or empty for {@link #DEFAULTS}
@@ -39,9 +45,22 @@ public record TenantSettings(TokenQuota tokenQuota) {
                 throw new IllegalArgumentException("`" + name + "` is not a tenant setting (one of " + FIELDS + ")");
             }
         }
-        JsonNode quota = node.get("tokenQuota");
+        return new TenantSettings(readWeight(node.get("weight")), readQuota(node.get("tokenQuota")));
+    }
+
+    private static Double readWeight(JsonNode weight) {
+        if (weight == null || weight.isNull()) {
+            return null;
+        }
+        if (!weight.isNumber() || !(weight.asDouble() > 0) || weight.asDouble() > MAX_WEIGHT) {
+            throw new IllegalArgumentException("`weight` must be a number above 0 and at most 1000000 (the default is 1)");
+        }
+        return weight.asDouble();
+    }
+
+    private static TokenQuota readQuota(JsonNode quota) {
         if (quota == null || quota.isNull()) {
-            return DEFAULTS;
+            return null;
         }
         if (!quota.isObject()) {
             throw new IllegalArgumentException("`tokenQuota` must be an object {tokens, period}");
@@ -60,16 +79,24 @@ public record TenantSettings(TokenQuota tokenQuota) {
         if (period == null || !period.isTextual()) {
             throw new IllegalArgumentException("`tokenQuota.period` must be `day` or `month`");
         }
-        return new TenantSettings(new TokenQuota(tokens.asLong(), TokenQuota.Period.of(period.asText())));
+        return new TokenQuota(tokens.asLong(), TokenQuota.Period.of(period.asText()));
     }
 
     /** @return these settings as JSON, in the shape {@link #read} reads */
     public ObjectNode write() {
         ObjectNode node = JsonNodeFactory.instance.objectNode();
+        if (weight != null) {
+            node.put("weight", weight);
+        }
         if (tokenQuota != null) {
             node.putObject("tokenQuota").put("tokens", tokenQuota.tokens()).put("period", tokenQuota.period().value());
         }
         return node;
+    }
+
+    /** @return the weight fair dispatch gives the tenant: as set, or 1 */
+    public double effectiveWeight() {
+        return weight == null ? 1 : weight;
     }
 
     /**

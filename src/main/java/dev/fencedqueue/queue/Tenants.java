@@ -3,7 +3,10 @@ package dev.fencedqueue.queue;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -150,6 +153,56 @@ public class Tenants {
     public Uni<Long> tokensUsed(String queue, String tenant, TokenQuota.Period period, Instant now) {
         return redis.send(Request.cmd(Command.HGET).arg(QueueKeys.of(keyPrefix, queue).tenantTokens(period.id(now)))
                 .arg(tenant)).map(reply -> reply == null ? 0L : reply.toLong());
+    }
+
+    /**
+     * Copies every tenant's weight into each queue's own hash, {@code <prefix>:{<queue>}:tenants:weight} (tenant id ->
+     * weight; tenants of weight 1 have no field), where fair dispatch reads it inside the queue's hash slot
+     * ({@code fairShare.lua}). Called after a tenant's settings change and every {@link #LABELS_REFRESH} for the
+     * queues an instance serves, so that a queue first served after the change gets it too.
+     *
+     * @param queues the queue names, may be empty
+     * @return completes once written; fails as {@link #settings} does
+     */
+    public Uni<Void> syncWeights(Collection<String> queues) {
+        if (queues.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return all().chain(all -> {
+            Map<String, String> weights = new TreeMap<>();
+            all.forEach((tenant, settings) -> {
+                if (settings.weight() != null && settings.weight() != 1) {
+                    weights.put(tenant, Double.toString(settings.weight()));
+                }
+            });
+            List<Uni<Void>> writes = new ArrayList<>();
+            for (String queue : queues) {
+                writes.add(syncWeights(QueueKeys.of(keyPrefix, queue).tenantWeights(), weights));
+            }
+            return Uni.join().all(writes).andFailFast().replaceWithVoid();
+        });
+    }
+
+    /** Makes one queue's weights hash hold exactly {@code weights}: the new ones written first, then the old removed. */
+    private Uni<Void> syncWeights(String key, Map<String, String> weights) {
+        return redis.send(Request.cmd(Command.HKEYS).arg(key)).chain(stored -> {
+            Request hdel = Request.cmd(Command.HDEL).arg(key);
+            boolean stale = false;
+            for (var field : stored) {
+                if (!weights.containsKey(field.toString())) {
+                    hdel.arg(field.toString());
+                    stale = true;
+                }
+            }
+            Uni<?> written = Uni.createFrom().voidItem();
+            if (!weights.isEmpty()) {
+                Request hset = Request.cmd(Command.HSET).arg(key);
+                weights.forEach((tenant, weight) -> hset.arg(tenant).arg(weight));
+                written = redis.send(hset);
+            }
+            boolean removeStale = stale;
+            return written.chain(() -> removeStale ? redis.send(hdel) : Uni.createFrom().nullItem());
+        }).replaceWithVoid();
     }
 
     private TenantSettings parse(String text) {

@@ -38,6 +38,7 @@ public enum LuaScript {
     PAUSE_SCHEDULER("pauseScheduler", 3),
     PRODUCE_TICK("produceTick", 11),
     DROP_ARCHIVED_JOB("dropArchivedJob", 3),
+    READY_JOBS("readyJobs", 3),
     /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
     COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
 

@@ -132,7 +132,7 @@ public class ChatResearch {
                 "failed".equals(outcome) ? failure : null);
         // Started here and memoized: cancelling the attempt's pipeline (as the worker does to a zombie) must not
         // cancel the count on its way.
-        Uni<Void> recording = tokens.record(queue, context.jobId(), attempt).memoize().indefinitely();
+        Uni<Void> recording = tokens.record(queue, context.jobId(), context.fencingToken(), attempt).memoize().indefinitely();
         recording.subscribe().with(ignored -> {
         });
         return recording;
@@ -154,6 +154,7 @@ public class ChatResearch {
         Uni<String> write = opened.checkpoint() != null && sequence >= 0
                 ? context.progress(percent(total), message, details, opened.checkpoint().apply(sequence))
                 : context.progress(percent(total), message, details);
+        context.reportTokens(own);
         return write.invoke(() -> answer.committed(own));
     }
 

@@ -125,10 +125,12 @@ public class LlmTokens {
      *
      * @param queue the job's queue
      * @param jobId the job
+     * @param fencingToken the attempt's fencing token: its tokens settle what fair dispatch charged its tenant for
+     *        it ({@code fairShare.lua})
      * @param attempt what the attempt spent
      * @return completes once counted; never fails (a failed count is logged: accounting must not fail a job)
      */
-    public Uni<Void> record(String queue, String jobId, Attempt attempt) {
+    public Uni<Void> record(String queue, String jobId, long fencingToken, Attempt attempt) {
         QueueContext ctx = queues.context(queue);
         String outcome = attempt.outcome();
         // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
@@ -140,7 +142,8 @@ public class LlmTokens {
                 List.of(outcome, Long.toString(attempt.promptTokens()), Long.toString(attempt.completionTokens()),
                         Long.toString(attempt.lostTokens()), Long.toString(attempt.savedTokens()),
                         attempt.takeover() == null ? "" : attempt.takeover().value(),
-                        Long.toString(DAY_COUNTERS_LIVE.toMillis()), Long.toString(MONTH_COUNTERS_LIVE.toMillis())))
+                        Long.toString(DAY_COUNTERS_LIVE.toMillis()), Long.toString(MONTH_COUNTERS_LIVE.toMillis()),
+                        Long.toString(fencingToken)))
                 .map(reply -> reply.get(0).toString().isEmpty() ? new Recorded(fallback, null)
                         : new Recorded(reply.get(0).toString(), reply.get(1).toString()))
                 .onFailure().recoverWithItem(failure -> {

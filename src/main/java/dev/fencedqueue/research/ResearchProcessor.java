@@ -5,6 +5,7 @@ import java.util.Optional;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
+import dev.fencedqueue.worker.CostUnit;
 import dev.fencedqueue.worker.UnrecoverableJobException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,6 +32,12 @@ public class ResearchProcessor implements JobProcessor {
     @Override
     public String queue() {
         return config.queue();
+    }
+
+    /** Research jobs cost what they spend with the LLM: a deep research costs a hundred plain answers. */
+    @Override
+    public CostUnit costUnit() {
+        return CostUnit.TOKENS;
     }
 
     /** @return {@link ResearchRequest}: a job added over the API is checked as {@code POST /research/start} checks it */

@@ -23,6 +23,8 @@ final class ActiveJob {
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */
     private long lockValidUntil;
     private Cancellable pipeline;
+    /** The LLM tokens the attempt reported it has spent so far, -1 before it reports any (JobContext.reportTokens). */
+    private volatile long tokensSpent = -1;
     /** Set once the pipeline ended and its completion or failure is being written. */
     private boolean finishing;
 
@@ -40,6 +42,16 @@ final class ActiveJob {
         this.checkpoint = activated.checkpoint();
         this.resumeReason = activated.resumeReason();
         this.lockValidUntil = lockValidUntil;
+    }
+
+    /** @return the LLM tokens the attempt reported it has spent so far, -1 when it reported none */
+    long tokensSpent() {
+        return tokensSpent;
+    }
+
+    /** @param tokens the LLM tokens the attempt has spent so far; thread-safe */
+    void reportTokens(long tokens) {
+        tokensSpent = tokens;
     }
 
     /** @return how long the attempt has run since its activation, ns */

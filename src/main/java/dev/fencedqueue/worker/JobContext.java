@@ -41,6 +41,16 @@ public interface JobContext {
      */
     String attemptId();
 
+    /**
+     * Reports the LLM tokens this attempt has spent so far, so that fair dispatch charges its tenant for running work
+     * as it streams (the worker sends the latest figure with its next lock renewal, every half lock duration); the
+     * attempt's final count settles it ({@code LlmTokens}). Thread-safe, never fails; the default does nothing.
+     *
+     * @param tokens the tokens (prompt and completion) spent so far by this attempt, non-decreasing
+     */
+    default void reportTokens(long tokens) {
+    }
+
     /** @return the id of the worker running this attempt */
     String workerId();
 

@@ -88,4 +88,13 @@ public interface JobProcessor {
     default Optional<Duration> backoff(Job job, int attemptsMade, Throwable failure, Duration delay) {
         return Optional.of(delay);
     }
+
+    /**
+     * @return what fair dispatch charges a tenant for this queue's jobs ({@code fairShare.lua}): the time each job holds
+     *         a worker slot ({@link CostUnit#SLOT_TIME}, the default) or the LLM tokens it spends
+     *         ({@link CostUnit#TOKENS}, which its attempts report through {@link JobContext#reportTokens})
+     */
+    default CostUnit costUnit() {
+        return CostUnit.SLOT_TIME;
+    }
 }

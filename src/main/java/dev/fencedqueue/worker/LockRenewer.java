@@ -76,13 +76,15 @@ final class LockRenewer {
      * @return the jobs the worker no longer owns, by job id, with the script's code (-1, -7 or -9)
      */
     Uni<Map<String, Long>> renew(Collection<ActiveJob> jobs) {
-        List<String> args = new ArrayList<>(2 + 3 * jobs.size());
+        List<String> args = new ArrayList<>(2 + 4 * jobs.size());
         args.add(keys.prefix());
         args.add(Long.toString(lockDurationMillis));
         for (ActiveJob job : jobs) {
             args.add(job.id());
             args.add(job.lockToken());
             args.add(Long.toString(job.fencingToken()));
+            long tokens = job.tokensSpent();
+            args.add(tokens < 0 ? "" : Long.toString(tokens));
         }
         return scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), args).map(reply -> {
             Map<String, Long> lost = new HashMap<>();

@@ -242,6 +242,11 @@ final class WorkerJobContext implements JobContext {
     }
 
     @Override
+    public void reportTokens(long tokens) {
+        active.reportTokens(tokens);
+    }
+
+    @Override
     public String attemptId() {
         return active.lockToken();
     }

@@ -185,6 +185,15 @@ public class WorkerManager {
         return Infrastructure.getDefaultWorkerPool();
     }
 
+    /** @return the cost unit of each queue of this service's {@link JobProcessor} beans, by queue name */
+    public java.util.Map<String, CostUnit> costUnits() {
+        java.util.Map<String, CostUnit> units = new java.util.TreeMap<>();
+        for (JobProcessor processor : processors) {
+            units.put(processor.queue(), processor.costUnit());
+        }
+        return units;
+    }
+
     /**
      * @return the queues this service has a processor for: its {@link JobProcessor} beans' (whether or not this
      *         instance runs workers: every instance of the service has the same), the no-op queue, and the queues of

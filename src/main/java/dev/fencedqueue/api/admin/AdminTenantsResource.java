@@ -13,6 +13,7 @@ import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.TenantSettings;
 import dev.fencedqueue.queue.Tenants;
 import dev.fencedqueue.queue.TokenQuota;
+import dev.fencedqueue.worker.FairDispatchSync;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -27,8 +28,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
 
 /**
- * Tenants under {@code /admin/tenants}: what an operator set for each (a token quota), kept in Redis so that every
- * instance obeys it at once, and what each one's research jobs spent this day and this month.
+ * Tenants under {@code /admin/tenants}: what an operator set for each (a weight under fair dispatch, a token quota),
+ * kept in Redis so that every instance obeys it at once, and what each one's research jobs spent this day and this
+ * month.
  */
 @Path("/admin/tenants")
 @RolesAllowed(AdminUserConfigSourceFactory.ROLE)
@@ -37,10 +39,12 @@ import org.jboss.resteasy.reactive.RestPath;
 public class AdminTenantsResource {
 
     private final Tenants tenants;
+    private final FairDispatchSync weights;
     private final String researchQueue;
 
-    public AdminTenantsResource(Tenants tenants, ResearchConfig research) {
+    public AdminTenantsResource(Tenants tenants, FairDispatchSync weights, ResearchConfig research) {
         this.tenants = tenants;
+        this.weights = weights;
         this.researchQueue = research.queue();
     }
 
@@ -48,13 +52,14 @@ public class AdminTenantsResource {
      * One tenant: its settings and what its research jobs spent.
      *
      * @param tenant its id
+     * @param weight its share of each queue under fair dispatch relative to the other tenants' (1 unless set)
      * @param tokenQuota the LLM tokens its jobs may spend per period ({@code tokens}, {@code period}: {@code day} or
      *        {@code month}, UTC), absent for no limit
      * @param tokens what its jobs of the research queue ({@code queue}) spent, prompt and completion of every attempt:
      *        {@code today} and {@code thisMonth}, UTC
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record TenantView(String tenant, JsonNode tokenQuota, TokensSpent tokens) {
+    public record TenantView(String tenant, Number weight, JsonNode tokenQuota, TokensSpent tokens) {
     }
 
     /**
@@ -88,8 +93,9 @@ public class AdminTenantsResource {
     @Path("/{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Sets a tenant's settings, for every instance at once", description = "Body: "
-            + "`{\"tokenQuota\": {\"tokens\", \"period\": \"day\" | \"month\"}}` (UTC calendar periods): once its "
-            + "research jobs spent that many LLM tokens (prompt and completion, every attempt) in the period, "
+            + "`{\"weight\", \"tokenQuota\": {\"tokens\", \"period\": \"day\" | \"month\"}}`. `weight` (above 0, default 1): "
+            + "the tenant's share of each queue under fair dispatch relative to the others'. `tokenQuota` (UTC calendar "
+            + "periods): once its research jobs spent that many LLM tokens (prompt and completion, every attempt) in the period, "
             + "`POST /research/start` for the tenant answers 429 with Retry-After until the period ends; its running "
             + "jobs finish. Replaces what was set; `{}` goes back to the defaults. 400 naming the field.")
     public Uni<TenantView> put(@RestPath String id, JsonNode body) {
@@ -100,15 +106,15 @@ public class AdminTenantsResource {
         } catch (IllegalArgumentException e) {
             throw InvalidParameterException.of(e);
         }
-        return tenants.put(tenant, settings).chain(() -> view(tenant, settings));
+        return tenants.put(tenant, settings).call(weights::syncNow).chain(() -> view(tenant, settings));
     }
 
     @DELETE
     @Path("/{id}")
-    @Operation(summary = "Puts a tenant back to the defaults (no quota); what its jobs spent still counts")
+    @Operation(summary = "Puts a tenant back to the defaults (weight 1, no quota); what its jobs spent still counts")
     public Uni<Map<String, Object>> remove(@RestPath String id) {
         String tenant = checked(id);
-        return tenants.remove(tenant).map(removed -> Map.of("tenant", tenant, "removed", removed));
+        return tenants.remove(tenant).call(weights::syncNow).map(removed -> Map.of("tenant", tenant, "removed", removed));
     }
 
     private Uni<TenantView> view(String tenant, TenantSettings settings) {
@@ -116,8 +122,13 @@ public class AdminTenantsResource {
         Uni<Long> today = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.DAY, now);
         Uni<Long> month = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.MONTH, now);
         return Uni.combine().all().unis(today, month).asTuple().map(spent -> new TenantView(tenant,
-                settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
+                shown(settings.effectiveWeight()), settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
                 new TokensSpent(researchQueue, spent.getItem1(), spent.getItem2())));
+    }
+
+    /** @return a whole weight as a whole number ({@code 3}, not {@code 3.0}), any other as it is */
+    private static Number shown(double weight) {
+        return weight == Math.rint(weight) ? (Number) (long) weight : (Number) weight;
     }
 
     private static String checked(String id) {

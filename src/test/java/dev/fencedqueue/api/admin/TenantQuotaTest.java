@@ -12,8 +12,11 @@ import static org.hamcrest.Matchers.nullValue;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.PostgresTestResource;
+import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
 import io.quarkus.test.common.TestResourceScope;
@@ -22,6 +25,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.ValidatableResponse;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +40,15 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class TenantQuotaTest {
+
+    @Inject
+    Queues queues;
+
+    @Inject
+    ResearchConfig research;
+
+    @Inject
+    QueueInspector redis;
 
     /** The OpenAI protocol to the simulator, and tenants from the header. */
     public static class OpenAiTenants implements QuarkusTestProfile {
@@ -80,15 +93,30 @@ class TenantQuotaTest {
     }
 
     @Test
+    void aWeightReachesTheQueuesThisInstanceServesAndLeavesWithTheDefaults() {
+        String heavy = "heavy-" + System.nanoTime();
+        String weights = queues.keys(research.queue()).tenantWeights();
+        put(heavy, Map.of("weight", 2.5)).statusCode(200).body("weight", equalTo(2.5f));
+        assertThat(redis.hash(weights)).as("fair dispatch reads it in the research queue's slot")
+                .containsEntry(heavy, "2.5");
+
+        AdminApi.admin().delete("/admin/tenants/" + heavy).then().statusCode(200);
+        assertThat(redis.hash(weights)).doesNotContainKey(heavy);
+        AdminApi.admin().get("/admin/tenants/" + heavy).then().statusCode(200).body("weight", equalTo(1));
+    }
+
+    @Test
     void refusesSettingsThatAreNotValidNamingTheField() {
         put("someone", Map.of("tokenQuota", Map.of("tokens", 0, "period", "day"))).statusCode(400)
                 .body("field", equalTo("tokenQuota.tokens"));
         put("someone", Map.of("tokenQuota", Map.of("tokens", 5, "period", "week"))).statusCode(400)
                 .body("field", equalTo("tokenQuota.period"));
-        put("someone", Map.of("weight", 3)).statusCode(400).body("field", equalTo("weight"));
+        put("someone", Map.of("weight", 0)).statusCode(400).body("field", equalTo("weight"));
+        put("someone", Map.of("weight", "heavy")).statusCode(400).body("field", equalTo("weight"));
+        put("someone", Map.of("priority", 3)).statusCode(400).body("field", equalTo("priority"));
         put("two words", Map.of()).statusCode(400).body("field", equalTo("id"));
         AdminApi.admin().get("/admin/tenants/someone").then().statusCode(200).body("tokenQuota", nullValue())
-                .body("tokens.today", equalTo(0));
+                .body("weight", equalTo(1)).body("tokens.today", equalTo(0));
     }
 
     /** @return {@code fq_tenant_tokens_total} of a tenant label, 0 when the metric has no such label */

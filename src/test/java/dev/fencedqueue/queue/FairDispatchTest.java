@@ -1,0 +1,262 @@
+package dev.fencedqueue.queue;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.research.LlmTokens;
+import dev.fencedqueue.testing.ProbeProcessor;
+import dev.fencedqueue.testing.QueueTestSupport;
+import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.TestWorkers;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fair dispatch between a queue's tenants (start-time fair queuing by cost, {@code fairShare.lua}): backlogged
+ * tenants take turns by weighted usage whatever their backlogs, weights share the slots, a tenant that was idle gets
+ * no burst, a newcomer's job is next, running work counts, and a queue with one tenant keeps its order and its keys.
+ * Most tests activate jobs in one call without a worker, where every job is charged the same estimate: the order is
+ * then exact.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class FairDispatchTest extends QueueTestSupport {
+
+    private static final String LOCK_MS = "30000";
+
+    @Inject
+    Queues queues;
+
+    @Inject
+    Tenants tenants;
+
+    @Inject
+    LlmTokens llmTokens;
+
+    private final Map<String, String> tenantOf = new HashMap<>();
+
+    @Test
+    void backloggedTenantsTakeTurnsWhateverTheirBacklogs() {
+        addJobs("acme", 6);
+        addJobs("bravo", 3);
+
+        assertThat(tenantsOf(activate(6))).containsExactly("acme", "bravo", "acme", "bravo", "acme", "bravo");
+        assertThat(tenantsOf(activate(10))).as("once bravo has none left, acme's go on")
+                .containsExactly("acme", "acme", "acme");
+    }
+
+    @Test
+    void theDefaultTenantTakesItsTurnBesideTheOthers() {
+        addJobs(TenantIds.DEFAULT, 4);
+        addJobs("acme", 2);
+
+        assertThat(tenantsOf(activate(4))).containsExactlyInAnyOrder("acme", "acme", TenantIds.DEFAULT,
+                TenantIds.DEFAULT);
+        assertThat(tenantsOf(activate(4))).containsExactly(TenantIds.DEFAULT, TenantIds.DEFAULT);
+    }
+
+    @Test
+    void weightsShareTheSlotsInProportion() {
+        String heavy = "heavy-" + UUID.randomUUID();
+        tenants.put(heavy, new TenantSettings(3.0, null)).await().atMost(TIMEOUT);
+        try {
+            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
+            addJobs(heavy, 40);
+            addJobs("light", 40);
+
+            List<String> order = tenantsOf(activate(40));
+            assertThat(order.stream().filter(heavy::equals).count()).as("weight 3 against 1: 30 of 40")
+                    .isBetween(29L, 31L);
+        } finally {
+            tenants.remove(heavy).await().atMost(TIMEOUT);
+        }
+    }
+
+    @Test
+    void aTenantThatWasIdleGetsNoBurst() {
+        addJobs("acme", 40);
+        assertThat(tenantsOf(activate(20))).containsOnly("acme");
+
+        addJobs("bravo", 10);
+        List<String> next = tenantsOf(activate(10));
+        assertThat(next.stream().filter("bravo"::equals).count())
+                .as("bravo starts level with acme, not 20 jobs below it: they alternate").isBetween(4L, 6L);
+    }
+
+    @Test
+    void aNewcomersFirstJobIsTheNextToStartWhateverTheFlood() {
+        addJobs("flood", 200);
+        activate(50);
+
+        String newcomer = addJobs("newcomer", 1).get(0);
+
+        assertThat(activate(1)).containsExactly(newcomer);
+    }
+
+    @Test
+    void priorityOrdersJobsWithinATenant() {
+        String low = add(JobOptions.defaults().withTenant("acme").withPriority(5));
+        String high = add(JobOptions.defaults().withTenant("acme").withPriority(1));
+        String plain = add(JobOptions.defaults().withTenant("acme"));
+        addJobs("bravo", 3);
+
+        List<String> acme = activate(6).stream().filter(id -> !"bravo".equals(tenantOf.get(id))).toList();
+        assertThat(acme).containsExactly(plain, high, low);
+    }
+
+    @Test
+    void aQueueWithOneTenantKeepsItsOrderAndNoFairDispatchState() {
+        List<String> ids = addJobs(TenantIds.DEFAULT, 5);
+
+        assertThat(activate(5)).containsExactlyElementsOf(ids);
+        assertThat(redis.exists(queue.keys().tenantsReady())).isFalse();
+        assertThat(redis.hash(queue.keys().job(ids.get(0)))).noneSatisfy((field, value) ->
+                assertThat(field).startsWith("charged"));
+    }
+
+    @Test
+    void countsListsRemovesAndDrainsEveryTenantsWaitingJobs() {
+        List<String> plain = addJobs(TenantIds.DEFAULT, 2);
+        List<String> acme = addJobs("acme", 3);
+        String urgent = add(JobOptions.defaults().withTenant("bravo").withPriority(1));
+
+        assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.WAITING, 5L)
+                .containsEntry(JobState.PRIORITIZED, 1L);
+        assertThat(queue.getJobs(JobState.WAITING, 0, 10).await().atMost(TIMEOUT)).extracting(Job::id)
+                .containsExactly(plain.get(0), plain.get(1), acme.get(0), acme.get(1), acme.get(2));
+        assertThat(queue.getJobs(JobState.WAITING, 1, 3).await().atMost(TIMEOUT)).extracting(Job::id)
+                .containsExactly(plain.get(1), acme.get(0), acme.get(1));
+        assertThat(queue.getJobs(JobState.PRIORITIZED, 0, 10).await().atMost(TIMEOUT)).extracting(Job::id)
+                .containsExactly(urgent);
+
+        assertThat(queue.maintenance().remove(urgent).await().atMost(TIMEOUT)).isEqualTo(JobState.PRIORITIZED);
+        assertThat(zrange(queue.keys().tenantsReady())).as("bravo has nothing ready any more")
+                .containsExactlyInAnyOrder(TenantIds.DEFAULT, "acme");
+
+        queue.maintenance().drain(false).await().atMost(TIMEOUT);
+        assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.WAITING, 0L);
+        assertThat(redis.exists(queue.keys().tenantsReady())).isFalse();
+        assertThat(redis.exists(queue.keys().tenantWaitList("acme"))).isFalse();
+    }
+
+    @Test
+    void aJobChargesWhatItReallyCostNotTheEstimate() {
+        addJobs("acme", 3);
+        addJobs("bravo", 3);
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
+        workers.start(processor, TestWorkers.options("w-fair").build());
+        await().atMost(TIMEOUT).until(() -> queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED) == 6);
+
+        Map<String, String> usage = redis.hash(queue.keys().prefix() + "tenants:usage");
+        assertThat(Double.parseDouble(usage.get("acme"))).as("three no-op jobs: far below 3 estimates of 1000 ms")
+                .isLessThan(1500);
+        for (String id : processor.startedJobIds()) {
+            assertThat(redis.hash(queue.keys().job(id)).keySet()).as("settled: no charge left on job " + id)
+                    .noneMatch(field -> field.startsWith("charged"));
+        }
+    }
+
+    @Test
+    void runningWorkCountsTowardsItsTenantsUsage() {
+        redis.send(Request.cmd(Command.HSET).arg(queue.keys().meta()).arg("costEstimate").arg("1"));
+        addJobs("acme", 2);
+        addJobs("bravo", 2);
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-fair").concurrency(1).build());
+        String running = awaitAttempt(processor, 0).context().jobId();
+        String tenant = tenantOf.get(running);
+        double charged = score(tenant);
+
+        awaitLockRenewed(running, 2);
+
+        assertThat(score(tenant)).as("its renewals charged the slot time of the running job").isGreaterThan(charged + 100);
+        processor.attempt(0).complete("done");
+        String next = awaitAttempt(processor, 1).context().jobId();
+        assertThat(tenantOf.get(next)).as("the other tenant, which used less, goes next").isNotEqualTo(tenant);
+        processor.attempt(1).complete("done");
+    }
+
+    @Test
+    void tokensChargeTheTenantAsTheyStreamAndTheAttemptsCountSettlesIt() {
+        QueueKeys keys = queue.keys();
+        redis.send(Request.cmd(Command.HSET).arg(keys.meta()).arg("costUnit").arg("tokens"));
+        addJobs("acme", 2);
+        addJobs("bravo", 2);
+        String callId = "test-" + UUID.randomUUID() + ":";
+        Response reply = activateReply(1, callId);
+        String jobId = reply.get(3).toString();
+        String token = reply.get(4).toString();
+        String tenant = tenantOf.get(jobId);
+        double started = score(tenant);
+        assertThat(redis.hash(keys.job(jobId))).as("charged the estimate").containsEntry("chargedTokens:" + token, "1000");
+
+        queues.scripts().run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, jobId,
+                callId + ":" + jobId, token, "2500")).await().atMost(TIMEOUT);
+        assertThat(score(tenant)).as("2,500 tokens streamed: 1,500 beyond the estimate").isEqualTo(started + 1500);
+
+        llmTokens.record(queue.name(), jobId, Long.parseLong(token), new LlmTokens.Attempt("result", 100, 300, 0, 0,
+                null)).await().atMost(TIMEOUT);
+        assertThat(score(tenant)).as("the attempt spent 400 in all: the charge becomes that").isEqualTo(started - 600);
+        assertThat(redis.hash(keys.job(jobId))).doesNotContainKey("chargedTokens:" + token);
+    }
+
+    private double score(String tenant) {
+        Response score = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().tenantsReady()).arg(tenant));
+        return Double.parseDouble(score.toString());
+    }
+
+    private List<String> zrange(String key) {
+        List<String> members = new ArrayList<>();
+        redis.send(Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1)).forEach(m -> members.add(m.toString()));
+        return members;
+    }
+
+    private List<String> addJobs(String tenant, int count) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String id = add(JobOptions.defaults().withTenant(tenant));
+            tenantOf.put(id, tenant);
+            ids.add(id);
+        }
+        return ids;
+    }
+
+    private List<String> tenantsOf(List<String> ids) {
+        return ids.stream().map(tenantOf::get).toList();
+    }
+
+    /** Activates up to {@code count} jobs in one call, as a worker with that many free slots does. */
+    private List<String> activate(int count) {
+        Response reply = activateReply(count, "test-" + UUID.randomUUID() + ":");
+        assertThat(reply.get(0).toInteger()).as("activation code").isIn(0, 1);
+        List<String> ids = new ArrayList<>();
+        for (int i = 3; i + 2 < reply.size(); i += 3) {
+            ids.add(reply.get(i).toString());
+        }
+        return ids;
+    }
+
+    /** @return the reply of one activation call: code, Redis time, extra, then jobId, fencing token, fields per job */
+    private Response activateReply(int count, String callId) {
+        QueueKeys keys = queue.keys();
+        return queues.scripts().run(LuaScript.MOVE_TO_ACTIVE, List.of(keys.waitList(), keys.active(),
+                keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
+                List.of(keys.prefix(), Integer.toString(count), callId, LOCK_MS, "worker-F", "100", "100"))
+                .await().atMost(TIMEOUT);
+    }
+}
