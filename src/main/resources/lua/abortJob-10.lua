@@ -83,4 +83,5 @@ if code == 1 then
     redis.call('PUBLISH', ARGV[4], jobId .. ':' .. token)
 end
 applyRetention(KEYS[5], ARGV[5], now, job[4], jobId)
+flushEstimate(ARGV[5])
 return {code, state}

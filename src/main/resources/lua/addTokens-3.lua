@@ -60,5 +60,7 @@ if spent > 0 then
     redis.call('HINCRBY', KEYS[3], tenant, spent)
     redis.call('PEXPIRE', KEYS[3], ARGV[8])
 end
-settleCharge(string.match(KEYS[1], '^(.-)job:'), KEYS[1], 'chargedTokens:' .. ARGV[9], spent)
+local prefix = string.match(KEYS[1], '^(.-)job:')
+settleCharge(prefix, KEYS[1], 'chargedTokens:' .. ARGV[9], spent)
+flushEstimate(prefix)
 return {outcome, tenant}

@@ -32,7 +32,9 @@ if code ~= 0 then
     return code
 end
 redis.call('LREM', KEYS[1], 1, jobId)
-settleSlotTime(string.sub(KEYS[5], 1, -5), KEYS[6], ARGV[3], nowMs())
+local prefix = string.sub(KEYS[5], 1, -5)
+settleSlotTime(prefix, KEYS[6], ARGV[3], nowMs())
+flushEstimate(prefix)
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
 redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'takeover')

@@ -87,5 +87,6 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     end
 end
 
+flushEstimate(prefix)
 redis.call('DEL', KEYS[1])
 return result

@@ -55,8 +55,9 @@
 -- doomed, deleted together once every job of the call is done.
 local function complete(prefix, now, nowText, jobId, lockToken, token, returnValue, eventData, doomed)
     local jobKey = prefix .. 'job:' .. jobId
+    local chargedField = 'chargedMs:' .. token
     local fields = redis.call('HMGET', jobKey, 'state', 'lockToken', 'fencingToken', 'events', 'keepCompleted',
-        'dedupId', 'parentKey', 'parentPolicy', 'hasChildren')
+        'dedupId', 'parentKey', 'parentPolicy', 'hasChildren', chargedField, 'tenant', 'processedOn')
     local code = checkOwnershipOf(fields[1], fields[2], fields[3], lockToken, token)
     if code ~= 0 then
         return code
@@ -64,7 +65,10 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
     local keep = fields[5]
     -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
     redis.call('LREM', KEYS[1], '-1', jobId)
-    settleSlotTime(prefix, jobKey, token, now)
+    if fields[10] then
+        settleChargeOf(prefix, jobKey, chargedField, fields[10], fields[11],
+            math.max(now - (tonumber(fields[12]) or now), 0), keep and string.sub(keep, 1, 2) == '0,')
+    end
     if fields[4] == '1' then
         appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
     end

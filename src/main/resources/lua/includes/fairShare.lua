@@ -11,8 +11,9 @@
 --                               wait list and prioritized set hold those of 'default'
 --   meta 'virtualTime'          the start tag of the last job dispatched (the system's virtual time): a tenant that
 --                               becomes backlogged starts there, not below, so that idleness banks no credit
---   meta 'costEstimate'         what a job is expected to cost (an average of the costs settled, in the queue's cost
---                               unit), charged when it starts and corrected as its real cost is known
+--   prefix .. 'tenants:estimate' hash: tenant -> what its jobs are expected to cost (an average of the costs settled,
+--                               in the queue's cost unit), charged when one starts and corrected as its real cost is known
+--   meta 'costEstimate'         the same for the whole queue: what a job of a tenant without an estimate is charged
 -- A job started under fair dispatch records what its tenant was charged for the attempt in 'chargedMs:<fencingToken>'
 -- (slot time, ms) or 'chargedTokens:<fencingToken>' (LLM tokens) of its hash, until the attempt is settled.
 
@@ -74,15 +75,30 @@ local function tenantWeight(prefix, tenant)
     return 1
 end
 
--- Adds cost (in the queue's cost unit; negative refunds) divided by the tenant's weight to its usage.
+-- The virtual time as this call of the script read it first (read at most once per call).
+local fairClock = {}
+
+-- Adds cost (in the queue's cost unit; negative refunds) divided by the tenant's weight to its usage. A refund does
+-- not take a backlogged tenant below the virtual time (nor lower, when it was below already): a tenant whose running
+-- jobs were charged more than they cost would otherwise jump ahead of every tenant, newcomers included, for as many
+-- jobs as the difference buys (which the starvation bound rules out). So a tenant pays at least up to the virtual time.
 local function chargeTenant(prefix, tenant, cost, weight)
     if cost == 0 then
         return
     end
     local share = cost / (weight or tenantWeight(prefix, tenant))
-    if not redis.call('ZADD', prefix .. 'tenants:ready', 'XX', 'INCR', share, tenant) then
-        redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
+    local readyKey = prefix .. 'tenants:ready'
+    if share < 0 then
+        local usage = tonumber(redis.call('ZSCORE', readyKey, tenant))
+        if usage then
+            fairClock.now = fairClock.now or tonumber(redis.call('HGET', prefix .. 'meta', 'virtualTime')) or 0
+            redis.call('ZADD', readyKey, 'XX', math.max(usage + share, math.min(usage, fairClock.now)), tenant)
+            return
+        end
+    elseif redis.call('ZADD', readyKey, 'XX', 'INCR', share, tenant) then
+        return
     end
+    redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
 end
 
 -- The cost a job is expected to have, in the queue's cost unit.
@@ -90,51 +106,116 @@ local function costEstimate(meta)
     return tonumber(meta) or FAIR_FIRST_ESTIMATE
 end
 
--- Settles an attempt started under fair dispatch: its tenant is charged its real cost (in place of what it was
--- charged so far), the field is removed, and the queue's estimate moves an eighth of the way to it. field:
--- 'chargedMs:<token>' or 'chargedTokens:<token>'; cost: the attempt's real cost, or nil to keep what was charged
--- (an attempt whose cost is not known, such as a stalled one's). Does nothing for an attempt without the field.
-local function settleCharge(prefix, jobKey, field, cost)
-    local fields = redis.call('HMGET', jobKey, field, 'tenant')
-    local charged = tonumber(fields[1])
+-- The real costs settled by this call of the script, folded into the queue's estimate once per call (by
+-- activateJobs, or by flushEstimate in a script that activates nothing) rather than once per job.
+local fairSettled = {sum = 0, count = 0, tenants = {}, names = {}}
+
+-- Settles an attempt started under fair dispatch, from the job's fields the caller read: its tenant is charged its real
+-- cost (in place of what it was charged so far) and the field is removed, unless the job is about to be deleted
+-- (gone). field: 'chargedMs:<token>' or 'chargedTokens:<token>'; charged: the field's value (nil when the attempt
+-- started outside fair dispatch, or was settled already: nothing to do); tenant: the job's 'tenant' (nil for
+-- 'default'); cost: the attempt's real cost.
+local function settleChargeOf(prefix, jobKey, field, charged, tenant, cost, gone)
+    charged = tonumber(charged)
     if not charged then
         return
     end
-    redis.call('HDEL', jobKey, field)
-    if cost then
-        chargeTenant(prefix, fields[2] or FAIR_DEFAULT, cost - charged)
-        local metaKey = prefix .. 'meta'
-        local estimate = costEstimate(redis.call('HGET', metaKey, 'costEstimate'))
-        redis.call('HSET', metaKey, 'costEstimate', string.format('%.3f', estimate + (cost - estimate) / 8))
+    if not gone then
+        redis.call('HDEL', jobKey, field)
     end
+    -- A difference below one unit (1 ms, 1 token) is left out: it would cost a write for nothing one can measure.
+    if math.abs(cost - charged) >= 1 then
+        chargeTenant(prefix, tenant or FAIR_DEFAULT, cost - charged)
+    end
+    fairSettled.sum = fairSettled.sum + cost
+    fairSettled.count = fairSettled.count + 1
+    tenant = tenant or FAIR_DEFAULT
+    local own = fairSettled.tenants[tenant]
+    if not own then
+        own = {sum = 0, count = 0}
+        fairSettled.tenants[tenant] = own
+        fairSettled.names[#fairSettled.names + 1] = tenant
+    end
+    own.sum = own.sum + cost
+    own.count = own.count + 1
+end
+
+-- Settles an attempt started under fair dispatch, reading the job's fields (see settleChargeOf).
+local function settleCharge(prefix, jobKey, field, cost)
+    local fields = redis.call('HMGET', jobKey, field, 'tenant')
+    settleChargeOf(prefix, jobKey, field, fields[1], fields[2], cost, false)
 end
 
 -- Settles the slot time of a fenced attempt that leaves the active list: its real cost is the time since it started.
 -- fencingToken: the attempt's token as text; now: the Redis clock (ms).
 local function settleSlotTime(prefix, jobKey, fencingToken, now)
     local field = 'chargedMs:' .. fencingToken
-    if redis.call('HEXISTS', jobKey, field) == 1 then
-        local started = tonumber(redis.call('HGET', jobKey, 'processedOn')) or now
-        settleCharge(prefix, jobKey, field, math.max(now - started, 0))
+    local fields = redis.call('HMGET', jobKey, field, 'tenant', 'processedOn')
+    if fields[1] then
+        settleChargeOf(prefix, jobKey, field, fields[1], fields[2], math.max(now - (tonumber(fields[3]) or now), 0),
+            false)
     end
 end
 
--- Charges a running attempt what it has cost beyond what it was charged: slot time since it started, or the tokens
--- its worker reports (tokens: nil when the worker reports none). Running work counts towards its tenant's share.
-local function accrueCharge(prefix, jobKey, fencingToken, now, tokens)
-    local fields = redis.call('HMGET', jobKey, 'chargedMs:' .. fencingToken, 'chargedTokens:' .. fencingToken,
-        'processedOn', 'tenant')
-    local field, charged, cost
-    if fields[1] then
-        field, charged = 'chargedMs:' .. fencingToken, tonumber(fields[1])
-        cost = now - (tonumber(fields[3]) or now)
-    elseif fields[2] and tokens then
-        field, charged, cost = 'chargedTokens:' .. fencingToken, tonumber(fields[2]), tokens
+-- An estimate with settled costs folded in: each moves it an eighth of the way to it (their mean stands for each of
+-- them); with no estimate yet, their mean.
+local function foldEstimate(estimate, sum, count)
+    local mean = sum / count
+    if not estimate then
+        return mean
     end
-    if field and cost > charged then
-        chargeTenant(prefix, fields[4] or FAIR_DEFAULT, cost - charged)
-        redis.call('HSET', jobKey, field, cost)
+    return estimate + (1 - (7 / 8) ^ count) * (mean - estimate)
+end
+
+-- Writes each tenant's own estimate ('tenants:estimate', tenant -> what its jobs are expected to cost) with the costs
+-- this call settled folded in: one read and one write for all the tenants of the call.
+local function flushTenantEstimates(prefix)
+    local names = fairSettled.names
+    if #names == 0 then
+        return
     end
+    local key = prefix .. 'tenants:estimate'
+    local stored = redis.call('HMGET', key, unpack(names))
+    local written = {}
+    for i, tenant in ipairs(names) do
+        local own = fairSettled.tenants[tenant]
+        written[#written + 1] = tenant
+        written[#written + 1] = string.format('%.3f', foldEstimate(tonumber(stored[i]), own.sum, own.count))
+    end
+    redis.call('HSET', key, unpack(written))
+    fairSettled.tenants, fairSettled.names = {}, {}
+end
+
+-- The queue's estimate (what a job of a tenant without an estimate of its own is charged) with the costs this call
+-- settled folded in, the tenants' own estimates written. Returns the estimate, and whether it changed.
+local function settledEstimate(prefix, estimate)
+    local count = fairSettled.count
+    if count == 0 then
+        return estimate, false
+    end
+    flushTenantEstimates(prefix)
+    estimate = foldEstimate(estimate, fairSettled.sum, count)
+    fairSettled.sum, fairSettled.count = 0, 0
+    return estimate, true
+end
+
+-- Writes the estimates with the costs this call settled, in a script that activates no job.
+local function flushEstimate(prefix)
+    if fairSettled.count > 0 then
+        local metaKey = prefix .. 'meta'
+        local estimate = settledEstimate(prefix, costEstimate(redis.call('HGET', metaKey, 'costEstimate')))
+        redis.call('HSET', metaKey, 'costEstimate', string.format('%.3f', estimate))
+    end
+end
+
+-- Each tenant's own estimate of what its jobs cost (the queue's, estimate, for a tenant without one), by tenant.
+local function tenantEstimates(prefix, names, estimate)
+    local stored = redis.call('HMGET', prefix .. 'tenants:estimate', unpack(names))
+    local estimates = {}
+    for i, tenant in ipairs(names) do
+        estimates[tenant] = tonumber(stored[i]) or estimate
+    end
+    return estimates
 end
 
 -- Removes a job from its tenant's ready jobs (a waiting job that is removed, aborted or cleaned) and takes the tenant
@@ -164,4 +245,22 @@ local function otherReadyTenants(prefix)
         end
     end
     return others
+end
+
+-- Charges a running attempt what it has cost beyond what it was charged: slot time since it started, or the tokens
+-- its worker reports (tokens: nil when the worker reports none). Running work counts towards its tenant's share.
+local function accrueCharge(prefix, jobKey, fencingToken, now, tokens)
+    local fields = redis.call('HMGET', jobKey, 'chargedMs:' .. fencingToken, 'chargedTokens:' .. fencingToken,
+        'processedOn', 'tenant')
+    local field, charged, cost
+    if fields[1] then
+        field, charged = 'chargedMs:' .. fencingToken, tonumber(fields[1])
+        cost = now - (tonumber(fields[3]) or now)
+    elseif fields[2] and tokens then
+        field, charged, cost = 'chargedTokens:' .. fencingToken, tonumber(fields[2]), tokens
+    end
+    if field and cost > charged then
+        chargeTenant(prefix, fields[4] or FAIR_DEFAULT, cost - charged)
+        redis.call('HSET', jobKey, field, cost)
+    end
 end

@@ -109,6 +109,30 @@ class FairDispatchTest extends QueueTestSupport {
     }
 
     @Test
+    void runningJobsThatCostLessThanTheirChargeDoNotPutTheirTenantAheadOfANewcomer() {
+        addJobs("zeta", 16);
+        String callId = "test-" + UUID.randomUUID() + ":";
+        Response running = activateReply(4, callId);
+        String newcomer = addJobs("alpha", 1).get(0);
+
+        // Two of zeta's four end in one call, each after a few ms of the 1,000 it was charged: the refunds stop at the
+        // virtual time, where alpha joined (and alpha wins the tie by name), so alpha's job is the one activated.
+        QueueKeys keys = queue.keys();
+        List<String> args = new ArrayList<>(List.of(keys.prefix(), "100", "100", "1", "test-" + UUID.randomUUID()
+                + ":", LOCK_MS, "worker-F"));
+        for (int job = 0; job < 2; job++) {
+            String jobId = running.get(3 + 3 * job).toString();
+            args.addAll(List.of(jobId, callId + ":" + jobId, running.get(4 + 3 * job).toString(), "\"done\"", "{}"));
+        }
+        Response reply = queues.scripts().run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
+                keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()), args)
+                .await().atMost(TIMEOUT);
+
+        assertThat(reply.get(0)).extracting(Response::toInteger).containsExactly(0, 0);
+        assertThat(reply.get(4).toString()).isEqualTo(newcomer);
+    }
+
+    @Test
     void priorityOrdersJobsWithinATenant() {
         String low = add(JobOptions.defaults().withTenant("acme").withPriority(5));
         String high = add(JobOptions.defaults().withTenant("acme").withPriority(1));
