@@ -32,6 +32,7 @@
 --- @include "appendJobEvent"
 --- @include "jobEventData"
 --- @include "queueEvent"
+--- @include "takeReady"
 --- @include "activateJobs"
 
 local now, nowText, nowMicros = nowMs()

@@ -49,6 +49,7 @@
 --- @include "removeJobKeys"
 --- @include "releaseDedup"
 --- @include "applyRetention"
+--- @include "takeReady"
 --- @include "activateJobs"
 --- @include "finishOnce"
 --- @include "noteParent"

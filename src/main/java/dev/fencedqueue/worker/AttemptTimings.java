@@ -8,7 +8,7 @@ interface AttemptTimings {
     /** Reports nothing. */
     AttemptTimings NONE = new AttemptTimings() {
         @Override
-        public void waited(long millis) {
+        public void waited(String tenant, long millis) {
         }
 
         @Override
@@ -16,8 +16,11 @@ interface AttemptTimings {
         }
     };
 
-    /** @param millis how long a job waited from its add (or the end of its delay) to its first attempt, ms */
-    void waited(long millis);
+    /**
+     * @param tenant the job's tenant ({@link dev.fencedqueue.queue.TenantIds}), not {@code null}
+     * @param millis how long the job waited from its add (or the end of its delay) to its first attempt, ms
+     */
+    void waited(String tenant, long millis);
 
     /**
      * @param outcome how the attempt ended: {@code result}, {@code failed} (a timeout included), {@code zombie} (it

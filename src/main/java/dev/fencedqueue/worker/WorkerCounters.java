@@ -30,7 +30,7 @@ final class WorkerCounters {
     void started(ActiveJob job) {
         Long processedOn = job.job().processedOn();
         if (job.job().attemptsStarted() == 1 && processedOn != null) {
-            timings.waited(Math.max(0, processedOn - job.job().timestamp() - job.job().delay()));
+            timings.waited(job.job().tenant(), Math.max(0, processedOn - job.job().timestamp() - job.job().delay()));
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
+import dev.fencedqueue.queue.Tenants;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -27,9 +28,13 @@ public class WorkerMetrics {
 
     private final MeterRegistry registry;
     private final QueueMetrics queues;
+    private final Tenants tenants;
+    /** {@code fq_tenant_wait_seconds} by tenant label (a bounded set: {@link Tenants#metricLabel}). */
+    private final Map<String, Timer> tenantWaits = new ConcurrentHashMap<>();
     private final Map<Worker, List<Meter>> meters = new ConcurrentHashMap<>();
 
-    public WorkerMetrics(MeterRegistry registry, QueueMetrics queues) {
+    public WorkerMetrics(MeterRegistry registry, QueueMetrics queues, Tenants tenants) {
+        this.tenants = tenants;
         this.registry = registry;
         this.queues = queues;
     }
@@ -53,8 +58,9 @@ public class WorkerMetrics {
 
     /**
      * @return histograms of the attempts of a queue: {@code fq_job_wait_seconds} (from a job's add, or the end of its
-     *         delay, to its first attempt) and {@code fq_job_processing_seconds{outcome}} (one attempt, from its
-     *         activation to its end); shared by the queue's workers on this instance
+     *         delay, to its first attempt), the same by tenant over every queue, {@code fq_tenant_wait_seconds{tenant}}
+     *         (what fair dispatch keeps short for every tenant), and {@code fq_job_processing_seconds{outcome}} (one
+     *         attempt, from its activation to its end); shared by the queue's workers on this instance
      */
     private AttemptTimings timings(Tags tags) {
         Timer waited = Timer.builder("fq.job.wait").tags(tags).publishPercentileHistogram()
@@ -66,8 +72,14 @@ public class WorkerMetrics {
         Map<String, Timer> ran = new ConcurrentHashMap<>();
         return new AttemptTimings() {
             @Override
-            public void waited(long millis) {
+            public void waited(String tenant, long millis) {
                 waited.record(millis, TimeUnit.MILLISECONDS);
+                tenantWaits.computeIfAbsent(tenants.metricLabel(tenant), label -> Timer.builder("fq.tenant.wait")
+                        .tag("tenant", label).publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                        .maximumExpectedValue(Duration.ofHours(1))
+                        .description("How long a tenant's jobs waited from their add (or the end of their delay) to "
+                                + "their first attempt, every queue; tenants without settings as tenant=other")
+                        .register(registry)).record(millis, TimeUnit.MILLISECONDS);
             }
 
             @Override

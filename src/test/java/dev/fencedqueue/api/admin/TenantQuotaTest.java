@@ -74,6 +74,8 @@ class TenantQuotaTest {
         await().atMost(TIMEOUT).until(() -> AdminApi.admin().get("/admin/tenants/" + acme).<Integer>path("tokens.today") > 0);
 
         await().atMost(TIMEOUT).until(() -> tenantTokens(acme) > 0);
+        assertThat(metric("fq_tenant_wait_seconds_count{tenant=\"" + acme + "\"} ")).as("its job's wait, by its label")
+                .isEqualTo(1);
 
         start(acme).statusCode(429).header("Retry-After", Integer::parseInt, greaterThan(0))
                 .body("error", equalTo("too_many_requests"))
@@ -121,7 +123,11 @@ class TenantQuotaTest {
 
     /** @return {@code fq_tenant_tokens_total} of a tenant label, 0 when the metric has no such label */
     private static double tenantTokens(String label) {
-        String line = "fq_tenant_tokens_total{tenant=\"" + label + "\"} ";
+        return metric("fq_tenant_tokens_total{tenant=\"" + label + "\"} ");
+    }
+
+    /** @return the value of the metric line that starts with {@code line} (its name and labels), 0 when none does */
+    private static double metric(String line) {
         return given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
                 .filter(metric -> metric.startsWith(line)).mapToDouble(metric -> Double.parseDouble(metric.substring(
                         line.length()).trim())).findFirst().orElse(0);

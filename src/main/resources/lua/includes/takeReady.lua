@@ -1,0 +1,164 @@
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs the
+-- fairShare include before it.
+-- Takes the next ready jobs of a queue for activation (activateJobs): the queue's own wait list and prioritized set
+-- while 'default' is its only tenant with jobs ready, else by fair dispatch between its tenants (fairShare).
+
+-- Pops up to n ready job ids of one tenant, wait list first, appending them to ids and the state each left
+-- ('waiting' or 'prioritized') to states. Returns how many it took.
+local function popReady(waitKey, prioritizedKey, n, ids, states)
+    local taken = 0
+    local popped = redis.call('LMPOP', 1, waitKey, 'RIGHT', 'COUNT', n)
+    if popped then
+        for _, id in ipairs(popped[2]) do
+            ids[#ids + 1] = id
+            states[#states + 1] = 'waiting'
+        end
+        taken = #popped[2]
+    end
+    if taken < n then
+        local more = redis.call('ZPOPMIN', prioritizedKey, n - taken)
+        for i = 1, #more, 2 do
+            ids[#ids + 1] = more[i]
+            states[#states + 1] = 'prioritized'
+        end
+        taken = taken + #more / 2
+    end
+    return taken
+end
+
+-- Takes up to n ready jobs under fair dispatch, from the n + 1 backlogged tenants of least weighted usage (tenants:
+-- their names and scores as ZRANGE WITHSCORES gives them). Simulates start-time fair queuing over them first (each
+-- pick the tenant of least usage, ties in the sorted set's order, charged its estimate divided by its weight), then pops
+-- each tenant's picks at once and writes the new usages in one ZADD. The (n + 1)-th tenant only bounds the others:
+-- once it would be picked, the batch stops, since a tenant not read could come before it. A tenant found with fewer
+-- jobs than picked leaves the backlogged ones (with no job at all: one that ran out at its last pick, left there
+-- until now). Appends to ids, states and charges (what each job was charged) in pick order; returns the start tag of the
+-- last job taken.
+local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges)
+    local names, usage, weights, picks, order = {}, {}, {}, {}, {}
+    for i = 1, #tenants, 2 do
+        local tenant = tenants[i]
+        names[#names + 1] = tenant
+        usage[tenant] = tonumber(tenants[i + 1])
+        picks[tenant] = 0
+    end
+    local costs = tenantEstimates(prefix, names, estimate)
+    local stored = redis.call('EXISTS', prefix .. 'tenants:weight') == 1
+        and redis.call('HMGET', prefix .. 'tenants:weight', unpack(names)) or {}
+    for i, tenant in ipairs(names) do
+        local weight = tonumber(stored[i])
+        weights[tenant] = (weight and weight > 0) and weight or 1
+    end
+    local bound = #names > n and names[#names]
+    -- A binary heap of the tenants by usage, ties in the order read (names is sorted already, so it is a heap).
+    local rank = {}
+    for i, tenant in ipairs(names) do
+        rank[tenant] = i
+    end
+    local heap = {unpack(names)}
+    local function before(a, b)
+        return usage[a] < usage[b] or (usage[a] == usage[b] and rank[a] < rank[b])
+    end
+    local startTag = 0
+    for _ = 1, n do
+        local best = heap[1]
+        if best == bound then
+            break
+        end
+        order[#order + 1] = best
+        startTag = math.max(startTag, usage[best])
+        usage[best] = usage[best] + costs[best] / weights[best]
+        picks[best] = picks[best] + 1
+        -- The least tenant's usage grew: sift it down.
+        local i, size = 1, #heap
+        while true do
+            local left, right, least = 2 * i, 2 * i + 1, i
+            if left <= size and before(heap[left], heap[least]) then
+                least = left
+            end
+            if right <= size and before(heap[right], heap[least]) then
+                least = right
+            end
+            if least == i then
+                break
+            end
+            heap[i], heap[least] = heap[least], heap[i]
+            i = least
+        end
+    end
+    local taken, scores = {}, {}
+    for _, tenant in ipairs(names) do
+        local wanted = picks[tenant]
+        if wanted > 0 then
+            local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
+            local got = {ids = {}, states = {}, next = 1}
+            local count = popReady(tenantWait, tenantPrioritized, wanted, got.ids, got.states)
+            taken[tenant] = got
+            usage[tenant] = usage[tenant] - (wanted - count) * costs[tenant] / weights[tenant]
+            if count < wanted then
+                redis.call('HSET', prefix .. 'tenants:usage', tenant, usage[tenant])
+                redis.call('ZREM', prefix .. 'tenants:ready', tenant)
+            else
+                scores[#scores + 1] = usage[tenant]
+                scores[#scores + 1] = tenant
+            end
+        end
+    end
+    if #scores > 0 then
+        redis.call('ZADD', prefix .. 'tenants:ready', 'XX', unpack(scores))
+    end
+    for _, tenant in ipairs(order) do
+        local got = taken[tenant]
+        local id = got.ids[got.next]
+        if id then
+            ids[#ids + 1] = id
+            charges[#charges + 1] = costs[tenant]
+            states[#states + 1] = got.states[got.next]
+            got.next = got.next + 1
+        end
+    end
+    return startTag
+end
+
+-- Takes up to n ready job ids and pushes them onto the active list. With no tenant other than 'default' backlogged,
+-- the queue's wait list first, then its prioritized set; with one tenant backlogged, its jobs in that order, charging
+-- it the estimate of what a job costs; with more, by start-time fair queuing (takeFair, see fairShare). Returns the
+-- ids, the state each left, whether no job is known to be ready any more (nil when not known), what each job was
+-- charged (its tenant's estimate; nil when none was: outside fair dispatch), and the start tag of the last job taken
+-- (the virtual time from then on).
+local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate, virtualTime)
+    local ids, states = {}, {}
+    local readyKey = prefix .. 'tenants:ready'
+    local tenants = redis.call('ZRANGE', readyKey, 0, n, 'WITHSCORES')
+    local drained, charges
+    local startTag = virtualTime
+    if #tenants <= 2 then
+        -- Outside fair dispatch ('default' alone), or one tenant backlogged: its jobs in their order.
+        local tenant = tenants[1] or FAIR_DEFAULT
+        local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
+        local taken = popReady(tenantWait, tenantPrioritized, n, ids, states)
+        if tenants[1] and taken > 0 then
+            local cost = tenantEstimates(prefix, {tenant}, estimate)[tenant]
+            charges = {}
+            for i = 1, taken do
+                charges[i] = cost
+            end
+            local weight = tenantWeight(prefix, tenant)
+            -- The start tag of the last job taken: each one before it was charged the estimate.
+            startTag = math.max(startTag, tonumber(tenants[2]) + (taken - 1) * cost / weight)
+            chargeTenant(prefix, tenant, cost * taken, weight)
+        end
+        if tenants[1] and taken < n then
+            leaveReady(prefix, tenant)
+        end
+        drained = taken < n
+    else
+        charges = {}
+        startTag = math.max(startTag, takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states,
+            charges))
+    end
+    if #ids > 0 then
+        redis.call('LPUSH', activeKey, unpack(ids))
+    end
+    return ids, states, drained, charges, startTag
+end
