@@ -8,18 +8,33 @@
   KEYS[3] the backlogged tenants (sorted set)
 
   ARGV[1] key prefix of the queue, 'fq:{name}:'
-  ARGV[2] what to read: 'count' | 'waiting' | 'prioritized' | 'oldest'
+  ARGV[2] what to read: 'count' | 'waiting' | 'prioritized' | 'oldest' | 'tenant'
   ARGV[3] for 'waiting' and 'prioritized': index of the first job of the page (0 = the next to run of 'default',
           then the tenants' in the order of the backlogged set)
   ARGV[4] for 'waiting' and 'prioritized': index of the last job of the page (inclusive)
+  ARGV[5] for 'tenant': the tenant
 
   Returns for 'count' {waiting, prioritized}: how many jobs each kind of structure holds; for 'waiting' and
   'prioritized' the ids of the page (the wait lists oldest first); for 'oldest' the Redis time (ms) since which the
-  longest-waiting ready job has been ready (its 'timestamp' plus its 'delay'), or -1 when none is.
+  longest-waiting ready job has been ready (its 'timestamp' plus its 'delay'), or -1 when none is; for 'tenant'
+  {ready, running}: the tenant's jobs ready to run (waiting and prioritized) and running (a scan of the active list,
+  O(running jobs)).
 ]]
 --- @include "fairShare"
 
 local prefix, mode = ARGV[1], ARGV[2]
+
+if mode == 'tenant' then
+    local tenant = ARGV[5]
+    local waitKey, prioritizedKey = tenantReadyKeys(prefix, KEYS[1], KEYS[2], tenant)
+    local running = 0
+    for _, id in ipairs(redis.call('LRANGE', prefix .. 'active', 0, -1)) do
+        if (redis.call('HGET', prefix .. 'job:' .. id, 'tenant') or FAIR_DEFAULT) == tenant then
+            running = running + 1
+        end
+    end
+    return {redis.call('LLEN', waitKey) + redis.call('ZCARD', prioritizedKey), running}
+end
 local tenants = {FAIR_DEFAULT}
 for _, tenant in ipairs(otherReadyTenants(prefix)) do
     tenants[#tenants + 1] = tenant

@@ -1,6 +1,7 @@
 --[[
   Pauses or resumes a queue for the whole fleet: while paused no worker activates a job (active jobs go
-  on); resuming wakes blocked workers when jobs are ready. Appends a 'paused' or 'resumed' queue event.
+  on); resuming wakes blocked workers when jobs are ready (any tenant's: see fairShare). Appends a 'paused' or
+  'resumed' queue event.
 
   KEYS[1] meta hash
   KEYS[2] marker set
@@ -13,6 +14,7 @@
 
   Returns 1 when the queue changed state, 0 when it already was in that state.
 ]]
+--- @include "fairShare"
 --- @include "queueEvent"
 
 local paused = redis.call('HEXISTS', KEYS[1], 'paused') == 1
@@ -29,7 +31,7 @@ if not paused then
     return 0
 end
 redis.call('HDEL', KEYS[1], 'paused')
-if redis.call('LLEN', KEYS[3]) > 0 or redis.call('ZCARD', KEYS[4]) > 0 then
+if anyReady(string.sub(KEYS[1], 1, -5), KEYS[3], KEYS[4]) then
     redis.call('ZADD', KEYS[2], 0, '0')
 end
 queueEvent(KEYS[5], ARGV[2], 'resumed', '')

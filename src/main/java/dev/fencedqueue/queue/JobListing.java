@@ -64,6 +64,13 @@ final class JobListing {
                 });
     }
 
+    /** See {@link JobQueue#getTenantJobs(String)}. */
+    Uni<JobQueue.TenantJobs> tenantJobs(String tenant) {
+        return ctx.scripts().run(LuaScript.READY_JOBS, List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
+                List.of(keys.prefix(), "tenant", "0", "0", tenant))
+                .map(reply -> new JobQueue.TenantJobs(reply.get(0).toLong(), reply.get(1).toLong()));
+    }
+
     /** See {@link JobQueue#getJobs(JobState, int, int)}. */
     Uni<List<Job>> jobs(JobState state, int start, int count) {
         if (start < 0 || count < 1 || count > 1000) {
@@ -94,7 +101,7 @@ final class JobListing {
     /** Runs {@code readyJobs.lua}: the ready jobs of every tenant. */
     private Uni<Response> readyJobs(String mode, int start, int stop) {
         return ctx.scripts().run(LuaScript.READY_JOBS, List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
-                List.of(keys.prefix(), mode, Integer.toString(start), Integer.toString(stop)));
+                List.of(keys.prefix(), mode, Integer.toString(start), Integer.toString(stop), ""));
     }
 
     private Uni<Response> send(Request request) {

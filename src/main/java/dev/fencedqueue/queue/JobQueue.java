@@ -273,6 +273,27 @@ public class JobQueue {
     }
 
     /**
+     * Counts one tenant's jobs: those ready to run (waiting and prioritized, paused ones included) and those running.
+     * Reads the queue's running jobs one by one: O(running jobs), for the operator's views.
+     *
+     * @param tenant a tenant id ({@link TenantIds})
+     * @return {@code {ready, running}}; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis
+     *         is unreachable
+     */
+    public Uni<TenantJobs> getTenantJobs(String tenant) {
+        return listing.tenantJobs(tenant);
+    }
+
+    /**
+     * One tenant's jobs in a queue.
+     *
+     * @param ready its jobs ready to run: waiting, prioritized, or held by a paused queue
+     * @param running its jobs running
+     */
+    public record TenantJobs(long ready, long running) {
+    }
+
+    /**
      * Lists jobs of one state, a page at a time: waiting jobs in the order they will run, delayed jobs by
      * due time, prioritized jobs by priority, completed and failed jobs newest first.
      *

@@ -133,6 +133,19 @@ class FairDispatchTest extends QueueTestSupport {
     }
 
     @Test
+    void resumingAQueueWakesTheWorkersForEveryTenantsJobs() {
+        ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
+        workers.start(processor, TestWorkers.options("w-fair").build());
+        queue.pause().await().atMost(TIMEOUT);
+        addJobs("acme", 2);
+        addJobs("bravo", 2);
+
+        queue.resume().await().atMost(TIMEOUT);
+
+        await().atMost(TIMEOUT).until(() -> processor.started() == 4);
+    }
+
+    @Test
     void priorityOrdersJobsWithinATenant() {
         String low = add(JobOptions.defaults().withTenant("acme").withPriority(5));
         String high = add(JobOptions.defaults().withTenant("acme").withPriority(1));
@@ -167,13 +180,20 @@ class FairDispatchTest extends QueueTestSupport {
                 .containsExactly(plain.get(1), acme.get(0), acme.get(1));
         assertThat(queue.getJobs(JobState.PRIORITIZED, 0, 10).await().atMost(TIMEOUT)).extracting(Job::id)
                 .containsExactly(urgent);
+        activate(1);
+        assertThat(queue.getTenantJobs("acme").await().atMost(TIMEOUT)).as("acme's job started first (a tie by name)")
+                .isEqualTo(new JobQueue.TenantJobs(2, 1));
+        assertThat(queue.getTenantJobs("bravo").await().atMost(TIMEOUT)).isEqualTo(new JobQueue.TenantJobs(1, 0));
+        assertThat(queue.getTenantJobs(TenantIds.DEFAULT).await().atMost(TIMEOUT))
+                .isEqualTo(new JobQueue.TenantJobs(2, 0));
 
         assertThat(queue.maintenance().remove(urgent).await().atMost(TIMEOUT)).isEqualTo(JobState.PRIORITIZED);
         assertThat(zrange(queue.keys().tenantsReady())).as("bravo has nothing ready any more")
                 .containsExactlyInAnyOrder(TenantIds.DEFAULT, "acme");
 
         queue.maintenance().drain(false).await().atMost(TIMEOUT);
-        assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.WAITING, 0L);
+        assertThat(queue.getJobCounts().await().atMost(TIMEOUT)).containsEntry(JobState.WAITING, 0L)
+                .containsEntry(JobState.ACTIVE, 1L);
         assertThat(redis.exists(queue.keys().tenantsReady())).isFalse();
         assertThat(redis.exists(queue.keys().tenantWaitList("acme"))).isFalse();
     }

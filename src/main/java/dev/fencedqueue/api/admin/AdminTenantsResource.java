@@ -9,6 +9,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.TenantSettings;
 import dev.fencedqueue.queue.Tenants;
@@ -40,11 +42,16 @@ public class AdminTenantsResource {
 
     private final Tenants tenants;
     private final FairDispatchSync weights;
+    private final QueueOverview overview;
+    private final Queues queues;
     private final String researchQueue;
 
-    public AdminTenantsResource(Tenants tenants, FairDispatchSync weights, ResearchConfig research) {
+    public AdminTenantsResource(Tenants tenants, FairDispatchSync weights, QueueOverview overview, Queues queues,
+            ResearchConfig research) {
         this.tenants = tenants;
         this.weights = weights;
+        this.overview = overview;
+        this.queues = queues;
         this.researchQueue = research.queue();
     }
 
@@ -57,9 +64,12 @@ public class AdminTenantsResource {
      *        {@code month}, UTC), absent for no limit
      * @param tokens what its jobs of the research queue ({@code queue}) spent, prompt and completion of every attempt:
      *        {@code today} and {@code thisMonth}, UTC
+     * @param jobs its jobs in each queue this service serves, by queue name: {@code ready} (waiting to run) and
+     *        {@code running}
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record TenantView(String tenant, Number weight, JsonNode tokenQuota, TokensSpent tokens) {
+    public record TenantView(String tenant, Number weight, JsonNode tokenQuota, TokensSpent tokens,
+            Map<String, JobQueue.TenantJobs> jobs) {
     }
 
     /**
@@ -121,9 +131,18 @@ public class AdminTenantsResource {
         Instant now = Instant.now();
         Uni<Long> today = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.DAY, now);
         Uni<Long> month = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.MONTH, now);
-        return Uni.combine().all().unis(today, month).asTuple().map(spent -> new TenantView(tenant,
-                shown(settings.effectiveWeight()), settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
-                new TokensSpent(researchQueue, spent.getItem1(), spent.getItem2())));
+        List<String> served = overview.servedQueues();
+        Uni<List<JobQueue.TenantJobs>> jobs = Uni.join().all(served.stream()
+                .map(queue -> queues.queue(queue).getTenantJobs(tenant)).toList()).andFailFast();
+        return Uni.combine().all().unis(today, month, jobs).asTuple().map(read -> {
+            Map<String, JobQueue.TenantJobs> byQueue = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < served.size(); i++) {
+                byQueue.put(served.get(i), read.getItem3().get(i));
+            }
+            return new TenantView(tenant, shown(settings.effectiveWeight()),
+                    settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
+                    new TokensSpent(researchQueue, read.getItem1(), read.getItem2()), byQueue);
+        });
     }
 
     /** @return a whole weight as a whole number ({@code 3}, not {@code 3.0}), any other as it is */

@@ -1,8 +1,11 @@
 // The operator console: queues with their counts (an unserved one marked so), the job schedulers (next run in each
 // one's own time zone), a queue's jobs with live progress bars for the running ones (from the queue's event feed over
 // SSE, GET /admin/queues/{queue}/events), a job's detail with its last events, and the operator's actions (abort,
-// resume, retry, delete, pause/resume a queue, throttle: the form shows the current one). Plain JavaScript, no build
-// step, no library: it only calls the operator API (/admin), whose credentials the browser already holds (HTTP Basic).
+// resume, retry, delete, pause/resume a queue, throttle: the form shows the current one), and the tenants (tenants.js).
+// Plain JavaScript, no build step, no library: it only calls the operator API (/admin), whose credentials the browser
+// already holds (HTTP Basic).
+
+import { tenantsView } from "./tenants.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { queues: [], queue: null, filter: "active", jobId: null, feed: null, refreshTimer: null };
@@ -517,6 +520,7 @@ async function refresh() {
     try {
         await loadQueues();
         await loadSchedules();
+        await tenants.load();
         await loadJobs();
         await loadDetail();
     } catch (e) {
@@ -525,5 +529,6 @@ async function refresh() {
 }
 
 bindActions();
+const tenants = tenantsView(api, act);
 refresh();
 setInterval(refresh, 5000);

@@ -203,6 +203,37 @@ class AdminConsoleTest {
     }
 
     @Test
+    void operatorSetsATenantsWeightAndQuotaInTheTenantsViewAndResetsIt() {
+        String id = "console-tenant-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        await("the console is loaded").atMost(BROWSER_STEP).until(() -> !text("feed-state").equals("connecting"));
+
+        browser().findElement(By.id("tenant-id")).sendKeys(id);
+        browser().findElement(By.id("tenant-weight")).sendKeys(Keys.chord(Keys.CONTROL, "a"), "2");
+        browser().findElement(By.id("tenant-quota")).sendKeys("5000");
+        browser().findElement(By.cssSelector("#tenant-period option[value=month]")).click();
+        browser().findElement(By.id("save-tenant")).click();
+
+        String row = "#tenants tr[data-tenant='" + id + "']";
+        await("the tenant is listed").atMost(BROWSER_STEP).until(() -> !textOf(row).isEmpty());
+        assertThat(textOf(row + " td:nth-of-type(1)")).as("its weight").isEqualTo("2");
+        assertThat(textOf(row + " td:nth-of-type(2)")).isEqualTo("5,000 tokens a month");
+        assertThat(text("message")).isEqualTo("Tenant " + id + ": weight 2, quota 5,000 tokens a month.");
+        given().auth().preemptive().basic("admin", "admin").get("/admin/tenants/" + id).then().statusCode(200)
+                .body("weight", org.hamcrest.Matchers.equalTo(2)).body("tokenQuota.period",
+                        org.hamcrest.Matchers.equalTo("month"));
+
+        clickNow("button[aria-label='Reset tenant " + id + "']");
+        await().atMost(BROWSER_STEP).ignoreExceptions().until(() -> {
+            browser().switchTo().alert().accept();
+            return true;
+        });
+        await("back to the defaults").atMost(BROWSER_STEP).until(() -> browser().findElements(By.cssSelector(row))
+                .isEmpty());
+        assertThat(text("error")).isEmpty();
+    }
+
+    @Test
     void theResearchPageAndTheConsoleHaveAFavicon() {
         given().get("/favicon.svg").then().statusCode(200).contentType("image/svg+xml");
         given().get("/").then().statusCode(200).body(containsString("<link rel=\"icon\" href=\"/favicon.svg\""));

@@ -1,0 +1,77 @@
+// The console's Tenants view: each tenant that has settings, with its weight under fair dispatch, its token quota,
+// the tokens its research jobs spent this day and this month, and its jobs waiting and running in every queue; a form
+// that sets a tenant's weight and quota (PUT /admin/tenants/{id}, for every instance at once), and a reset per tenant
+// (DELETE: back to weight 1 and no quota).
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * @param {(path: string, options?: object) => Promise<any>} api calls the operator API
+ * @param {(question: string|null, action: () => Promise<any>, done: (result: any) => string) => Promise<void>} act
+ *        runs an operator action, then refreshes
+ * @returns {{load: () => Promise<void>}} the view; binds its form at once
+ */
+export function tenantsView(api, act) {
+    $("tenant-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        const id = $("tenant-id").value.trim();
+        const body = { weight: Number($("tenant-weight").value || 1) };
+        if ($("tenant-quota").value !== "") {
+            body.tokenQuota = { tokens: Number($("tenant-quota").value), period: $("tenant-period").value };
+        }
+        act(null, () => api(`/admin/tenants/${encodeURIComponent(id)}`, { method: "PUT", body }),
+            (t) => `Tenant ${t.tenant}: weight ${t.weight}, ` + (t.tokenQuota ? `quota ${quota(t.tokenQuota)}.` : "no quota."));
+    });
+
+    async function load() {
+        const tenants = await api("/admin/tenants");
+        $("tenants").tBodies[0].replaceChildren(...tenants.map(row));
+        $("no-tenants").hidden = tenants.length > 0;
+    }
+
+    function row(t) {
+        const tr = document.createElement("tr");
+        tr.dataset.tenant = t.tenant;
+        const jobs = Object.values(t.jobs ?? {});
+        const waiting = jobs.reduce((sum, q) => sum + q.ready, 0);
+        const running = jobs.reduce((sum, q) => sum + q.running, 0);
+        [t.tenant, t.weight, t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
+            t.tokens.thisMonth.toLocaleString("en"), waiting, running].forEach((value, i) => {
+            const cell = document.createElement(i === 0 ? "th" : "td");
+            if (i === 0) {
+                cell.scope = "row";
+            }
+            cell.textContent = value;
+            tr.append(cell);
+        });
+        const actions = document.createElement("td");
+        actions.append(
+            button("Edit", t, () => {
+                $("tenant-id").value = t.tenant;
+                $("tenant-weight").value = t.weight;
+                $("tenant-quota").value = t.tokenQuota ? t.tokenQuota.tokens : "";
+                $("tenant-period").value = t.tokenQuota ? t.tokenQuota.period : "day";
+                $("tenant-id").focus();
+            }),
+            button("Reset", t, () => act(`Put tenant ${t.tenant} back to weight 1 and no quota?`,
+                () => api(`/admin/tenants/${encodeURIComponent(t.tenant)}`, { method: "DELETE" }),
+                () => `Tenant ${t.tenant} is back to the defaults.`)));
+        tr.append(actions);
+        return tr;
+    }
+
+    return { load };
+}
+
+function quota(q) {
+    return `${q.tokens.toLocaleString("en")} tokens a ${q.period}`;
+}
+
+function button(text, t, onClick) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    b.setAttribute("aria-label", `${text} tenant ${t.tenant}`);
+    b.addEventListener("click", onClick);
+    return b;
+}

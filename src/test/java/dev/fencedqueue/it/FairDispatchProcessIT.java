@@ -1,0 +1,94 @@
+package dev.fencedqueue.it;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.testing.ServiceProcess;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Fair dispatch with two real processes of the packaged service sharing one Redis, both serving the no-op queue: a
+ * tenant's 200 jobs and another tenant's one, all waiting when the queue resumes; the second tenant's job starts among
+ * the first, not after the 200 (FIFO's order, the order they were added in).
+ */
+class FairDispatchProcessIT {
+
+    private static final String QUEUE = "fair";
+    private static final int FLOOD = 200;
+    private static final Map<String, String> ENVIRONMENT = Map.of("FQ_ADMIN_USERNAME", "ops", "FQ_ADMIN_PASSWORD",
+            "fair-it");
+
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
+
+    @Test
+    void twoProcessesStartANewcomersJobAheadOfAnotherTenantsFlood() {
+        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE);
+        ServiceProcess a = fleet.start("proc-A", config, ENVIRONMENT);
+        ServiceProcess b = fleet.start("proc-B", config, ENVIRONMENT);
+        fleet.awaitReady(a, b);
+        admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
+        // Children of parents in a queue nobody serves: the way the operator API adds many jobs in one request.
+        addFlow(a, "flood", FLOOD);
+        addFlow(a, "newcomer", 1);
+        await("every job waiting").atMost(TIMEOUT).until(() -> total(b, "paused") == FLOOD + 1);
+
+        admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
+        await("every job completed").atMost(TIMEOUT).until(() -> total(b, "completed") == FLOOD + 1);
+
+        List<Long> flood = new ArrayList<>();
+        long newcomer = -1;
+        for (Map<String, Object> job : completed(b)) {
+            long processedOn = ((Number) job.get("processedOn")).longValue();
+            if ("newcomer".equals(job.get("tenant"))) {
+                newcomer = processedOn;
+            } else {
+                flood.add(processedOn);
+            }
+        }
+        Collections.sort(flood);
+        long newcomerStarted = newcomer;
+        assertThat(flood.stream().filter(started -> started < newcomerStarted).count())
+                .as("flood jobs started before the newcomer's (in the order they were added: %d)", FLOOD)
+                .isLessThan(20);
+    }
+
+    private static void addFlow(ServiceProcess process, String tenant, int children) {
+        List<Map<String, Object>> jobs = new ArrayList<>();
+        for (int i = 0; i < children; i++) {
+            jobs.add(Map.of("queue", QUEUE, "name", "job"));
+        }
+        Map<String, Object> flow = new HashMap<>();
+        flow.put("queue", "parents");
+        flow.put("name", tenant);
+        flow.put("options", Map.of("tenant", tenant));
+        flow.put("children", jobs);
+        admin(process).contentType(ContentType.JSON).body(flow).post("/admin/flows").then().statusCode(201);
+    }
+
+    private static long total(ServiceProcess process, String state) {
+        return admin(process).get("/admin/queues/" + QUEUE + "/jobs?state=" + state + "&count=1").then().statusCode(200)
+                .extract().jsonPath().getLong("total");
+    }
+
+    private static List<Map<String, Object>> completed(ServiceProcess process) {
+        JsonPath page = admin(process).get("/admin/queues/" + QUEUE + "/jobs?state=completed&count=1000").then()
+                .statusCode(200).extract().jsonPath();
+        return page.getList("jobs");
+    }
+
+    private static RequestSpecification admin(ServiceProcess process) {
+        return process.request().auth().preemptive().basic("ops", "fair-it");
+    }
+}
