@@ -114,6 +114,14 @@ public class Tenants {
         return labeled.contains(id) ? id : OTHER;
     }
 
+    /**
+     * @return the tenants that metrics name one by one (those with settings, as this instance last read them, and
+     *         {@value TenantIds#DEFAULT}); every other tenant is {@value #OTHER}
+     */
+    public Set<String> namedInMetrics() {
+        return labeled;
+    }
+
     /** Reads the tenants that metrics name at startup, and again every {@link #LABELS_REFRESH} until shutdown. */
     void refreshLabels(@Observes StartupEvent event, Vertx vertx) {
         refreshLabels();

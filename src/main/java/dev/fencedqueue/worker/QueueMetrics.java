@@ -67,6 +67,17 @@ public class QueueMetrics {
         this.timer = vertx.setPeriodic(Math.max(1, config.queueRefresh().toMillis()), id -> refresh());
     }
 
+    /** @return the queues whose gauges this instance publishes (its workers serve them), with their last counts */
+    Map<String, Map<JobState, Long>> trackedCounts() {
+        Map<String, Map<JobState, Long>> counts = new java.util.TreeMap<>();
+        tracked.forEach((queue, queueMetrics) -> {
+            if (queueMetrics.counts != null) {
+                counts.put(queue, queueMetrics.counts);
+            }
+        });
+        return counts;
+    }
+
     /** Publishes the gauges of a queue a worker of this instance started to serve. */
     synchronized void track(String queue) {
         Tracked queueMetrics = tracked.computeIfAbsent(queue, name -> register(name, new Tracked()));

@@ -48,6 +48,9 @@ class FairDispatchTest extends QueueTestSupport {
     @Inject
     LlmTokens llmTokens;
 
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry meters;
+
     private final Map<String, String> tenantOf = new HashMap<>();
 
     @Test
@@ -143,6 +146,32 @@ class FairDispatchTest extends QueueTestSupport {
         queue.resume().await().atMost(TIMEOUT);
 
         await().atMost(TIMEOUT).until(() -> processor.started() == 4);
+    }
+
+    @Test
+    void tenantJobGaugesCountEachNamedTenantsJobsAndEveryOtherTenantsTogether() {
+        addJobs(TenantIds.DEFAULT, 2);
+        addJobs("acme", 3);
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        workers.start(processor, TestWorkers.options("w-fair").build());
+        String running = awaitAttempt(processor, 0).context().jobId();
+        assertThat(tenantOf.get(running)).as("a tie, won by name").isEqualTo("acme");
+
+        // acme has no settings: metrics count it among the others.
+        await().atMost(TIMEOUT).untilAsserted(() -> {
+            assertThat(tenantJobs(TenantIds.DEFAULT, "waiting")).isEqualTo(2);
+            assertThat(tenantJobs(TenantIds.DEFAULT, "running")).isZero();
+            assertThat(tenantJobs(Tenants.OTHER, "waiting")).isEqualTo(2);
+            assertThat(tenantJobs(Tenants.OTHER, "running")).isEqualTo(1);
+        });
+        processor.attempt(0).complete("done");
+    }
+
+    /** @return the gauge {@code fq_tenant_jobs} of the test's queue, NaN before it is read */
+    private double tenantJobs(String tenant, String state) {
+        var gauge = meters.find("fq.tenant.jobs").tag("queue", queue.name()).tag("tenant", tenant).tag("state", state)
+                .gauge();
+        return gauge == null ? Double.NaN : gauge.value();
     }
 
     @Test
