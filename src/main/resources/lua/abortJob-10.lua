@@ -58,6 +58,7 @@ if state == 'active' then
     code = 1
     redis.call('LREM', KEYS[2], 1, jobId)
     settleSlotTime(ARGV[5], KEYS[6], token, now)
+    releaseRunning(ARGV[5], KEYS[6])
     -- A slot is free now: under a global concurrency cap, a blocked worker may take the next job.
     if redis.call('HEXISTS', KEYS[10], 'paused') == 0 and anyReady(ARGV[5], KEYS[1], KEYS[4]) then
         redis.call('ZADD', KEYS[9], 0, '0')

@@ -34,6 +34,7 @@ end
 redis.call('LREM', KEYS[1], 1, jobId)
 local prefix = string.sub(KEYS[5], 1, -5)
 settleSlotTime(prefix, KEYS[6], ARGV[3], nowMs())
+releaseRunning(prefix, KEYS[6])
 flushEstimate(prefix)
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0

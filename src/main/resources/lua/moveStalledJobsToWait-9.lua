@@ -59,6 +59,7 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
         local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
         local token = redis.call('HGET', jobRef, 'fencingToken') or '0'
         settleSlotTime(prefix, jobRef, token, now)
+        releaseRunning(prefix, jobRef)
         if stalls > maxStalledCount then
             local reason = 'job stalled more than allowable limit'
             redis.call('ZADD', KEYS[5], now, jobId)

@@ -58,7 +58,7 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
     local jobKey = prefix .. 'job:' .. jobId
     local chargedField = 'chargedMs:' .. token
     local fields = redis.call('HMGET', jobKey, 'state', 'lockToken', 'fencingToken', 'events', 'keepCompleted',
-        'dedupId', 'parentKey', 'parentPolicy', 'hasChildren', chargedField, 'tenant', 'processedOn')
+        'dedupId', 'parentKey', 'parentPolicy', 'hasChildren', chargedField, 'tenant', 'processedOn', 'runningCounted')
     local code = checkOwnershipOf(fields[1], fields[2], fields[3], lockToken, token)
     if code ~= 0 then
         return code
@@ -66,10 +66,12 @@ local function complete(prefix, now, nowText, jobId, lockToken, token, returnVal
     local keep = fields[5]
     -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
     redis.call('LREM', KEYS[1], '-1', jobId)
+    local gone = keep and string.sub(keep, 1, 2) == '0,'
     if fields[10] then
         settleChargeOf(prefix, jobKey, chargedField, fields[10], fields[11],
-            math.max(now - (tonumber(fields[12]) or now), 0), keep and string.sub(keep, 1, 2) == '0,')
+            math.max(now - (tonumber(fields[12]) or now), 0), gone)
     end
+    releaseRunningOf(prefix, jobKey, fields[13], fields[11], gone)
     if fields[4] == '1' then
         appendJobEvent(jobKey .. ':events', ARGV[2], 'completed', token, eventData)
     end

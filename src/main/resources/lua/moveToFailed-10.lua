@@ -65,6 +65,7 @@ local retryDelay = tonumber(ARGV[6])
 -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
 redis.call('LREM', KEYS[1], '-1', jobId)
 settleSlotTime(prefix, KEYS[8], ARGV[4], now)
+releaseRunning(prefix, KEYS[8])
 local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
 redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])
 

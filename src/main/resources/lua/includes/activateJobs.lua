@@ -143,11 +143,11 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     local count = 0
     local drained -- whether nothing is ready any more; nil when not known
     if allowed > 0 then
-        local ids, states, charges
-        ids, states, drained, charges, startTag = takeReady(prefix, waitKey, activeKey, prioritizedKey, allowed,
+        local ids, states, charges, counted
+        ids, states, drained, charges, startTag, counted = takeReady(prefix, waitKey, activeKey, prioritizedKey, allowed,
             estimate, virtualTime)
         local chargedField = meta[5] == 'tokens' and 'chargedTokens:' or 'chargedMs:'
-        local charged = {} -- the job hash's charge field and value, under fair dispatch
+        local charged = {} -- the job hash's fair-dispatch fields: its charge, and whether it counts against a limit
         local quotedWorkerId
         local lockedUntil = string.format('%d', now + tonumber(lockDuration))
         for i = 1, #ids do
@@ -163,7 +163,10 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
                 local attemptNumber = (tonumber(attemptAt and fields[attemptAt]) or 0) + 1
                 local attempt = ATTEMPT_TEXT[attemptNumber] or tostring(attemptNumber)
                 if charges then
-                    charged[1], charged[2] = chargedField .. tokenText, charges[i]
+                    charged = {chargedField .. tokenText, charges[i]}
+                    if counted[i] then
+                        charged[3], charged[4] = 'runningCounted', '1'
+                    end
                 end
                 if events == '1' then
                     -- The resume point: every event the stream holds passed the fence of its run, so they are a

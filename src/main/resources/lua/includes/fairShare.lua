@@ -64,6 +64,7 @@ local function leaveReadyIfDrained(prefix, waitKey, prioritizedKey, tenant)
     local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
     if not hasReady(tenantWait, tenantPrioritized) then
         leaveReady(prefix, tenant)
+        redis.call('SREM', prefix .. 'tenants:capped', tenant)
     end
 end
 
@@ -236,11 +237,19 @@ local function anyReady(prefix, waitKey, prioritizedKey)
     return hasReady(waitKey, prioritizedKey) or redis.call('ZCARD', prefix .. 'tenants:ready') > 0
 end
 
--- The tenants other than 'default' with jobs ready, whose keys a drain or a clean reads besides the queue's own.
+-- The tenants other than 'default' with jobs ready (backlogged, or held at their concurrency limit), whose keys a
+-- drain, a clean or a count reads besides the queue's own.
 local function otherReadyTenants(prefix)
-    local others = {}
+    local others, seen = {}, {}
     for _, tenant in ipairs(redis.call('ZRANGE', prefix .. 'tenants:ready', 0, -1)) do
         if tenant ~= FAIR_DEFAULT then
+            others[#others + 1] = tenant
+            seen[tenant] = true
+        end
+    end
+    -- Those held at their concurrency limit have jobs ready too.
+    for _, tenant in ipairs(redis.call('SMEMBERS', prefix .. 'tenants:capped')) do
+        if tenant ~= FAIR_DEFAULT and not seen[tenant] then
             others[#others + 1] = tenant
         end
     end
@@ -263,4 +272,83 @@ local function accrueCharge(prefix, jobKey, fencingToken, now, tokens)
         chargeTenant(prefix, fields[4] or FAIR_DEFAULT, cost - charged)
         redis.call('HSET', jobKey, field, cost)
     end
+end
+
+-- Per-tenant concurrency (a tenant's most jobs running fleet-wide), enforced under fair dispatch:
+--   prefix .. 'tenants:concurrency'  hash: tenant -> its limit, copied from its settings by the instances serving the queue
+--   prefix .. 'tenants:running'      hash: tenant -> its jobs running that count against the limit (a job counts from
+--                                    its activation, flagged 'runningCounted', until it leaves the active list)
+--   prefix .. 'tenants:capped'       set: the tenants held out of dispatch at their limit; the next activation after
+--                                    one of their jobs left lets them back (releaseCapped)
+
+-- The room each of the tenants has under its limit (absent: no limit). Returns the table, and whether any tenant has
+-- a limit.
+local function tenantRoom(prefix, names)
+    local room = {}
+    if #names == 0 or redis.call('EXISTS', prefix .. 'tenants:concurrency') == 0 then
+        return room, false
+    end
+    local limits = redis.call('HMGET', prefix .. 'tenants:concurrency', unpack(names))
+    local running = redis.call('HMGET', prefix .. 'tenants:running', unpack(names))
+    for i, tenant in ipairs(names) do
+        if limits[i] then
+            room[tenant] = tonumber(limits[i]) - (tonumber(running[i]) or 0)
+        end
+    end
+    return room, true
+end
+
+-- Holds a tenant at its limit out of dispatch, keeping its usage.
+local function capTenant(prefix, tenant)
+    leaveReady(prefix, tenant)
+    redis.call('SADD', prefix .. 'tenants:capped', tenant)
+end
+
+-- A job that counted against its tenant's limit left the active list. counted, tenant: the job's 'runningCounted' and
+-- 'tenant' as the caller read them; gone: the job is about to be deleted. When the tenant was held at its limit, sets
+-- the marker, so that a worker's next activation lets it back.
+local function releaseRunningOf(prefix, jobKey, counted, tenant, gone)
+    if not counted then
+        return
+    end
+    tenant = tenant or FAIR_DEFAULT
+    if redis.call('HINCRBY', prefix .. 'tenants:running', tenant, -1) <= 0 then
+        redis.call('HDEL', prefix .. 'tenants:running', tenant)
+    end
+    if not gone then
+        redis.call('HDEL', jobKey, 'runningCounted')
+    end
+    if redis.call('SISMEMBER', prefix .. 'tenants:capped', tenant) == 1 then
+        redis.call('ZADD', prefix .. 'marker', 0, '0')
+    end
+end
+
+-- As releaseRunningOf, reading the job's fields.
+local function releaseRunning(prefix, jobKey)
+    local fields = redis.call('HMGET', jobKey, 'runningCounted', 'tenant')
+    releaseRunningOf(prefix, jobKey, fields[1], fields[2], false)
+end
+
+-- Lets the tenants held at their limit back into dispatch once they are below it (or have no limit any more): those
+-- with jobs ready join at the virtual time, the others are forgotten. Returns whether any tenant is still held.
+local function releaseCapped(prefix, waitKey, prioritizedKey)
+    local cappedKey = prefix .. 'tenants:capped'
+    if redis.call('EXISTS', cappedKey) == 0 then
+        return false
+    end
+    local members = redis.call('SMEMBERS', cappedKey)
+    local room = tenantRoom(prefix, members)
+    local held = false
+    for _, tenant in ipairs(members) do
+        if room[tenant] and room[tenant] <= 0 then
+            held = true
+        else
+            redis.call('SREM', cappedKey, tenant)
+            local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
+            if hasReady(tenantWait, tenantPrioritized) then
+                joinReady(prefix, tenant)
+            end
+        end
+    end
+    return held
 end

@@ -32,10 +32,11 @@ end
 -- each tenant's picks at once and writes the new usages in one ZADD. The (n + 1)-th tenant only bounds the others:
 -- once it would be picked, the batch stops, since a tenant not read could come before it. A tenant found with fewer
 -- jobs than picked leaves the backlogged ones (with no job at all: one that ran out at its last pick, left there
--- until now). Appends to ids, states and charges (what each job was charged) in pick order; returns the start tag of the
--- last job taken.
-local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges)
-    local names, usage, weights, picks, order = {}, {}, {}, {}, {}
+-- until now). A tenant with a concurrency limit gets no more picks than its room under it, and once there is held out
+-- of dispatch (capped, fairShare). Appends to ids, states, charges (what each job was charged) and counted (whether it
+-- counts against its tenant's limit) in pick order; returns the start tag of the last job taken.
+local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges, counted)
+    local names, usage, weights, picks, order, blocked = {}, {}, {}, {}, {}, {}
     for i = 1, #tenants, 2 do
         local tenant = tenants[i]
         names[#names + 1] = tenant
@@ -50,26 +51,35 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
         weights[tenant] = (weight and weight > 0) and weight or 1
     end
     local bound = #names > n and names[#names]
+    local room = tenantRoom(prefix, names)
     -- A binary heap of the tenants by usage, ties in the order read (names is sorted already, so it is a heap).
     local rank = {}
     for i, tenant in ipairs(names) do
         rank[tenant] = i
     end
     local heap = {unpack(names)}
+    -- A tenant at its concurrency limit (blocked) comes after every other.
     local function before(a, b)
+        if blocked[a] ~= blocked[b] then
+            return not blocked[a]
+        end
         return usage[a] < usage[b] or (usage[a] == usage[b] and rank[a] < rank[b])
     end
     local startTag = 0
-    for _ = 1, n do
+    while #order < n do
         local best = heap[1]
-        if best == bound then
+        if best == bound or blocked[best] then
             break
         end
-        order[#order + 1] = best
-        startTag = math.max(startTag, usage[best])
-        usage[best] = usage[best] + costs[best] / weights[best]
-        picks[best] = picks[best] + 1
-        -- The least tenant's usage grew: sift it down.
+        if room[best] and picks[best] >= room[best] then
+            blocked[best] = true
+        else
+            order[#order + 1] = best
+            startTag = math.max(startTag, usage[best])
+            usage[best] = usage[best] + costs[best] / weights[best]
+            picks[best] = picks[best] + 1
+        end
+        -- The least tenant's usage grew, or it is blocked: sift it down.
         local i, size = 1, #heap
         while true do
             local left, right, least = 2 * i, 2 * i + 1, i
@@ -89,19 +99,27 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
     local taken, scores = {}, {}
     for _, tenant in ipairs(names) do
         local wanted = picks[tenant]
+        local count = 0
         if wanted > 0 then
             local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
             local got = {ids = {}, states = {}, next = 1}
-            local count = popReady(tenantWait, tenantPrioritized, wanted, got.ids, got.states)
+            count = popReady(tenantWait, tenantPrioritized, wanted, got.ids, got.states)
             taken[tenant] = got
             usage[tenant] = usage[tenant] - (wanted - count) * costs[tenant] / weights[tenant]
-            if count < wanted then
-                redis.call('HSET', prefix .. 'tenants:usage', tenant, usage[tenant])
-                redis.call('ZREM', prefix .. 'tenants:ready', tenant)
-            else
-                scores[#scores + 1] = usage[tenant]
-                scores[#scores + 1] = tenant
+            if room[tenant] and count > 0 then
+                redis.call('HINCRBY', prefix .. 'tenants:running', tenant, count)
             end
+        end
+        if wanted > 0 and count < wanted then
+            redis.call('HSET', prefix .. 'tenants:usage', tenant, usage[tenant])
+            redis.call('ZREM', prefix .. 'tenants:ready', tenant)
+        elseif blocked[tenant] or (room[tenant] and picks[tenant] >= room[tenant]) then
+            redis.call('HSET', prefix .. 'tenants:usage', tenant, usage[tenant])
+            redis.call('ZREM', prefix .. 'tenants:ready', tenant)
+            redis.call('SADD', prefix .. 'tenants:capped', tenant)
+        elseif wanted > 0 then
+            scores[#scores + 1] = usage[tenant]
+            scores[#scores + 1] = tenant
         end
     end
     if #scores > 0 then
@@ -113,6 +131,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
         if id then
             ids[#ids + 1] = id
             charges[#charges + 1] = costs[tenant]
+            counted[#counted + 1] = room[tenant] ~= nil
             states[#states + 1] = got.states[got.next]
             got.next = got.next + 1
         end
@@ -124,41 +143,55 @@ end
 -- the queue's wait list first, then its prioritized set; with one tenant backlogged, its jobs in that order, charging
 -- it the estimate of what a job costs; with more, by start-time fair queuing (takeFair, see fairShare). Returns the
 -- ids, the state each left, whether no job is known to be ready any more (nil when not known), what each job was
--- charged (its tenant's estimate; nil when none was: outside fair dispatch), and the start tag of the last job taken
--- (the virtual time from then on).
+-- charged (its tenant's estimate; nil when none was: outside fair dispatch), the start tag of the last job taken (the
+-- virtual time from then on), and whether each job counts against its tenant's concurrency limit (nil outside fair
+-- dispatch). A tenant at its limit is held out of dispatch until one of its jobs ends (fairShare).
 local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate, virtualTime)
     local ids, states = {}, {}
+    local held = releaseCapped(prefix, waitKey, prioritizedKey)
     local readyKey = prefix .. 'tenants:ready'
     local tenants = redis.call('ZRANGE', readyKey, 0, n, 'WITHSCORES')
-    local drained, charges
+    local drained, charges, counted
     local startTag = virtualTime
-    if #tenants <= 2 then
-        -- Outside fair dispatch ('default' alone), or one tenant backlogged: its jobs in their order.
+    if #tenants == 0 and held and redis.call('SISMEMBER', prefix .. 'tenants:capped', FAIR_DEFAULT) == 1 then
+        -- 'default' is held at its limit and no other tenant is backlogged: nothing to take.
+        drained = true
+    elseif #tenants <= 2 then
+        -- Outside fair dispatch ('default' alone), or one tenant backlogged: its jobs in their order, as many as its
+        -- concurrency limit leaves room for.
         local tenant = tenants[1] or FAIR_DEFAULT
+        local room = tenants[1] and tenantRoom(prefix, {tenant})[tenant]
+        local wanted = room and math.max(math.min(n, room), 0) or n
         local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
-        local taken = popReady(tenantWait, tenantPrioritized, n, ids, states)
+        local taken = wanted > 0 and popReady(tenantWait, tenantPrioritized, wanted, ids, states) or 0
         if tenants[1] and taken > 0 then
             local cost = tenantEstimates(prefix, {tenant}, estimate)[tenant]
-            charges = {}
+            charges, counted = {}, {}
             for i = 1, taken do
                 charges[i] = cost
+                counted[i] = room ~= nil
+            end
+            if room then
+                redis.call('HINCRBY', prefix .. 'tenants:running', tenant, taken)
             end
             local weight = tenantWeight(prefix, tenant)
             -- The start tag of the last job taken: each one before it was charged the estimate.
             startTag = math.max(startTag, tonumber(tenants[2]) + (taken - 1) * cost / weight)
             chargeTenant(prefix, tenant, cost * taken, weight)
         end
-        if tenants[1] and taken < n then
+        if tenants[1] and taken < wanted then
             leaveReady(prefix, tenant)
+        elseif room and taken >= room then
+            capTenant(prefix, tenant)
         end
         drained = taken < n
     else
-        charges = {}
+        charges, counted = {}, {}
         startTag = math.max(startTag, takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states,
-            charges))
+            charges, counted))
     end
     if #ids > 0 then
         redis.call('LPUSH', activeKey, unpack(ids))
     end
-    return ids, states, drained, charges, startTag
+    return ids, states, drained, charges, startTag, counted
 end

@@ -137,6 +137,16 @@ public record QueueKeys(String queue, String prefix) {
         return prefix + "tenants:weight";
     }
 
+    /** @return the set of the tenants held out of fair dispatch at their concurrency limit */
+    public String tenantsCapped() {
+        return prefix + "tenants:capped";
+    }
+
+    /** @return the hash of each tenant's concurrency limit (tenant id -> most running jobs), in this queue's hash slot */
+    public String tenantLimits() {
+        return prefix + "tenants:concurrency";
+    }
+
     /**
      * @param tenant a tenant id other than {@code default} (whose ready jobs are in {@link #waitList()})
      * @return the wait list of the tenant's ready jobs without a priority

@@ -9,22 +9,28 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * What an operator set for a tenant ({@code PUT /admin/tenants/{id}}), kept in Redis so that every instance obeys it
- * at once. JSON: {@code {"weight", "tokenQuota": {"tokens", "period": "day" | "month"}}}, every field optional.
+ * at once. JSON: {@code {"weight", "concurrency", "tokenQuota": {"tokens", "period": "day" | "month"}}}, every field
+ * optional.
  *
  * @param weight its share of each queue under fair dispatch relative to the other tenants' (a tenant of weight 2 gets
  *        twice the slots of one of weight 1 when both have jobs waiting), &gt; 0 and at most {@value #MAX_WEIGHT};
  *        {@code null} for the default, 1
+ * @param concurrency the most of its jobs that run at once in each queue, fleet-wide (1 to {@value #MAX_CONCURRENCY}),
+ *        enforced by fair dispatch; {@code null} for no limit
  * @param tokenQuota the LLM tokens its jobs may spend per period, {@code null} for no limit
  */
-public record TenantSettings(Double weight, TokenQuota tokenQuota) {
+public record TenantSettings(Double weight, Integer concurrency, TokenQuota tokenQuota) {
 
     /** A tenant nobody set anything for. */
-    public static final TenantSettings DEFAULTS = new TenantSettings(null, null);
+    public static final TenantSettings DEFAULTS = new TenantSettings(null, null, null);
+
+    /** The largest concurrency limit. */
+    public static final int MAX_CONCURRENCY = 1_000_000;
 
     /** The largest weight: a million times another tenant's share is as good as all of it. */
     public static final double MAX_WEIGHT = 1_000_000;
 
-    private static final Set<String> FIELDS = Set.of("weight", "tokenQuota");
+    private static final Set<String> FIELDS = Set.of("weight", "concurrency", "tokenQuota");
 
     /**
      * @param node the JSON, {@code null} or empty for {@link #DEFAULTS}
@@ -45,7 +51,19 @@ public record TenantSettings(Double weight, TokenQuota tokenQuota) {
                 throw new IllegalArgumentException("`" + name + "` is not a tenant setting (one of " + FIELDS + ")");
             }
         }
-        return new TenantSettings(readWeight(node.get("weight")), readQuota(node.get("tokenQuota")));
+        return new TenantSettings(readWeight(node.get("weight")), readConcurrency(node.get("concurrency")),
+                readQuota(node.get("tokenQuota")));
+    }
+
+    private static Integer readConcurrency(JsonNode concurrency) {
+        if (concurrency == null || concurrency.isNull()) {
+            return null;
+        }
+        if (!concurrency.isIntegralNumber() || !concurrency.canConvertToInt() || concurrency.asInt() < 1
+                || concurrency.asInt() > MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("`concurrency` must be a whole number of jobs from 1 to 1000000");
+        }
+        return concurrency.asInt();
     }
 
     private static Double readWeight(JsonNode weight) {
@@ -87,6 +105,9 @@ public record TenantSettings(Double weight, TokenQuota tokenQuota) {
         ObjectNode node = JsonNodeFactory.instance.objectNode();
         if (weight != null) {
             node.put("weight", weight);
+        }
+        if (concurrency != null) {
+            node.put("concurrency", concurrency);
         }
         if (tokenQuota != null) {
             node.putObject("tokenQuota").put("tokens", tokenQuota.tokens()).put("period", tokenQuota.period().value());

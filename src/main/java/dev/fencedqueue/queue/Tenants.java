@@ -164,9 +164,11 @@ public class Tenants {
     }
 
     /**
-     * Copies every tenant's weight into each queue's own hash, {@code <prefix>:{<queue>}:tenants:weight} (tenant id ->
-     * weight; tenants of weight 1 have no field), where fair dispatch reads it inside the queue's hash slot
-     * ({@code fairShare.lua}). Called after a tenant's settings change and every {@link #LABELS_REFRESH} for the
+     * Copies every tenant's weight and concurrency limit into each queue's own hashes,
+     * {@code <prefix>:{<queue>}:tenants:weight} (tenant id -> weight; tenants of weight 1 have no field) and
+     * {@code <prefix>:{<queue>}:tenants:concurrency} (tenant id -> its most running jobs; tenants without a limit have
+     * no field), where fair dispatch reads them inside the queue's hash slot ({@code fairShare.lua}). A limit removed or
+     * raised lets a tenant held at it go on at the queue's next activation. Called after a tenant's settings change and every {@link #LABELS_REFRESH} for the
      * queues an instance serves, so that a queue first served after the change gets it too.
      *
      * @param queues the queue names, may be empty
@@ -178,20 +180,36 @@ public class Tenants {
         }
         return all().chain(all -> {
             Map<String, String> weights = new TreeMap<>();
+            Map<String, String> limits = new TreeMap<>();
             all.forEach((tenant, settings) -> {
                 if (settings.weight() != null && settings.weight() != 1) {
                     weights.put(tenant, Double.toString(settings.weight()));
                 }
+                if (settings.concurrency() != null) {
+                    limits.put(tenant, Integer.toString(settings.concurrency()));
+                }
             });
             List<Uni<Void>> writes = new ArrayList<>();
             for (String queue : queues) {
-                writes.add(syncWeights(QueueKeys.of(keyPrefix, queue).tenantWeights(), weights));
+                QueueKeys keys = QueueKeys.of(keyPrefix, queue);
+                writes.add(syncWeights(keys.tenantWeights(), weights).chain(() -> syncWeights(keys.tenantLimits(), limits))
+                        .chain(() -> wakeForHeldTenants(keys)));
             }
             return Uni.join().all(writes).andFailFast().replaceWithVoid();
         });
     }
 
-    /** Makes one queue's weights hash hold exactly {@code weights}: the new ones written first, then the old removed. */
+    /**
+     * Wakes a worker of the queue when tenants are held at their concurrency limit: the activation it then makes lets
+     * go those whose limit was raised or removed, without waiting for one of their running jobs to end.
+     */
+    private Uni<Void> wakeForHeldTenants(QueueKeys keys) {
+        return redis.send(Request.cmd(Command.EXISTS).arg(keys.tenantsCapped())).chain(held -> held.toLong() == 0
+                ? Uni.createFrom().voidItem()
+                : redis.send(Request.cmd(Command.ZADD).arg(keys.marker()).arg(0).arg("0")).replaceWithVoid());
+    }
+
+    /** Makes one queue's hash hold exactly {@code weights}: the new values written first, then the old fields removed. */
     private Uni<Void> syncWeights(String key, Map<String, String> weights) {
         return redis.send(Request.cmd(Command.HKEYS).arg(key)).chain(stored -> {
             Request hdel = Request.cmd(Command.HDEL).arg(key);

@@ -76,7 +76,7 @@ class FairDispatchTest extends QueueTestSupport {
     @Test
     void weightsShareTheSlotsInProportion() {
         String heavy = "heavy-" + UUID.randomUUID();
-        tenants.put(heavy, new TenantSettings(3.0, null)).await().atMost(TIMEOUT);
+        tenants.put(heavy, new TenantSettings(3.0, null, null)).await().atMost(TIMEOUT);
         try {
             tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
             addJobs(heavy, 40);
@@ -172,6 +172,68 @@ class FairDispatchTest extends QueueTestSupport {
         var gauge = meters.find("fq.tenant.jobs").tag("queue", queue.name()).tag("tenant", tenant).tag("state", state)
                 .gauge();
         return gauge == null ? Double.NaN : gauge.value();
+    }
+
+    @Test
+    void aTenantAtItsConcurrencyLimitStartsNoMoreUntilOneOfItsJobsEnds() {
+        String capped = "capped-" + UUID.randomUUID();
+        tenants.put(capped, new TenantSettings(null, 2, null)).await().atMost(TIMEOUT);
+        try {
+            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
+            addJobs(capped, 5);
+            addJobs("zulu", 5);
+            String callId = "test-" + UUID.randomUUID() + ":";
+            Response running = activateReply(6, callId);
+            List<String> started = new ArrayList<>();
+            for (int i = 3; i + 2 < running.size(); i += 3) {
+                started.add(running.get(i).toString());
+            }
+            assertThat(tenantsOf(started)).as("two of the capped tenant's, the other slots to zulu")
+                    .containsExactlyInAnyOrder(capped, capped, "zulu", "zulu", "zulu", "zulu");
+            assertThat(tenantsOf(activate(3))).as("the capped tenant is held at its limit").containsExactly("zulu");
+            assertThat(queue.getTenantJobs(capped).await().atMost(TIMEOUT)).isEqualTo(new JobQueue.TenantJobs(3, 2));
+
+            // One of its jobs ends: the same call's activation lets the tenant back and starts its next job.
+            int index = tenantsOf(started).indexOf(capped);
+            String jobId = started.get(index);
+            QueueKeys keys = queue.keys();
+            Response reply = queues.scripts().run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
+                    keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
+                    List.of(keys.prefix(), "100", "100", "1", "test-" + UUID.randomUUID() + ":", LOCK_MS, "worker-F",
+                            jobId, callId + ":" + jobId, running.get(4 + 3 * index).toString(), "\"done\"", "{}"))
+                    .await().atMost(TIMEOUT);
+            assertThat(tenantOf.get(reply.get(4).toString())).isEqualTo(capped);
+            assertThat(queue.getTenantJobs(capped).await().atMost(TIMEOUT)).isEqualTo(new JobQueue.TenantJobs(2, 2));
+            assertThat(activate(3)).as("held again at 2 running").isEmpty();
+        } finally {
+            tenants.remove(capped).await().atMost(TIMEOUT);
+        }
+    }
+
+    @Test
+    void aWorkerHoldsATenantAtItsLimitAndLiftingTheLimitLetsItsJobsGoAtOnce() {
+        String capped = "capped-" + UUID.randomUUID();
+        tenants.put(capped, new TenantSettings(null, 1, null)).await().atMost(TIMEOUT);
+        try {
+            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
+            addJobs(capped, 3);
+            ProbeProcessor processor = ProbeProcessor.held(queue.name());
+            workers.start(processor, TestWorkers.options("w-fair").concurrency(3).build());
+            String first = awaitAttempt(processor, 0).context().jobId();
+            awaitLockRenewed(first, 2);
+            assertThat(processor.started()).as("one at a time, with two free slots").isEqualTo(1);
+
+            tenants.remove(capped).await().atMost(TIMEOUT);
+            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
+
+            await("its other two start while its first still runs").atMost(TIMEOUT)
+                    .until(() -> processor.started() == 3);
+            for (int i = 0; i < 3; i++) {
+                processor.attempt(i).complete("done");
+            }
+        } finally {
+            tenants.remove(capped).await().atMost(TIMEOUT);
+        }
     }
 
     @Test

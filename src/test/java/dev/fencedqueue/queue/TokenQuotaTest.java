@@ -40,7 +40,15 @@ class TokenQuotaTest {
                 .hasMessageStartingWith("`tokenQuota.tokens`");
         assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"tokenQuota\": {\"tokens\": 5, \"per\": \"day\"}}")))
                 .hasMessageStartingWith("`tokenQuota.per`");
-        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"concurrency\": 2}")))
-                .hasMessageStartingWith("`concurrency` is not a tenant setting");
+        TenantSettings all = TenantSettings.read(json.readTree("{\"weight\": 2.5, \"concurrency\": 3, \"tokenQuota\": "
+                + "{\"tokens\": 10, \"period\": \"day\"}}"));
+        assertThat(all).isEqualTo(new TenantSettings(2.5, 3, new TokenQuota(10, TokenQuota.Period.DAY)));
+        assertThat(TenantSettings.read(all.write())).isEqualTo(all);
+        for (String bad : java.util.List.of("0", "-1", "1.5", "\"3\"", "1000001")) {
+            assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"concurrency\": " + bad + "}"))).as(bad)
+                    .hasMessageStartingWith("`concurrency` must be a whole number of jobs from 1 to 1000000");
+        }
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"rateLimit\": {\"max\": 2}}")))
+                .hasMessageStartingWith("`rateLimit` is not a tenant setting");
     }
 }

@@ -1,7 +1,8 @@
-// The console's Tenants view: each tenant that has settings, with its weight under fair dispatch, its token quota,
+// The console's Tenants view: each tenant that has settings, with its weight under fair dispatch, its concurrency
+// limit, its token quota,
 // the tokens its research jobs spent this day and this month, and its jobs waiting and running in every queue; a form
-// that sets a tenant's weight and quota (PUT /admin/tenants/{id}, for every instance at once), and a reset per tenant
-// (DELETE: back to weight 1 and no quota).
+// that sets a tenant's weight, limit and quota (PUT /admin/tenants/{id}, for every instance at once), and a reset per
+// tenant (DELETE: back to weight 1, no limit and no quota).
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,11 +17,16 @@ export function tenantsView(api, act) {
         event.preventDefault();
         const id = $("tenant-id").value.trim();
         const body = { weight: Number($("tenant-weight").value || 1) };
+        if ($("tenant-concurrency").value !== "") {
+            body.concurrency = Number($("tenant-concurrency").value);
+        }
         if ($("tenant-quota").value !== "") {
             body.tokenQuota = { tokens: Number($("tenant-quota").value), period: $("tenant-period").value };
         }
         act(null, () => api(`/admin/tenants/${encodeURIComponent(id)}`, { method: "PUT", body }),
-            (t) => `Tenant ${t.tenant}: weight ${t.weight}, ` + (t.tokenQuota ? `quota ${quota(t.tokenQuota)}.` : "no quota."));
+            (t) => `Tenant ${t.tenant}: weight ${t.weight}, `
+                + (t.concurrency ? `at most ${t.concurrency} running, ` : "")
+                + (t.tokenQuota ? `quota ${quota(t.tokenQuota)}.` : "no quota."));
     });
 
     async function load() {
@@ -35,7 +41,7 @@ export function tenantsView(api, act) {
         const jobs = Object.values(t.jobs ?? {});
         const waiting = jobs.reduce((sum, q) => sum + q.ready, 0);
         const running = jobs.reduce((sum, q) => sum + q.running, 0);
-        [t.tenant, t.weight, t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
+        [t.tenant, t.weight, t.concurrency ?? "no limit", t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
             t.tokens.thisMonth.toLocaleString("en"), waiting, running].forEach((value, i) => {
             const cell = document.createElement(i === 0 ? "th" : "td");
             if (i === 0) {
@@ -49,6 +55,7 @@ export function tenantsView(api, act) {
             button("Edit", t, () => {
                 $("tenant-id").value = t.tenant;
                 $("tenant-weight").value = t.weight;
+                $("tenant-concurrency").value = t.concurrency ?? "";
                 $("tenant-quota").value = t.tokenQuota ? t.tokenQuota.tokens : "";
                 $("tenant-period").value = t.tokenQuota ? t.tokenQuota.period : "day";
                 $("tenant-id").focus();

@@ -210,6 +210,7 @@ class AdminConsoleTest {
 
         browser().findElement(By.id("tenant-id")).sendKeys(id);
         browser().findElement(By.id("tenant-weight")).sendKeys(Keys.chord(Keys.CONTROL, "a"), "2");
+        browser().findElement(By.id("tenant-concurrency")).sendKeys("3");
         browser().findElement(By.id("tenant-quota")).sendKeys("5000");
         browser().findElement(By.cssSelector("#tenant-period option[value=month]")).click();
         browser().findElement(By.id("save-tenant")).click();
@@ -217,10 +218,12 @@ class AdminConsoleTest {
         String row = "#tenants tr[data-tenant='" + id + "']";
         await("the tenant is listed").atMost(BROWSER_STEP).until(() -> !textOf(row).isEmpty());
         assertThat(textOf(row + " td:nth-of-type(1)")).as("its weight").isEqualTo("2");
-        assertThat(textOf(row + " td:nth-of-type(2)")).isEqualTo("5,000 tokens a month");
-        assertThat(text("message")).isEqualTo("Tenant " + id + ": weight 2, quota 5,000 tokens a month.");
+        assertThat(textOf(row + " td:nth-of-type(2)")).as("its concurrency").isEqualTo("3");
+        assertThat(textOf(row + " td:nth-of-type(3)")).isEqualTo("5,000 tokens a month");
+        assertThat(text("message")).isEqualTo("Tenant " + id + ": weight 2, at most 3 running, quota 5,000 tokens a month.");
         given().auth().preemptive().basic("admin", "admin").get("/admin/tenants/" + id).then().statusCode(200)
-                .body("weight", org.hamcrest.Matchers.equalTo(2)).body("tokenQuota.period",
+                .body("weight", org.hamcrest.Matchers.equalTo(2)).body("concurrency", org.hamcrest.Matchers.equalTo(3))
+                .body("tokenQuota.period",
                         org.hamcrest.Matchers.equalTo("month"));
 
         clickNow("button[aria-label='Reset tenant " + id + "']");
