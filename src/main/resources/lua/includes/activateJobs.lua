@@ -142,10 +142,11 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     end
     local count = 0
     local drained -- whether nothing is ready any more; nil when not known
+    local rateWake -- when the earliest rate window of a tenant held at its rate limit ends, ms; nil for none
     if allowed > 0 then
         local ids, states, charges, counted
-        ids, states, drained, charges, startTag, counted = takeReady(prefix, waitKey, activeKey, prioritizedKey, allowed,
-            estimate, virtualTime)
+        ids, states, drained, charges, startTag, counted, rateWake = takeReady(prefix, waitKey, activeKey,
+            prioritizedKey, allowed, estimate, virtualTime, now)
         local chargedField = meta[5] == 'tokens' and 'chargedTokens:' or 'chargedMs:'
         local charged = {} -- the job hash's fair-dispatch fields: its charge, and whether it counts against a limit
         local quotedWorkerId
@@ -217,6 +218,13 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             if code == 0 then
                 redis.call('ZADD', markerKey, 'LT', nextDue[2], 'delayed')
             end
+        end
+    end
+    if rateWake then
+        -- A tenant waits for its rate window: a worker looks again when it ends (the delayed jobs' marker).
+        redis.call('ZADD', markerKey, 'LT', string.format('%d', rateWake), 'delayed')
+        if code == 0 or (code == 1 and count < maxJobs) then
+            extra = extra < 0 and rateWake or math.min(extra, rateWake)
         end
     end
     if drained == nil then

@@ -281,21 +281,71 @@ end
 --   prefix .. 'tenants:capped'       set: the tenants held out of dispatch at their limit; the next activation after
 --                                    one of their jobs left lets them back (releaseCapped)
 
--- The room each of the tenants has under its limit (absent: no limit). Returns the table, and whether any tenant has
--- a limit.
+-- Per-tenant rate limits (a tenant's most starts per window in each queue), enforced the same way:
+--   prefix .. 'tenants:rate'         hash: tenant -> '<max>:<window ms>', copied from its settings
+--   prefix .. 'tenant:<id>:limiter'  string: the tenant's starts in the current window, expiring with it
+
+-- The key of a tenant's start counter.
+local function tenantLimiterKey(prefix, tenant)
+    return prefix .. 'tenant:' .. tenant .. ':limiter'
+end
+
+-- The room each of the tenants has under its concurrency limit and its rate limit (absent: no limit), and the rate
+-- limit of those that have one ({max, window ms}).
 local function tenantRoom(prefix, names)
-    local room = {}
-    if #names == 0 or redis.call('EXISTS', prefix .. 'tenants:concurrency') == 0 then
-        return room, false
+    local room, rates = {}, {}
+    if #names == 0 then
+        return room, rates
     end
-    local limits = redis.call('HMGET', prefix .. 'tenants:concurrency', unpack(names))
-    local running = redis.call('HMGET', prefix .. 'tenants:running', unpack(names))
-    for i, tenant in ipairs(names) do
-        if limits[i] then
-            room[tenant] = tonumber(limits[i]) - (tonumber(running[i]) or 0)
+    if redis.call('EXISTS', prefix .. 'tenants:concurrency') == 1 then
+        local limits = redis.call('HMGET', prefix .. 'tenants:concurrency', unpack(names))
+        local running = redis.call('HMGET', prefix .. 'tenants:running', unpack(names))
+        for i, tenant in ipairs(names) do
+            if limits[i] then
+                room[tenant] = tonumber(limits[i]) - (tonumber(running[i]) or 0)
+            end
         end
     end
-    return room, true
+    if redis.call('EXISTS', prefix .. 'tenants:rate') == 1 then
+        local stored = redis.call('HMGET', prefix .. 'tenants:rate', unpack(names))
+        for i, tenant in ipairs(names) do
+            if stored[i] then
+                local max, window = string.match(stored[i], '^(%d+):(%d+)$')
+                local left = tonumber(max) - (tonumber(redis.call('GET', tenantLimiterKey(prefix, tenant))) or 0)
+                room[tenant] = room[tenant] and math.min(room[tenant], left) or left
+                rates[tenant] = {tonumber(max), tonumber(window)}
+            end
+        end
+    end
+    return room, rates
+end
+
+-- Counts starts against the rate limits: rates as tenantRoom gives them, started: tenant -> jobs started.
+local function countStarts(prefix, rates, started)
+    for tenant, count in pairs(started) do
+        local rate = rates[tenant]
+        if rate and count > 0 then
+            local key = tenantLimiterKey(prefix, tenant)
+            if redis.call('INCRBY', key, count) == count then
+                redis.call('PEXPIRE', key, rate[2])
+            end
+        end
+    end
+end
+
+-- When the earliest of the held tenants' rate windows ends (ms, Redis clock), or nil when none is held by its rate.
+local function heldUntil(prefix, held, rates, now)
+    local wake
+    for _, tenant in ipairs(held) do
+        if rates[tenant] then
+            -- At least 1 ms ahead: a window that ends within this millisecond still wakes a worker.
+            local left = math.max(redis.call('PTTL', tenantLimiterKey(prefix, tenant)), 1)
+            if not wake or now + left < wake then
+                wake = now + left
+            end
+        end
+    end
+    return wake
 end
 
 -- Holds a tenant at its limit out of dispatch, keeping its usage.
@@ -330,18 +380,19 @@ local function releaseRunning(prefix, jobKey)
 end
 
 -- Lets the tenants held at their limit back into dispatch once they are below it (or have no limit any more): those
--- with jobs ready join at the virtual time, the others are forgotten. Returns whether any tenant is still held.
-local function releaseCapped(prefix, waitKey, prioritizedKey)
+-- with jobs ready join at the virtual time, the others are forgotten. now: the Redis clock (ms). Returns whether any
+-- tenant is still held, and when the earliest rate window of those held ends (nil: none is held by its rate).
+local function releaseCapped(prefix, waitKey, prioritizedKey, now)
     local cappedKey = prefix .. 'tenants:capped'
     if redis.call('EXISTS', cappedKey) == 0 then
         return false
     end
     local members = redis.call('SMEMBERS', cappedKey)
-    local room = tenantRoom(prefix, members)
-    local held = false
+    local room, rates = tenantRoom(prefix, members)
+    local held = {}
     for _, tenant in ipairs(members) do
         if room[tenant] and room[tenant] <= 0 then
-            held = true
+            held[#held + 1] = tenant
         else
             redis.call('SREM', cappedKey, tenant)
             local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
@@ -350,5 +401,5 @@ local function releaseCapped(prefix, waitKey, prioritizedKey)
             end
         end
     end
-    return held
+    return #held > 0, heldUntil(prefix, held, rates, now)
 end

@@ -34,8 +34,9 @@ end
 -- jobs than picked leaves the backlogged ones (with no job at all: one that ran out at its last pick, left there
 -- until now). A tenant with a concurrency limit gets no more picks than its room under it, and once there is held out
 -- of dispatch (capped, fairShare). Appends to ids, states, charges (what each job was charged) and counted (whether it
--- counts against its tenant's limit) in pick order; returns the start tag of the last job taken.
-local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges, counted)
+-- counts against its tenant's limit) in pick order; returns the start tag of the last job taken, and when the earliest
+-- rate window of a tenant it held ends (nil: none).
+local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges, counted, now)
     local names, usage, weights, picks, order, blocked = {}, {}, {}, {}, {}, {}
     for i = 1, #tenants, 2 do
         local tenant = tenants[i]
@@ -51,7 +52,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
         weights[tenant] = (weight and weight > 0) and weight or 1
     end
     local bound = #names > n and names[#names]
-    local room = tenantRoom(prefix, names)
+    local room, rates = tenantRoom(prefix, names)
     -- A binary heap of the tenants by usage, ties in the order read (names is sorted already, so it is a heap).
     local rank = {}
     for i, tenant in ipairs(names) do
@@ -96,7 +97,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
             i = least
         end
     end
-    local taken, scores = {}, {}
+    local taken, scores, started, capped = {}, {}, {}, {}
     for _, tenant in ipairs(names) do
         local wanted = picks[tenant]
         local count = 0
@@ -109,6 +110,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
             if room[tenant] and count > 0 then
                 redis.call('HINCRBY', prefix .. 'tenants:running', tenant, count)
             end
+            started[tenant] = count
         end
         if wanted > 0 and count < wanted then
             redis.call('HSET', prefix .. 'tenants:usage', tenant, usage[tenant])
@@ -117,6 +119,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
             redis.call('HSET', prefix .. 'tenants:usage', tenant, usage[tenant])
             redis.call('ZREM', prefix .. 'tenants:ready', tenant)
             redis.call('SADD', prefix .. 'tenants:capped', tenant)
+            capped[#capped + 1] = tenant
         elseif wanted > 0 then
             scores[#scores + 1] = usage[tenant]
             scores[#scores + 1] = tenant
@@ -125,6 +128,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
     if #scores > 0 then
         redis.call('ZADD', prefix .. 'tenants:ready', 'XX', unpack(scores))
     end
+    countStarts(prefix, rates, started)
     for _, tenant in ipairs(order) do
         local got = taken[tenant]
         local id = got.ids[got.next]
@@ -136,7 +140,15 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
             got.next = got.next + 1
         end
     end
-    return startTag
+    return startTag, heldUntil(prefix, capped, rates, now)
+end
+
+-- The earlier of two times, either of which may be nil.
+local function earliest(a, b)
+    if a and b then
+        return math.min(a, b)
+    end
+    return a or b
 end
 
 -- Takes up to n ready job ids and pushes them onto the active list. With no tenant other than 'default' backlogged,
@@ -145,10 +157,12 @@ end
 -- ids, the state each left, whether no job is known to be ready any more (nil when not known), what each job was
 -- charged (its tenant's estimate; nil when none was: outside fair dispatch), the start tag of the last job taken (the
 -- virtual time from then on), and whether each job counts against its tenant's concurrency limit (nil outside fair
--- dispatch). A tenant at its limit is held out of dispatch until one of its jobs ends (fairShare).
-local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate, virtualTime)
+-- dispatch), and when the earliest rate window of a tenant held at its rate limit ends (ms, Redis clock; nil: none). A
+-- tenant at its concurrency limit is held out of dispatch until one of its jobs ends, one at its rate limit until its
+-- window ends (fairShare). now: the Redis clock (ms).
+local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate, virtualTime, now)
     local ids, states = {}, {}
-    local held = releaseCapped(prefix, waitKey, prioritizedKey)
+    local held, wakeAt = releaseCapped(prefix, waitKey, prioritizedKey, now)
     local readyKey = prefix .. 'tenants:ready'
     local tenants = redis.call('ZRANGE', readyKey, 0, n, 'WITHSCORES')
     local drained, charges, counted
@@ -160,7 +174,11 @@ local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate
         -- Outside fair dispatch ('default' alone), or one tenant backlogged: its jobs in their order, as many as its
         -- concurrency limit leaves room for.
         local tenant = tenants[1] or FAIR_DEFAULT
-        local room = tenants[1] and tenantRoom(prefix, {tenant})[tenant]
+        local rooms, rates = {}, {}
+        if tenants[1] then
+            rooms, rates = tenantRoom(prefix, {tenant})
+        end
+        local room = rooms[tenant]
         local wanted = room and math.max(math.min(n, room), 0) or n
         local tenantWait, tenantPrioritized = tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
         local taken = wanted > 0 and popReady(tenantWait, tenantPrioritized, wanted, ids, states) or 0
@@ -174,6 +192,7 @@ local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate
             if room then
                 redis.call('HINCRBY', prefix .. 'tenants:running', tenant, taken)
             end
+            countStarts(prefix, rates, {[tenant] = taken})
             local weight = tenantWeight(prefix, tenant)
             -- The start tag of the last job taken: each one before it was charged the estimate.
             startTag = math.max(startTag, tonumber(tenants[2]) + (taken - 1) * cost / weight)
@@ -183,15 +202,18 @@ local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate
             leaveReady(prefix, tenant)
         elseif room and taken >= room then
             capTenant(prefix, tenant)
+            wakeAt = earliest(wakeAt, heldUntil(prefix, {tenant}, rates, now))
         end
         drained = taken < n
     else
         charges, counted = {}, {}
-        startTag = math.max(startTag, takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states,
-            charges, counted))
+        local lastTag, heldTill = takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges,
+            counted, now)
+        startTag = math.max(startTag, lastTag)
+        wakeAt = earliest(wakeAt, heldTill)
     end
     if #ids > 0 then
         redis.call('LPUSH', activeKey, unpack(ids))
     end
-    return ids, states, drained, charges, startTag, counted
+    return ids, states, drained, charges, startTag, counted, wakeAt
 end

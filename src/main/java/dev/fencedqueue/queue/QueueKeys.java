@@ -137,6 +137,11 @@ public record QueueKeys(String queue, String prefix) {
         return prefix + "tenants:weight";
     }
 
+    /** @return the hash of each tenant's rate limit (tenant id -> {@code <max>:<window ms>}), in this queue's hash slot */
+    public String tenantRates() {
+        return prefix + "tenants:rate";
+    }
+
     /** @return the set of the tenants held out of fair dispatch at their concurrency limit */
     public String tenantsCapped() {
         return prefix + "tenants:capped";

@@ -9,20 +9,34 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * What an operator set for a tenant ({@code PUT /admin/tenants/{id}}), kept in Redis so that every instance obeys it
- * at once. JSON: {@code {"weight", "concurrency", "tokenQuota": {"tokens", "period": "day" | "month"}}}, every field
- * optional.
+ * at once. JSON: {@code {"weight", "concurrency", "rateLimit": {"max", "duration"}, "tokenQuota": {"tokens", "period":
+ * "day" | "month"}}}, every field optional.
  *
  * @param weight its share of each queue under fair dispatch relative to the other tenants' (a tenant of weight 2 gets
  *        twice the slots of one of weight 1 when both have jobs waiting), &gt; 0 and at most {@value #MAX_WEIGHT};
  *        {@code null} for the default, 1
  * @param concurrency the most of its jobs that run at once in each queue, fleet-wide (1 to {@value #MAX_CONCURRENCY}),
  *        enforced by fair dispatch; {@code null} for no limit
+ * @param rateLimit the most of its jobs that start per window in each queue, fleet-wide, enforced by fair dispatch;
+ *        {@code null} for no limit
  * @param tokenQuota the LLM tokens its jobs may spend per period, {@code null} for no limit
  */
-public record TenantSettings(Double weight, Integer concurrency, TokenQuota tokenQuota) {
+public record TenantSettings(Double weight, Integer concurrency, RateLimit rateLimit, TokenQuota tokenQuota) {
 
     /** A tenant nobody set anything for. */
-    public static final TenantSettings DEFAULTS = new TenantSettings(null, null, null);
+    public static final TenantSettings DEFAULTS = new TenantSettings(null, null, null, null);
+
+    /** The longest rate-limit window: a day, ms. */
+    public static final long MAX_WINDOW_MS = 86_400_000;
+
+    /**
+     * A tenant's rate limit.
+     *
+     * @param max the most of its jobs that start per window, 1 to {@value #MAX_CONCURRENCY}
+     * @param duration the window, ms, 1 to {@value #MAX_WINDOW_MS}
+     */
+    public record RateLimit(int max, long duration) {
+    }
 
     /** The largest concurrency limit. */
     public static final int MAX_CONCURRENCY = 1_000_000;
@@ -30,7 +44,7 @@ public record TenantSettings(Double weight, Integer concurrency, TokenQuota toke
     /** The largest weight: a million times another tenant's share is as good as all of it. */
     public static final double MAX_WEIGHT = 1_000_000;
 
-    private static final Set<String> FIELDS = Set.of("weight", "concurrency", "tokenQuota");
+    private static final Set<String> FIELDS = Set.of("weight", "concurrency", "rateLimit", "tokenQuota");
 
     /**
      * @param node the JSON, {@code null} or empty for {@link #DEFAULTS}
@@ -52,7 +66,33 @@ public record TenantSettings(Double weight, Integer concurrency, TokenQuota toke
             }
         }
         return new TenantSettings(readWeight(node.get("weight")), readConcurrency(node.get("concurrency")),
-                readQuota(node.get("tokenQuota")));
+                readRate(node.get("rateLimit")), readQuota(node.get("tokenQuota")));
+    }
+
+    private static RateLimit readRate(JsonNode rate) {
+        if (rate == null || rate.isNull()) {
+            return null;
+        }
+        if (!rate.isObject()) {
+            throw new IllegalArgumentException("`rateLimit` must be an object {max, duration}");
+        }
+        for (Iterator<String> names = rate.fieldNames(); names.hasNext();) {
+            String name = names.next();
+            if (!name.equals("max") && !name.equals("duration")) {
+                throw new IllegalArgumentException("`rateLimit." + name + "` is not part of a rate limit (max, duration)");
+            }
+        }
+        JsonNode max = rate.get("max");
+        if (max == null || !max.isIntegralNumber() || !max.canConvertToInt() || max.asInt() < 1
+                || max.asInt() > MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("`rateLimit.max` must be a whole number of starts from 1 to 1000000");
+        }
+        JsonNode duration = rate.get("duration");
+        if (duration == null || !duration.isIntegralNumber() || !duration.canConvertToLong() || duration.asLong() < 1
+                || duration.asLong() > MAX_WINDOW_MS) {
+            throw new IllegalArgumentException("`rateLimit.duration` must be the window in ms, 1 to 86400000 (a day)");
+        }
+        return new RateLimit(max.asInt(), duration.asLong());
     }
 
     private static Integer readConcurrency(JsonNode concurrency) {
@@ -108,6 +148,9 @@ public record TenantSettings(Double weight, Integer concurrency, TokenQuota toke
         }
         if (concurrency != null) {
             node.put("concurrency", concurrency);
+        }
+        if (rateLimit != null) {
+            node.putObject("rateLimit").put("max", rateLimit.max()).put("duration", rateLimit.duration());
         }
         if (tokenQuota != null) {
             node.putObject("tokenQuota").put("tokens", tokenQuota.tokens()).put("period", tokenQuota.period().value());

@@ -167,7 +167,8 @@ public class Tenants {
      * Copies every tenant's weight and concurrency limit into each queue's own hashes,
      * {@code <prefix>:{<queue>}:tenants:weight} (tenant id -> weight; tenants of weight 1 have no field) and
      * {@code <prefix>:{<queue>}:tenants:concurrency} (tenant id -> its most running jobs; tenants without a limit have
-     * no field), where fair dispatch reads them inside the queue's hash slot ({@code fairShare.lua}). A limit removed or
+     * no field) and {@code <prefix>:{<queue>}:tenants:rate} (tenant id -> {@code <max>:<window ms>}), where fair
+     * dispatch reads them inside the queue's hash slot ({@code fairShare.lua}). A limit removed or
      * raised lets a tenant held at it go on at the queue's next activation. Called after a tenant's settings change and every {@link #LABELS_REFRESH} for the
      * queues an instance serves, so that a queue first served after the change gets it too.
      *
@@ -181,6 +182,7 @@ public class Tenants {
         return all().chain(all -> {
             Map<String, String> weights = new TreeMap<>();
             Map<String, String> limits = new TreeMap<>();
+            Map<String, String> rates = new TreeMap<>();
             all.forEach((tenant, settings) -> {
                 if (settings.weight() != null && settings.weight() != 1) {
                     weights.put(tenant, Double.toString(settings.weight()));
@@ -188,12 +190,15 @@ public class Tenants {
                 if (settings.concurrency() != null) {
                     limits.put(tenant, Integer.toString(settings.concurrency()));
                 }
+                if (settings.rateLimit() != null) {
+                    rates.put(tenant, settings.rateLimit().max() + ":" + settings.rateLimit().duration());
+                }
             });
             List<Uni<Void>> writes = new ArrayList<>();
             for (String queue : queues) {
                 QueueKeys keys = QueueKeys.of(keyPrefix, queue);
                 writes.add(syncWeights(keys.tenantWeights(), weights).chain(() -> syncWeights(keys.tenantLimits(), limits))
-                        .chain(() -> wakeForHeldTenants(keys)));
+                        .chain(() -> syncWeights(keys.tenantRates(), rates)).chain(() -> wakeForHeldTenants(keys)));
             }
             return Uni.join().all(writes).andFailFast().replaceWithVoid();
         });

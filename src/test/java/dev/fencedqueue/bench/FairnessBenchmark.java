@@ -141,7 +141,7 @@ class FairnessBenchmark {
     private void weights(BenchReport report, int run) {
         JobQueue queue = bench.freshQueue("weights");
         String heavy = "a-" + queue.name();
-        tenants.put(heavy, new TenantSettings(3.0, null, null)).await().atMost(BenchContext.TIMEOUT);
+        tenants.put(heavy, new TenantSettings(3.0, null, null, null)).await().atMost(BenchContext.TIMEOUT);
         try {
             tenants.syncWeights(List.of(queue.name())).await().atMost(BenchContext.TIMEOUT);
             Map<String, Double> shares = backloggedShares(queue, heavy, "b", 400, 400, tenant -> 50L, null);

@@ -76,7 +76,7 @@ class FairDispatchTest extends QueueTestSupport {
     @Test
     void weightsShareTheSlotsInProportion() {
         String heavy = "heavy-" + UUID.randomUUID();
-        tenants.put(heavy, new TenantSettings(3.0, null, null)).await().atMost(TIMEOUT);
+        tenants.put(heavy, new TenantSettings(3.0, null, null, null)).await().atMost(TIMEOUT);
         try {
             tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
             addJobs(heavy, 40);
@@ -177,7 +177,7 @@ class FairDispatchTest extends QueueTestSupport {
     @Test
     void aTenantAtItsConcurrencyLimitStartsNoMoreUntilOneOfItsJobsEnds() {
         String capped = "capped-" + UUID.randomUUID();
-        tenants.put(capped, new TenantSettings(null, 2, null)).await().atMost(TIMEOUT);
+        tenants.put(capped, new TenantSettings(null, 2, null, null)).await().atMost(TIMEOUT);
         try {
             tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
             addJobs(capped, 5);
@@ -213,7 +213,7 @@ class FairDispatchTest extends QueueTestSupport {
     @Test
     void aWorkerHoldsATenantAtItsLimitAndLiftingTheLimitLetsItsJobsGoAtOnce() {
         String capped = "capped-" + UUID.randomUUID();
-        tenants.put(capped, new TenantSettings(null, 1, null)).await().atMost(TIMEOUT);
+        tenants.put(capped, new TenantSettings(null, 1, null, null)).await().atMost(TIMEOUT);
         try {
             tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
             addJobs(capped, 3);
@@ -233,6 +233,51 @@ class FairDispatchTest extends QueueTestSupport {
             }
         } finally {
             tenants.remove(capped).await().atMost(TIMEOUT);
+        }
+    }
+
+    @Test
+    void aTenantAtItsRateLimitStartsNoMoreUntilItsWindowEnds() {
+        String limited = "limited-" + UUID.randomUUID();
+        tenants.put(limited, new TenantSettings(null, null, new TenantSettings.RateLimit(2, 60_000), null))
+                .await().atMost(TIMEOUT);
+        try {
+            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
+            addJobs(limited, 4);
+            addJobs("zulu", 3);
+
+            assertThat(tenantsOf(activate(8))).as("two starts a minute for the limited tenant")
+                    .containsExactlyInAnyOrder(limited, limited, "zulu", "zulu", "zulu");
+            assertThat(activate(8)).as("held until its window ends").isEmpty();
+            double wake = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().marker()).arg("delayed")).toDouble();
+            assertThat(wake).as("a worker looks again when the window ends")
+                    .isGreaterThan(redis.redisTimeMillis() + 30_000);
+
+            // The window ends (its counter expires): the next activation lets the tenant go on.
+            redis.send(Request.cmd(Command.DEL).arg(queue.keys().prefix() + "tenant:" + limited + ":limiter"));
+            assertThat(tenantsOf(activate(8))).containsExactly(limited, limited);
+        } finally {
+            tenants.remove(limited).await().atMost(TIMEOUT);
+        }
+    }
+
+    @Test
+    void aWorkerStartsARateLimitedTenantsJobsOneWindowApart() {
+        String limited = "limited-" + UUID.randomUUID();
+        tenants.put(limited, new TenantSettings(null, null, new TenantSettings.RateLimit(1, 1_000), null))
+                .await().atMost(TIMEOUT);
+        try {
+            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
+            List<String> ids = addJobs(limited, 3);
+            ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
+            workers.start(processor, TestWorkers.options("w-fair").concurrency(3).build());
+
+            await().atMost(TIMEOUT).until(() -> queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED) == 3);
+            List<Long> started = ids.stream().map(id -> redis.job(queue, id).processedOn()).sorted().toList();
+            // A lower bound only: a slow machine can only make the starts further apart.
+            assertThat(started.get(2) - started.get(0)).as("three starts, one per 1 s window").isGreaterThanOrEqualTo(1_000);
+        } finally {
+            tenants.remove(limited).await().atMost(TIMEOUT);
         }
     }
 

@@ -42,13 +42,22 @@ class TokenQuotaTest {
                 .hasMessageStartingWith("`tokenQuota.per`");
         TenantSettings all = TenantSettings.read(json.readTree("{\"weight\": 2.5, \"concurrency\": 3, \"tokenQuota\": "
                 + "{\"tokens\": 10, \"period\": \"day\"}}"));
-        assertThat(all).isEqualTo(new TenantSettings(2.5, 3, new TokenQuota(10, TokenQuota.Period.DAY)));
+        assertThat(all).isEqualTo(new TenantSettings(2.5, 3, null, new TokenQuota(10, TokenQuota.Period.DAY)));
         assertThat(TenantSettings.read(all.write())).isEqualTo(all);
         for (String bad : java.util.List.of("0", "-1", "1.5", "\"3\"", "1000001")) {
             assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"concurrency\": " + bad + "}"))).as(bad)
                     .hasMessageStartingWith("`concurrency` must be a whole number of jobs from 1 to 1000000");
         }
+        TenantSettings rated = TenantSettings.read(json.readTree("{\"rateLimit\": {\"max\": 2, \"duration\": 60000}}"));
+        assertThat(rated.rateLimit()).isEqualTo(new TenantSettings.RateLimit(2, 60_000));
+        assertThat(TenantSettings.read(rated.write())).isEqualTo(rated);
         assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"rateLimit\": {\"max\": 2}}")))
-                .hasMessageStartingWith("`rateLimit` is not a tenant setting");
+                .hasMessageStartingWith("`rateLimit.duration`");
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"rateLimit\": {\"max\": 0, \"duration\": 1}}")))
+                .hasMessageStartingWith("`rateLimit.max`");
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"rateLimit\": {\"max\": 1, \"per\": 1}}")))
+                .hasMessageStartingWith("`rateLimit.per` is not part of a rate limit");
+        assertThatThrownBy(() -> TenantSettings.read(json.readTree("{\"priority\": 1}")))
+                .hasMessageStartingWith("`priority` is not a tenant setting");
     }
 }

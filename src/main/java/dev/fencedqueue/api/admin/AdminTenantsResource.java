@@ -61,6 +61,8 @@ public class AdminTenantsResource {
      * @param tenant its id
      * @param weight its share of each queue under fair dispatch relative to the other tenants' (1 unless set)
      * @param concurrency the most of its jobs that run at once in each queue, fleet-wide; absent for no limit
+     * @param rateLimit the most of its jobs that start per window in each queue ({@code max}, {@code duration} in ms);
+     *        absent for no limit
      * @param tokenQuota the LLM tokens its jobs may spend per period ({@code tokens}, {@code period}: {@code day} or
      *        {@code month}, UTC), absent for no limit
      * @param tokens what its jobs of the research queue ({@code queue}) spent, prompt and completion of every attempt:
@@ -69,7 +71,8 @@ public class AdminTenantsResource {
      *        {@code running}
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record TenantView(String tenant, Number weight, Integer concurrency, JsonNode tokenQuota, TokensSpent tokens,
+    public record TenantView(String tenant, Number weight, Integer concurrency, JsonNode rateLimit, JsonNode tokenQuota,
+            TokensSpent tokens,
             Map<String, JobQueue.TenantJobs> jobs) {
     }
 
@@ -104,10 +107,11 @@ public class AdminTenantsResource {
     @Path("/{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Sets a tenant's settings, for every instance at once", description = "Body: "
-            + "`{\"weight\", \"concurrency\", \"tokenQuota\": {\"tokens\", \"period\": \"day\" | \"month\"}}`. `weight` "
+            + "`{\"weight\", \"concurrency\", \"rateLimit\", \"tokenQuota\": {\"tokens\", \"period\": \"day\" | \"month\"}}`. `weight` "
             + "(above 0, default 1): the tenant's share of each queue under fair dispatch relative to the others'. "
             + "`concurrency` (1 to 1000000, default none): the most of its jobs that run at once in each queue, "
-            + "fleet-wide. `tokenQuota` (UTC calendar "
+            + "fleet-wide. `rateLimit` (`{\"max\", \"duration\"}`, duration in ms): the most of its jobs that start "
+            + "per window in each queue. `tokenQuota` (UTC calendar "
             + "periods): once its research jobs spent that many LLM tokens (prompt and completion, every attempt) in the period, "
             + "`POST /research/start` for the tenant answers 429 with Retry-After until the period ends; its running "
             + "jobs finish. Replaces what was set; `{}` goes back to the defaults. 400 naming the field.")
@@ -143,6 +147,7 @@ public class AdminTenantsResource {
                 byQueue.put(served.get(i), read.getItem3().get(i));
             }
             return new TenantView(tenant, shown(settings.effectiveWeight()), settings.concurrency(),
+                    settings.rateLimit() == null ? null : settings.write().get("rateLimit"),
                     settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
                     new TokensSpent(researchQueue, read.getItem1(), read.getItem2()), byQueue);
         });

@@ -1,5 +1,5 @@
 // The console's Tenants view: each tenant that has settings, with its weight under fair dispatch, its concurrency
-// limit, its token quota,
+// and rate limits, its token quota,
 // the tokens its research jobs spent this day and this month, and its jobs waiting and running in every queue; a form
 // that sets a tenant's weight, limit and quota (PUT /admin/tenants/{id}, for every instance at once), and a reset per
 // tenant (DELETE: back to weight 1, no limit and no quota).
@@ -20,12 +20,16 @@ export function tenantsView(api, act) {
         if ($("tenant-concurrency").value !== "") {
             body.concurrency = Number($("tenant-concurrency").value);
         }
+        if ($("tenant-rate-max").value !== "") {
+            body.rateLimit = { max: Number($("tenant-rate-max").value), duration: Number($("tenant-rate-window").value) };
+        }
         if ($("tenant-quota").value !== "") {
             body.tokenQuota = { tokens: Number($("tenant-quota").value), period: $("tenant-period").value };
         }
         act(null, () => api(`/admin/tenants/${encodeURIComponent(id)}`, { method: "PUT", body }),
             (t) => `Tenant ${t.tenant}: weight ${t.weight}, `
                 + (t.concurrency ? `at most ${t.concurrency} running, ` : "")
+                + (t.rateLimit ? `${rate(t.rateLimit)}, ` : "")
                 + (t.tokenQuota ? `quota ${quota(t.tokenQuota)}.` : "no quota."));
     });
 
@@ -41,7 +45,8 @@ export function tenantsView(api, act) {
         const jobs = Object.values(t.jobs ?? {});
         const waiting = jobs.reduce((sum, q) => sum + q.ready, 0);
         const running = jobs.reduce((sum, q) => sum + q.running, 0);
-        [t.tenant, t.weight, t.concurrency ?? "no limit", t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
+        [t.tenant, t.weight, t.concurrency ?? "no limit", t.rateLimit ? rate(t.rateLimit) : "no limit",
+            t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
             t.tokens.thisMonth.toLocaleString("en"), waiting, running].forEach((value, i) => {
             const cell = document.createElement(i === 0 ? "th" : "td");
             if (i === 0) {
@@ -56,6 +61,8 @@ export function tenantsView(api, act) {
                 $("tenant-id").value = t.tenant;
                 $("tenant-weight").value = t.weight;
                 $("tenant-concurrency").value = t.concurrency ?? "";
+                $("tenant-rate-max").value = t.rateLimit ? t.rateLimit.max : "";
+                $("tenant-rate-window").value = t.rateLimit ? t.rateLimit.duration : 60000;
                 $("tenant-quota").value = t.tokenQuota ? t.tokenQuota.tokens : "";
                 $("tenant-period").value = t.tokenQuota ? t.tokenQuota.period : "day";
                 $("tenant-id").focus();
@@ -68,6 +75,10 @@ export function tenantsView(api, act) {
     }
 
     return { load };
+}
+
+function rate(r) {
+    return `${r.max.toLocaleString("en")} starts per ${r.duration.toLocaleString("en")} ms`;
 }
 
 function quota(q) {

@@ -219,7 +219,8 @@ class AdminConsoleTest {
         await("the tenant is listed").atMost(BROWSER_STEP).until(() -> !textOf(row).isEmpty());
         assertThat(textOf(row + " td:nth-of-type(1)")).as("its weight").isEqualTo("2");
         assertThat(textOf(row + " td:nth-of-type(2)")).as("its concurrency").isEqualTo("3");
-        assertThat(textOf(row + " td:nth-of-type(3)")).isEqualTo("5,000 tokens a month");
+        assertThat(textOf(row + " td:nth-of-type(3)")).as("no rate limit").isEqualTo("no limit");
+        assertThat(textOf(row + " td:nth-of-type(4)")).isEqualTo("5,000 tokens a month");
         assertThat(text("message")).isEqualTo("Tenant " + id + ": weight 2, at most 3 running, quota 5,000 tokens a month.");
         given().auth().preemptive().basic("admin", "admin").get("/admin/tenants/" + id).then().statusCode(200)
                 .body("weight", org.hamcrest.Matchers.equalTo(2)).body("concurrency", org.hamcrest.Matchers.equalTo(3))
