@@ -35,6 +35,7 @@
 --- @include "appendJobEvent"
 --- @include "jobEventData"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "queueEvent"
 --- @include "releaseDedup"
 --- @include "removeJobKeys"

@@ -23,6 +23,7 @@
 --- @include "nowMs"
 --- @include "checkOwnership"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "pushReady"
 --- @include "queueEvent"
 

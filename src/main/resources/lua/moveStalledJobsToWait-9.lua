@@ -30,6 +30,7 @@
 ]]
 --- @include "nowMs"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "jobEventData"

@@ -28,6 +28,7 @@
 ]]
 --- @include "nowMs"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "jobEventData"

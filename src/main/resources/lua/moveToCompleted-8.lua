@@ -42,6 +42,7 @@
 --- @include "appendJobEvent"
 --- @include "jobEventData"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "pushReady"
 --- @include "queueEvent"
 --- @include "removeJobKeys"

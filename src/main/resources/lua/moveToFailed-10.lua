@@ -42,6 +42,7 @@
 --- @include "checkOwnership"
 --- @include "appendJobEvent"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "pushReady"
 --- @include "scheduleDelayed"
 --- @include "jobEventData"

@@ -27,6 +27,7 @@
 --- @include "nowMs"
 --- @include "checkOwnership"
 --- @include "fairShare"
+--- @include "tenantLimits"
 --- @include "queueEvent"
 
 local jobId = ARGV[1]

@@ -1,5 +1,5 @@
 -- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs the
--- fairShare include before it.
+-- fairShare and tenantLimits includes before it.
 -- Takes the next ready jobs of a queue for activation (activateJobs): the queue's own wait list and prioritized set
 -- while 'default' is its only tenant with jobs ready, else by fair dispatch between its tenants (fairShare).
 
