@@ -146,7 +146,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     if allowed > 0 then
         local ids, states, charges, counted
         ids, states, drained, charges, startTag, counted, rateWake = takeReady(prefix, waitKey, activeKey,
-            prioritizedKey, allowed, estimate, virtualTime, now)
+            prioritizedKey, allowed, estimate, meta[5], virtualTime, now)
         local chargedField = meta[5] == 'tokens' and 'chargedTokens:' or 'chargedMs:'
         local charged = {} -- the job hash's fair-dispatch fields: its charge, and whether it counts against a limit
         local quotedWorkerId
@@ -228,8 +228,9 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
         end
     end
     if drained == nil then
-        drained = redis.call('LLEN', waitKey) == 0 and redis.call('ZCARD', prioritizedKey) == 0
-            and redis.call('ZCARD', prefix .. 'tenants:ready') == 0
+        -- Under fair dispatch (where this is not known) the backlogged tenants are mostly left: looked at first.
+        drained = redis.call('ZCARD', prefix .. 'tenants:ready') == 0 and redis.call('LLEN', waitKey) == 0
+            and redis.call('ZCARD', prioritizedKey) == 0
     end
     -- When exactly as many jobs as asked for were ready, the marker is set though none may be left: a stale marker
     -- only wakes a worker for nothing (its activation finds nothing and removes the marker).

@@ -21,6 +21,20 @@ local FAIR_DEFAULT = 'default'
 -- What a job is expected to cost before any was settled (ms of slot time, or tokens).
 local FAIR_FIRST_ESTIMATE = 1000
 
+-- The most slot time (ms) one pick of a tenant takes under fair dispatch when its jobs cost less than that: as many of
+-- its jobs as fit by its estimate (at least one), so that a queue of short jobs pops each tenant's jobs a few at a time
+-- rather than one by one (takeFair). A queue that charges tokens takes one job per pick.
+local FAIR_QUANTUM_MS = 20
+
+-- How many jobs one pick takes of a tenant whose jobs are expected to cost cost each, in a queue whose cost unit is
+-- costUnit (meta 'costUnit': 'tokens', or nil for slot time): at least 1, at most most.
+local function pickSize(costUnit, cost, most)
+    if costUnit == 'tokens' or cost >= FAIR_QUANTUM_MS then
+        return 1
+    end
+    return math.max(math.min(math.floor(FAIR_QUANTUM_MS / math.max(cost, 0.001)), most), 1)
+end
+
 -- The wait list and prioritized set of a tenant's ready jobs: the queue's own for 'default'.
 local function tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
     if tenant == FAIR_DEFAULT then
@@ -113,7 +127,8 @@ local fairSettled = {sum = 0, count = 0, tenants = {}, names = {}}
 
 -- Settles an attempt started under fair dispatch, from the job's fields the caller read: its tenant is charged its real
 -- cost (in place of what it was charged so far) and the field is removed, unless the job is about to be deleted
--- (gone). field: 'chargedMs:<token>' or 'chargedTokens:<token>'; charged: the field's value (nil when the attempt
+-- (gone). The difference is charged with the others of the tenant in this call, once the call settled them all
+-- (flushTenantEstimates, by settledEstimate or flushEstimate, which every script that settles calls). field: 'chargedMs:<token>' or 'chargedTokens:<token>'; charged: the field's value (nil when the attempt
 -- started outside fair dispatch, or was settled already: nothing to do); tenant: the job's 'tenant' (nil for
 -- 'default'); cost: the attempt's real cost.
 local function settleChargeOf(prefix, jobKey, field, charged, tenant, cost, gone)
@@ -124,21 +139,18 @@ local function settleChargeOf(prefix, jobKey, field, charged, tenant, cost, gone
     if not gone then
         redis.call('HDEL', jobKey, field)
     end
-    -- A difference below one unit (1 ms, 1 token) is left out: it would cost a write for nothing one can measure.
-    if math.abs(cost - charged) >= 1 then
-        chargeTenant(prefix, tenant or FAIR_DEFAULT, cost - charged)
-    end
     fairSettled.sum = fairSettled.sum + cost
     fairSettled.count = fairSettled.count + 1
     tenant = tenant or FAIR_DEFAULT
     local own = fairSettled.tenants[tenant]
     if not own then
-        own = {sum = 0, count = 0}
+        own = {sum = 0, count = 0, difference = 0}
         fairSettled.tenants[tenant] = own
         fairSettled.names[#fairSettled.names + 1] = tenant
     end
     own.sum = own.sum + cost
     own.count = own.count + 1
+    own.difference = own.difference + cost - charged
 end
 
 -- Settles an attempt started under fair dispatch, reading the job's fields (see settleChargeOf).
@@ -168,8 +180,10 @@ local function foldEstimate(estimate, sum, count)
     return estimate + (1 - (7 / 8) ^ count) * (mean - estimate)
 end
 
--- Writes each tenant's own estimate ('tenants:estimate', tenant -> what its jobs are expected to cost) with the costs
--- this call settled folded in: one read and one write for all the tenants of the call.
+-- Charges each tenant the difference between the real costs of its attempts this call settled and what they were
+-- charged, and writes each one's own estimate ('tenants:estimate', tenant -> what its jobs are expected to cost) with
+-- those costs folded in: one read and one write of the estimates, and one read of the weights, for all the tenants of
+-- the call. A difference below one unit (1 ms, 1 token) is left out: it would cost a write for nothing one can measure.
 local function flushTenantEstimates(prefix)
     local names = fairSettled.names
     if #names == 0 then
@@ -177,9 +191,15 @@ local function flushTenantEstimates(prefix)
     end
     local key = prefix .. 'tenants:estimate'
     local stored = redis.call('HMGET', key, unpack(names))
+    local weights
     local written = {}
     for i, tenant in ipairs(names) do
         local own = fairSettled.tenants[tenant]
+        if math.abs(own.difference) >= 1 then
+            weights = weights or redis.call('HMGET', prefix .. 'tenants:weight', unpack(names))
+            local weight = tonumber(weights[i])
+            chargeTenant(prefix, tenant, own.difference, (weight and weight > 0) and weight or 1)
+        end
         written[#written + 1] = tenant
         written[#written + 1] = string.format('%.3f', foldEstimate(tonumber(stored[i]), own.sum, own.count))
     end

@@ -28,7 +28,8 @@ end
 
 -- Takes up to n ready jobs under fair dispatch, from the n + 1 backlogged tenants of least weighted usage (tenants:
 -- their names and scores as ZRANGE WITHSCORES gives them). Simulates start-time fair queuing over them first (each
--- pick the tenant of least usage, ties in the sorted set's order, charged its estimate divided by its weight), then pops
+-- pick the tenant of least usage, ties in the sorted set's order, charged its estimate divided by its weight, for each
+-- job of the pick: one, or as many as fit in FAIR_QUANTUM_MS for a tenant of shorter jobs, pickSize), then pops
 -- each tenant's picks at once and writes the new usages in one ZADD. The (n + 1)-th tenant only bounds the others:
 -- once it would be picked, the batch stops, since a tenant not read could come before it. A tenant found with fewer
 -- jobs than picked leaves the backlogged ones (with no job at all: one that ran out at its last pick, left there
@@ -36,7 +37,8 @@ end
 -- of dispatch (capped, fairShare). Appends to ids, states, charges (what each job was charged) and counted (whether it
 -- counts against its tenant's limit) in pick order; returns the start tag of the last job taken, and when the earliest
 -- rate window of a tenant it held ends (nil: none).
-local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges, counted, now)
+local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, tenants, ids, states, charges, counted,
+        now)
     local names, usage, weights, picks, order, blocked = {}, {}, {}, {}, {}, {}
     for i = 1, #tenants, 2 do
         local tenant = tenants[i]
@@ -75,10 +77,18 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, i
         if room[best] and picks[best] >= room[best] then
             blocked[best] = true
         else
-            order[#order + 1] = best
-            startTag = math.max(startTag, usage[best])
-            usage[best] = usage[best] + costs[best] / weights[best]
-            picks[best] = picks[best] + 1
+            local take = pickSize(costUnit, costs[best], n - #order)
+            if room[best] then
+                take = math.min(take, room[best] - picks[best])
+            end
+            local share = costs[best] / weights[best]
+            for _ = 1, take do
+                order[#order + 1] = best
+            end
+            -- The start tag of the pick's last job.
+            startTag = math.max(startTag, usage[best] + (take - 1) * share)
+            usage[best] = usage[best] + take * share
+            picks[best] = picks[best] + take
         end
         -- The least tenant's usage grew, or it is blocked: sift it down.
         local i, size = 1, #heap
@@ -159,8 +169,8 @@ end
 -- virtual time from then on), and whether each job counts against its tenant's concurrency limit (nil outside fair
 -- dispatch), and when the earliest rate window of a tenant held at its rate limit ends (ms, Redis clock; nil: none). A
 -- tenant at its concurrency limit is held out of dispatch until one of its jobs ends, one at its rate limit until its
--- window ends (fairShare). now: the Redis clock (ms).
-local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate, virtualTime, now)
+-- window ends (fairShare). costUnit: meta 'costUnit' ('tokens', or nil for slot time); now: the Redis clock (ms).
+local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate, costUnit, virtualTime, now)
     local ids, states = {}, {}
     local held, wakeAt = releaseCapped(prefix, waitKey, prioritizedKey, now)
     local readyKey = prefix .. 'tenants:ready'
@@ -207,8 +217,8 @@ local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate
         drained = taken < n
     else
         charges, counted = {}, {}
-        local lastTag, heldTill = takeFair(prefix, waitKey, prioritizedKey, n, estimate, tenants, ids, states, charges,
-            counted, now)
+        local lastTag, heldTill = takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, tenants, ids, states,
+            charges, counted, now)
         startTag = math.max(startTag, lastTag)
         wakeAt = earliest(wakeAt, heldTill)
     end

@@ -19,6 +19,8 @@ final class ActiveJob {
     private final AttemptSpan span;
     /** When the attempt was activated (System.nanoTime). */
     private final long activatedAt = System.nanoTime();
+    /** Up to when (System.nanoTime) the slot time of the attempt was counted ({@link SlotTally}). */
+    private long slotCountedTo = activatedAt;
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */
     private long lockValidUntil;
@@ -52,6 +54,17 @@ final class ActiveJob {
     /** @param tokens the LLM tokens the attempt has spent so far; thread-safe */
     void reportTokens(long tokens) {
         tokensSpent = tokens;
+    }
+
+    /**
+     * @param now System.nanoTime
+     * @return the slot time of the attempt not counted yet: from its activation, or the last count, to {@code now}, ns
+     *         (0 or more); counted up to {@code now} from then on
+     */
+    long takeSlotNanos(long now) {
+        long counted = Math.max(0, now - slotCountedTo);
+        slotCountedTo = Math.max(slotCountedTo, now);
+        return counted;
     }
 
     /** @return how long the attempt has run since its activation, ns */

@@ -1,6 +1,7 @@
 package dev.fencedqueue.worker;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -55,6 +56,7 @@ public final class Worker {
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
+    private final SlotTally slots = new SlotTally();
     private volatile boolean frozen;
     private volatile boolean running;
 
@@ -81,7 +83,7 @@ public final class Worker {
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         Flows flows = queues.flows();
         this.ticker = new SchedulerTicker(queues.schedulers(), keys, vertx, options.schedulerMissedAfter().toMillis());
-        this.counters = new WorkerCounters(options.workerId());
+        this.counters = new WorkerCounters(options.workerId(), slots);
         this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay(), counters::stalled);
         JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
@@ -115,6 +117,14 @@ public final class Worker {
     /** @param timings where this worker reports how long its jobs waited and ran, from now on */
     void timings(AttemptTimings timings) {
         counters.timings(timings);
+    }
+
+    /**
+     * @return the slot time its attempts held since the last call, by tenant id, whole ms (running attempts up to now;
+     *         {@link SlotTally}), taken on the worker's context
+     */
+    Uni<Map<String, Long>> takeSlotTime() {
+        return onContext(() -> slots.take(active.snapshot()));
     }
 
     /** @return this worker's counters */

@@ -16,9 +16,11 @@ final class WorkerCounters {
     private final AtomicLong cancelled = new AtomicLong();
     private final AtomicLong stalled = new AtomicLong();
     private volatile AttemptTimings timings = AttemptTimings.NONE;
+    private final SlotTally slots;
 
-    WorkerCounters(String workerId) {
+    WorkerCounters(String workerId, SlotTally slots) {
         this.workerId = workerId;
+        this.slots = slots;
     }
 
     /** @param timings where the attempts' timings go from now on */
@@ -36,6 +38,7 @@ final class WorkerCounters {
 
     /** Counts how an attempt's end was written: {@code code} is the finishing script's answer. */
     void finished(ActiveJob job, Throwable failure, long code) {
+        slots.ended(job);
         timings.ran(code < 0 ? "zombie" : failure == null ? "result" : "failed", job.runningNanos());
         if (code < 0) {
             rejectedWrites.incrementAndGet();
@@ -58,6 +61,7 @@ final class WorkerCounters {
 
     /** Counts an attempt the worker cancelled, and times it by why. */
     void cancelled(ActiveJob job, CancelReason reason) {
+        slots.ended(job);
         cancelled.incrementAndGet();
         timings.ran(switch (reason) {
             case OWNERSHIP_LOST, LOCK_EXPIRED -> "zombie";

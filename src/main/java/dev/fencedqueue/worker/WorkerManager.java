@@ -48,6 +48,7 @@ public class WorkerManager {
     private final Vertx vertx;
     private final RevocationListener revocations;
     private final WorkerMetrics metrics;
+    private final TenantSlotTime slotTime;
     private final Instance<JobProcessor> processors;
     private final Instance<ExecutorService> virtualThreads;
     private final RedisMemory memory;
@@ -60,7 +61,7 @@ public class WorkerManager {
 
     public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
             RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors,
-            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory) {
+            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory, TenantSlotTime slotTime) {
         this.config = config;
         this.queues = queues;
         this.json = json;
@@ -70,6 +71,7 @@ public class WorkerManager {
         this.processors = processors;
         this.virtualThreads = virtualThreads;
         this.memory = memory;
+        this.slotTime = slotTime;
         this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
     }
 
@@ -153,6 +155,7 @@ public class WorkerManager {
                 processor.isBlocking() ? blockingExecutor() : null, options, queues, json, vertx);
         revocations.register(worker);
         metrics.bind(worker);
+        slotTime.bind(worker);
         workers.add(worker);
         return worker;
     }
@@ -168,7 +171,7 @@ public class WorkerManager {
         heldBack.remove(worker);
         revocations.unregister(worker);
         metrics.unbind(worker);
-        return worker.close();
+        return worker.close().call(() -> slotTime.unbind(worker));
     }
 
     /**

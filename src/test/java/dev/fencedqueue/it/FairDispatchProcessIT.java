@@ -20,7 +20,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Fair dispatch with two real processes of the packaged service sharing one Redis, both serving the no-op queue: a
  * tenant's 200 jobs and another tenant's one, all waiting when the queue resumes; the second tenant's job starts among
- * the first, not after the 200 (FIFO's order, the order they were added in).
+ * the first, not after the 200 (FIFO's order, the order they were added in). And a tenant's limits, set through one
+ * process, hold for both at once: one tenant's jobs run one at a time, another's start two per second, while a third
+ * tenant's jobs take the slots.
  */
 class FairDispatchProcessIT {
 
@@ -34,11 +36,9 @@ class FairDispatchProcessIT {
 
     @Test
     void twoProcessesStartANewcomersJobAheadOfAnotherTenantsFlood() {
-        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE);
-        ServiceProcess a = fleet.start("proc-A", config, ENVIRONMENT);
-        ServiceProcess b = fleet.start("proc-B", config, ENVIRONMENT);
-        fleet.awaitReady(a, b);
-        admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
+        ServiceProcess[] both = startPaused();
+        ServiceProcess a = both[0];
+        ServiceProcess b = both[1];
         // Children of parents in a queue nobody serves: the way the operator API adds many jobs in one request.
         addFlow(a, "flood", FLOOD);
         addFlow(a, "newcomer", 1);
@@ -62,6 +62,61 @@ class FairDispatchProcessIT {
         assertThat(flood.stream().filter(started -> started < newcomerStarted).count())
                 .as("flood jobs started before the newcomer's (in the order they were added: %d)", FLOOD)
                 .isLessThan(20);
+    }
+
+    @Test
+    void twoProcessesHoldATenantToItsConcurrencyAndRateLimitsTogether() {
+        ServiceProcess[] both = startPaused();
+        ServiceProcess a = both[0];
+        ServiceProcess b = both[1];
+        admin(a).contentType(ContentType.JSON).body(Map.of("concurrency", 1)).put("/admin/tenants/serial").then()
+                .statusCode(200);
+        admin(a).contentType(ContentType.JSON).body(Map.of("rateLimit", Map.of("max", 2, "duration", 1000)))
+                .put("/admin/tenants/paced").then().statusCode(200);
+        addFlow(a, "serial", 8);
+        addFlow(a, "paced", 6);
+        addFlow(a, "free", 40);
+        await("every job waiting").atMost(TIMEOUT).until(() -> total(b, "paused") == 54);
+
+        admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
+        await("every job completed").atMost(TIMEOUT).until(() -> total(b, "completed") == 54);
+
+        List<Map<String, Object>> jobs = completed(b);
+        assertThat(jobs.stream().map(job -> ((String) job.get("workerId")).startsWith("proc-A")).distinct().count())
+                .as("both processes ran jobs").isEqualTo(2);
+        List<long[]> serial = jobs.stream().filter(job -> "serial".equals(job.get("tenant")))
+                .map(job -> new long[] {millis(job, "processedOn"), millis(job, "finishedOn")})
+                .sorted(java.util.Comparator.comparingLong(run -> run[0])).toList();
+        for (int i = 1; i < serial.size(); i++) {
+            assertThat(serial.get(i)[0]).as("serial's job %d started once the one before ended", i)
+                    .isGreaterThanOrEqualTo(serial.get(i - 1)[1]);
+        }
+        List<Long> paced = jobs.stream().filter(job -> "paced".equals(job.get("tenant")))
+                .map(job -> millis(job, "processedOn")).sorted().toList();
+        // The limiter's windows: each opens with the first start after the previous one closed.
+        List<List<Long>> windows = new ArrayList<>();
+        for (long start : paced) {
+            if (windows.isEmpty() || start >= windows.get(windows.size() - 1).get(0) + 1000) {
+                windows.add(new ArrayList<>());
+            }
+            windows.get(windows.size() - 1).add(start);
+        }
+        assertThat(windows).as("paced's starts %s", paced).hasSizeGreaterThanOrEqualTo(3)
+                .allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(2));
+    }
+
+    /** @return two processes serving the no-op queue, ready, the queue paused (so that jobs wait until it resumes) */
+    private ServiceProcess[] startPaused() {
+        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE);
+        ServiceProcess a = fleet.start("proc-A", config, ENVIRONMENT);
+        ServiceProcess b = fleet.start("proc-B", config, ENVIRONMENT);
+        fleet.awaitReady(a, b);
+        admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
+        return new ServiceProcess[] {a, b};
+    }
+
+    private static long millis(Map<String, Object> job, String field) {
+        return ((Number) job.get(field)).longValue();
     }
 
     private static void addFlow(ServiceProcess process, String tenant, int children) {

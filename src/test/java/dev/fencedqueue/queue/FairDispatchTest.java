@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -13,7 +12,6 @@ import java.util.UUID;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.research.LlmTokens;
 import dev.fencedqueue.testing.ProbeProcessor;
-import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
@@ -35,23 +33,13 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
-class FairDispatchTest extends QueueTestSupport {
-
-    private static final String LOCK_MS = "30000";
-
-    @Inject
-    Queues queues;
-
-    @Inject
-    Tenants tenants;
+class FairDispatchTest extends FairDispatchSupport {
 
     @Inject
     LlmTokens llmTokens;
 
     @Inject
     io.micrometer.core.instrument.MeterRegistry meters;
-
-    private final Map<String, String> tenantOf = new HashMap<>();
 
     @Test
     void backloggedTenantsTakeTurnsWhateverTheirBacklogs() {
@@ -99,6 +87,31 @@ class FairDispatchTest extends QueueTestSupport {
         List<String> next = tenantsOf(activate(10));
         assertThat(next.stream().filter("bravo"::equals).count())
                 .as("bravo starts level with acme, not 20 jobs below it: they alternate").isBetween(4L, 6L);
+    }
+
+    @Test
+    void aTenantOfShortJobsHasAsManyTakenPerPickAsFitInTheQuantum() {
+        addJobs("quick", 20);
+        addJobs("slow", 20);
+        // quick's jobs are expected to hold a slot 4 ms, slow's 100: a pick of quick takes five (20 ms), one of slow one.
+        redis.send(Request.cmd(Command.HSET).arg(queue.keys().prefix() + "tenants:estimate").arg("quick").arg("4")
+                .arg("slow").arg("100"));
+
+        assertThat(tenantsOf(activate(12))).as("quick 0 -> 20, slow 0 -> 100, quick 20 -> 40 and on, cut at 12")
+                .containsExactly("quick", "quick", "quick", "quick", "quick", "slow", "quick", "quick", "quick", "quick",
+                        "quick", "quick");
+    }
+
+    @Test
+    void aQueueChargingTokensTakesOneJobPerPick() {
+        addJobs("quick", 20);
+        addJobs("slow", 20);
+        redis.send(Request.cmd(Command.HSET).arg(queue.keys().meta()).arg("costUnit").arg("tokens"));
+        redis.send(Request.cmd(Command.HSET).arg(queue.keys().prefix() + "tenants:estimate").arg("quick").arg("4")
+                .arg("slow").arg("100"));
+
+        assertThat(tenantsOf(activate(6))).as("in tokens, each pick one job")
+                .containsExactly("quick", "slow", "quick", "quick", "quick", "quick");
     }
 
     @Test
@@ -172,116 +185,6 @@ class FairDispatchTest extends QueueTestSupport {
         var gauge = meters.find("fq.tenant.jobs").tag("queue", queue.name()).tag("tenant", tenant).tag("state", state)
                 .gauge();
         return gauge == null ? Double.NaN : gauge.value();
-    }
-
-    @Test
-    void aTenantAtItsConcurrencyLimitStartsNoMoreUntilOneOfItsJobsEnds() {
-        String capped = "capped-" + UUID.randomUUID();
-        tenants.put(capped, new TenantSettings(null, 2, null, null)).await().atMost(TIMEOUT);
-        try {
-            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
-            addJobs(capped, 5);
-            addJobs("zulu", 5);
-            String callId = "test-" + UUID.randomUUID() + ":";
-            Response running = activateReply(6, callId);
-            List<String> started = new ArrayList<>();
-            for (int i = 3; i + 2 < running.size(); i += 3) {
-                started.add(running.get(i).toString());
-            }
-            assertThat(tenantsOf(started)).as("two of the capped tenant's, the other slots to zulu")
-                    .containsExactlyInAnyOrder(capped, capped, "zulu", "zulu", "zulu", "zulu");
-            assertThat(tenantsOf(activate(3))).as("the capped tenant is held at its limit").containsExactly("zulu");
-            assertThat(queue.getTenantJobs(capped).await().atMost(TIMEOUT)).isEqualTo(new JobQueue.TenantJobs(3, 2));
-
-            // One of its jobs ends: the same call's activation lets the tenant back and starts its next job.
-            int index = tenantsOf(started).indexOf(capped);
-            String jobId = started.get(index);
-            QueueKeys keys = queue.keys();
-            Response reply = queues.scripts().run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
-                    keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
-                    List.of(keys.prefix(), "100", "100", "1", "test-" + UUID.randomUUID() + ":", LOCK_MS, "worker-F",
-                            jobId, callId + ":" + jobId, running.get(4 + 3 * index).toString(), "\"done\"", "{}"))
-                    .await().atMost(TIMEOUT);
-            assertThat(tenantOf.get(reply.get(4).toString())).isEqualTo(capped);
-            assertThat(queue.getTenantJobs(capped).await().atMost(TIMEOUT)).isEqualTo(new JobQueue.TenantJobs(2, 2));
-            assertThat(activate(3)).as("held again at 2 running").isEmpty();
-        } finally {
-            tenants.remove(capped).await().atMost(TIMEOUT);
-        }
-    }
-
-    @Test
-    void aWorkerHoldsATenantAtItsLimitAndLiftingTheLimitLetsItsJobsGoAtOnce() {
-        String capped = "capped-" + UUID.randomUUID();
-        tenants.put(capped, new TenantSettings(null, 1, null, null)).await().atMost(TIMEOUT);
-        try {
-            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
-            addJobs(capped, 3);
-            ProbeProcessor processor = ProbeProcessor.held(queue.name());
-            workers.start(processor, TestWorkers.options("w-fair").concurrency(3).build());
-            String first = awaitAttempt(processor, 0).context().jobId();
-            awaitLockRenewed(first, 2);
-            assertThat(processor.started()).as("one at a time, with two free slots").isEqualTo(1);
-
-            tenants.remove(capped).await().atMost(TIMEOUT);
-            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
-
-            await("its other two start while its first still runs").atMost(TIMEOUT)
-                    .until(() -> processor.started() == 3);
-            for (int i = 0; i < 3; i++) {
-                processor.attempt(i).complete("done");
-            }
-        } finally {
-            tenants.remove(capped).await().atMost(TIMEOUT);
-        }
-    }
-
-    @Test
-    void aTenantAtItsRateLimitStartsNoMoreUntilItsWindowEnds() {
-        String limited = "limited-" + UUID.randomUUID();
-        tenants.put(limited, new TenantSettings(null, null, new TenantSettings.RateLimit(2, 60_000), null))
-                .await().atMost(TIMEOUT);
-        try {
-            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
-            addJobs(limited, 4);
-            addJobs("zulu", 3);
-
-            assertThat(tenantsOf(activate(8))).as("two starts a minute for the limited tenant")
-                    .containsExactlyInAnyOrder(limited, limited, "zulu", "zulu", "zulu");
-            assertThat(activate(8)).as("held until its window ends").isEmpty();
-            double wake = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().marker()).arg("delayed")).toDouble();
-            long windowLeft = redis.send(Request.cmd(Command.PTTL).arg(queue.keys().prefix() + "tenant:" + limited
-                    + ":limiter")).toLong();
-            assertThat(windowLeft).as("the window is still open").isPositive();
-            assertThat(wake).as("a worker looks again when the window ends, not before")
-                    .isGreaterThanOrEqualTo(redis.redisTimeMillis());
-
-            // The window ends (its counter expires): the next activation lets the tenant go on.
-            redis.send(Request.cmd(Command.DEL).arg(queue.keys().prefix() + "tenant:" + limited + ":limiter"));
-            assertThat(tenantsOf(activate(8))).containsExactly(limited, limited);
-        } finally {
-            tenants.remove(limited).await().atMost(TIMEOUT);
-        }
-    }
-
-    @Test
-    void aWorkerStartsARateLimitedTenantsJobsOneWindowApart() {
-        String limited = "limited-" + UUID.randomUUID();
-        tenants.put(limited, new TenantSettings(null, null, new TenantSettings.RateLimit(1, 1_000), null))
-                .await().atMost(TIMEOUT);
-        try {
-            tenants.syncWeights(List.of(queue.name())).await().atMost(TIMEOUT);
-            List<String> ids = addJobs(limited, 3);
-            ProbeProcessor processor = ProbeProcessor.of(queue.name(), context -> Uni.createFrom().item("done"));
-            workers.start(processor, TestWorkers.options("w-fair").concurrency(3).build());
-
-            await().atMost(TIMEOUT).until(() -> queue.getJobCounts().await().atMost(TIMEOUT).get(JobState.COMPLETED) == 3);
-            List<Long> started = ids.stream().map(id -> redis.job(queue, id).processedOn()).sorted().toList();
-            // A lower bound only: a slow machine can only make the starts further apart.
-            assertThat(started.get(2) - started.get(0)).as("three starts, one per 1 s window").isGreaterThanOrEqualTo(1_000);
-        } finally {
-            tenants.remove(limited).await().atMost(TIMEOUT);
-        }
     }
 
     @Test
@@ -409,37 +312,7 @@ class FairDispatchTest extends QueueTestSupport {
         return members;
     }
 
-    private List<String> addJobs(String tenant, int count) {
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            String id = add(JobOptions.defaults().withTenant(tenant));
-            tenantOf.put(id, tenant);
-            ids.add(id);
-        }
-        return ids;
-    }
 
-    private List<String> tenantsOf(List<String> ids) {
-        return ids.stream().map(tenantOf::get).toList();
-    }
 
-    /** Activates up to {@code count} jobs in one call, as a worker with that many free slots does. */
-    private List<String> activate(int count) {
-        Response reply = activateReply(count, "test-" + UUID.randomUUID() + ":");
-        assertThat(reply.get(0).toInteger()).as("activation code").isIn(0, 1);
-        List<String> ids = new ArrayList<>();
-        for (int i = 3; i + 2 < reply.size(); i += 3) {
-            ids.add(reply.get(i).toString());
-        }
-        return ids;
-    }
 
-    /** @return the reply of one activation call: code, Redis time, extra, then jobId, fencing token, fields per job */
-    private Response activateReply(int count, String callId) {
-        QueueKeys keys = queue.keys();
-        return queues.scripts().run(LuaScript.MOVE_TO_ACTIVE, List.of(keys.waitList(), keys.active(),
-                keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
-                List.of(keys.prefix(), Integer.toString(count), callId, LOCK_MS, "worker-F", "100", "100"))
-                .await().atMost(TIMEOUT);
-    }
 }

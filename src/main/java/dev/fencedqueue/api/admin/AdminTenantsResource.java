@@ -2,6 +2,7 @@ package dev.fencedqueue.api.admin;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,6 +12,7 @@ import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.SlotTime;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.TenantSettings;
 import dev.fencedqueue.queue.Tenants;
@@ -44,11 +46,13 @@ public class AdminTenantsResource {
     private final FairDispatchSync weights;
     private final QueueOverview overview;
     private final Queues queues;
+    private final SlotTime slotTime;
     private final String researchQueue;
 
     public AdminTenantsResource(Tenants tenants, FairDispatchSync weights, QueueOverview overview, Queues queues,
-            ResearchConfig research) {
+            SlotTime slotTime, ResearchConfig research) {
         this.tenants = tenants;
+        this.slotTime = slotTime;
         this.weights = weights;
         this.overview = overview;
         this.queues = queues;
@@ -67,13 +71,24 @@ public class AdminTenantsResource {
      *        {@code month}, UTC), absent for no limit
      * @param tokens what its jobs of the research queue ({@code queue}) spent, prompt and completion of every attempt:
      *        {@code today} and {@code thisMonth}, UTC
-     * @param jobs its jobs in each queue this service serves, by queue name: {@code ready} (waiting to run) and
-     *        {@code running}
+     * @param jobs its jobs in each queue this service serves, by queue name
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TenantView(String tenant, Number weight, Integer concurrency, JsonNode rateLimit, JsonNode tokenQuota,
             TokensSpent tokens,
-            Map<String, JobQueue.TenantJobs> jobs) {
+            Map<String, QueueUse> jobs) {
+    }
+
+    /**
+     * A tenant's jobs in one queue.
+     *
+     * @param ready its jobs waiting to run (waiting, prioritized, or held by a paused queue)
+     * @param running its jobs running now
+     * @param slotShare its share of the slot time the queue's jobs held in the last minute (60 to 70 s), fleet-wide, 0
+     *        to 1 (3 decimals); absent when no job of the queue held a slot then
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record QueueUse(long ready, long running, Double slotShare) {
     }
 
     /**
@@ -139,10 +154,10 @@ public class AdminTenantsResource {
         Uni<Long> today = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.DAY, now);
         Uni<Long> month = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.MONTH, now);
         List<String> served = overview.servedQueues();
-        Uni<List<JobQueue.TenantJobs>> jobs = Uni.join().all(served.stream()
-                .map(queue -> queues.queue(queue).getTenantJobs(tenant)).toList()).andFailFast();
+        Uni<List<QueueUse>> jobs = Uni.join().all(served.stream().map(queue -> use(queue, tenant, now)).toList())
+                .andFailFast();
         return Uni.combine().all().unis(today, month, jobs).asTuple().map(read -> {
-            Map<String, JobQueue.TenantJobs> byQueue = new java.util.LinkedHashMap<>();
+            Map<String, QueueUse> byQueue = new LinkedHashMap<>();
             for (int i = 0; i < served.size(); i++) {
                 byQueue.put(served.get(i), read.getItem3().get(i));
             }
@@ -151,6 +166,13 @@ public class AdminTenantsResource {
                     settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
                     new TokensSpent(researchQueue, read.getItem1(), read.getItem2()), byQueue);
         });
+    }
+
+    private Uni<QueueUse> use(String queue, String tenant, Instant now) {
+        Uni<JobQueue.TenantJobs> jobs = queues.queue(queue).getTenantJobs(tenant);
+        Uni<Double> share = slotTime.share(queue, tenant, now.toEpochMilli());
+        return Uni.combine().all().unis(jobs, share).with((counts, shared) -> new QueueUse(counts.ready(),
+                counts.running(), shared == null ? null : Math.round(shared * 1000) / 1000.0));
     }
 
     /** @return a whole weight as a whole number ({@code 3}, not {@code 3.0}), any other as it is */

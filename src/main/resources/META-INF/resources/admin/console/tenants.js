@@ -1,6 +1,7 @@
 // The console's Tenants view: each tenant that has settings, with its weight under fair dispatch, its concurrency
 // and rate limits, its token quota,
-// the tokens its research jobs spent this day and this month, and its jobs waiting and running in every queue; a form
+// the tokens its research jobs spent this day and this month, its jobs waiting and running in every queue, and its share
+// of each queue's slots in the last minute; a form
 // that sets a tenant's weight, limit and quota (PUT /admin/tenants/{id}, for every instance at once), and a reset per
 // tenant (DELETE: back to weight 1, no limit and no quota).
 
@@ -47,7 +48,7 @@ export function tenantsView(api, act) {
         const running = jobs.reduce((sum, q) => sum + q.running, 0);
         [t.tenant, t.weight, t.concurrency ?? "no limit", t.rateLimit ? rate(t.rateLimit) : "no limit",
             t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
-            t.tokens.thisMonth.toLocaleString("en"), waiting, running].forEach((value, i) => {
+            t.tokens.thisMonth.toLocaleString("en"), waiting, running, shares(t.jobs ?? {})].forEach((value, i) => {
             const cell = document.createElement(i === 0 ? "th" : "td");
             if (i === 0) {
                 cell.scope = "row";
@@ -75,6 +76,13 @@ export function tenantsView(api, act) {
     }
 
     return { load };
+}
+
+/** @returns each queue's share of slots in the last minute, as "queue 42 %", or "none" when no job held one */
+function shares(jobs) {
+    const held = Object.entries(jobs).filter(([, q]) => q.slotShare !== undefined);
+    return held.length === 0 ? "none"
+        : held.map(([queue, q]) => `${queue} ${Math.round(q.slotShare * 100)} %`).join(", ");
 }
 
 function rate(r) {
