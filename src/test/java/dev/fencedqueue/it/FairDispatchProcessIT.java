@@ -2,8 +2,10 @@ package dev.fencedqueue.it;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -103,6 +105,21 @@ class FairDispatchProcessIT {
         }
         assertThat(windows).as("paced's starts %s", paced).hasSizeGreaterThanOrEqualTo(3)
                 .allSatisfy(window -> assertThat(window).hasSizeLessThanOrEqualTo(2));
+
+        // Each process adds its workers' slot time to Redis every 10 s: the shares of the last minute then show.
+        // Read one after the other while a process may add its time: asserted once consistent.
+        await("the tenants' shares of slots").atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+            assertThat(slotShare(a, "free")).isPositive();
+            assertThat(slotShare(a, "free") + slotShare(b, "serial") + slotShare(a, "paced"))
+                    .as("the three tenants held every slot").isCloseTo(1.0, within(0.01));
+        });
+    }
+
+    /** @return the tenant's share of the queue's slots in the last minute, 0 when the view shows none */
+    private static double slotShare(ServiceProcess process, String tenant) {
+        Number share = admin(process).get("/admin/tenants/" + tenant).then().statusCode(200).extract().jsonPath()
+                .get("jobs." + QUEUE + ".slotShare");
+        return share == null ? 0 : share.doubleValue();
     }
 
     /** @return two processes serving the no-op queue, ready, the queue paused (so that jobs wait until it resumes) */
