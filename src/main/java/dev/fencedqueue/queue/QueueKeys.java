@@ -153,15 +153,6 @@ public record QueueKeys(String queue, String prefix) {
     }
 
     /**
-     * @param bucket a 10 s bucket of time: ms since the epoch divided by {@link SlotTime#BUCKET_MILLIS}
-     * @return the hash of the slot time each tenant's jobs of this queue held in that bucket (tenant id -> ms, and
-     *         {@value SlotTime#ALL} -> every tenant's), which expires once out of every window read
-     */
-    public String tenantSlots(long bucket) {
-        return prefix + "tenants:slots:" + bucket;
-    }
-
-    /**
      * @param tenant a tenant id other than {@code default} (whose ready jobs are in {@link #waitList()})
      * @return the wait list of the tenant's ready jobs without a priority
      */

@@ -17,10 +17,12 @@ import jakarta.enterprise.context.ApplicationScoped;
  * The slot time each tenant's jobs held in each queue (ms a job held a worker slot, running work included), fleet-wide,
  * in buckets of {@value #BUCKET_MILLIS} ms: the share of slots a tenant had in the last minute, which the tenants' views
  * show beside the shares its weight asks for. Workers count their jobs' slot time in memory and add it here every
- * bucket or so ({@code TenantSlotTime} in the worker package), into the hash of the bucket their clock is in
- * ({@link QueueKeys#tenantSlots}: tenant id -> ms, and {@value #ALL} -> every tenant's ms), which expires once no window
- * reads it any more. Shares are slot time, whatever the queue's cost unit: what fair dispatch evens out is the cost
- * (LLM tokens for research), what this shows is who held the workers.
+ * bucket or so ({@code TenantSlotTime} in the worker package), into the hash of the bucket their clock is in, one for the
+ * fleet: {@code <prefix>:tenant-slots:<bucket>}, {@code <queue>:<tenant id>} -> ms, and {@code <queue>:}{@value #ALL}
+ * -> every tenant's ms (a queue name holds no {@code :}), which expires once no window reads it any more. It is outside
+ * the queues' hash slots and keys, so that a queue obliterated while its workers still run gets no key back. Shares are
+ * slot time, whatever the queue's cost unit: what fair dispatch evens out is the cost (LLM tokens for research), what
+ * this shows is who held the workers.
  */
 @ApplicationScoped
 public class SlotTime {
@@ -28,7 +30,7 @@ public class SlotTime {
     /** The length of one bucket, ms. */
     public static final long BUCKET_MILLIS = 10_000;
 
-    /** The field of a bucket's hash that holds every tenant's slot time: not a tenant id ({@link TenantIds#RULE}). */
+    /** What stands for every tenant in a bucket's fields: not a tenant id ({@link TenantIds#RULE}). */
     public static final String ALL = "*";
 
     /** How many whole buckets before the current one a share reads: with it, 60 to 70 s. */
@@ -59,14 +61,14 @@ public class SlotTime {
         if (total <= 0) {
             return Uni.createFrom().voidItem();
         }
-        String key = QueueKeys.of(keyPrefix, queue).tenantSlots(nowMillis / BUCKET_MILLIS);
+        String key = bucketKey(nowMillis / BUCKET_MILLIS);
         List<Uni<Response>> writes = new ArrayList<>();
         millisByTenant.forEach((tenant, millis) -> {
             if (millis > 0) {
-                writes.add(redis.send(Request.cmd(Command.HINCRBY).arg(key).arg(tenant).arg(millis)));
+                writes.add(redis.send(Request.cmd(Command.HINCRBY).arg(key).arg(field(queue, tenant)).arg(millis)));
             }
         });
-        writes.add(redis.send(Request.cmd(Command.HINCRBY).arg(key).arg(ALL).arg(total)));
+        writes.add(redis.send(Request.cmd(Command.HINCRBY).arg(key).arg(field(queue, ALL)).arg(total)));
         writes.add(redis.send(Request.cmd(Command.PEXPIRE).arg(key).arg(KEEP.toMillis())));
         return Uni.join().all(writes).andFailFast().replaceWithVoid();
     }
@@ -80,11 +82,11 @@ public class SlotTime {
      *         job of the queue held a slot then; fails as {@link #add} does
      */
     public Uni<Double> share(String queue, String tenant, long nowMillis) {
-        QueueKeys keys = QueueKeys.of(keyPrefix, queue);
         long current = nowMillis / BUCKET_MILLIS;
         List<Uni<Response>> reads = new ArrayList<>();
         for (long bucket = current - WINDOW_BUCKETS; bucket <= current; bucket++) {
-            reads.add(redis.send(Request.cmd(Command.HMGET).arg(keys.tenantSlots(bucket)).arg(tenant).arg(ALL)));
+            reads.add(redis.send(Request.cmd(Command.HMGET).arg(bucketKey(bucket)).arg(field(queue, tenant))
+                    .arg(field(queue, ALL))));
         }
         return Uni.join().all(reads).andFailFast().map(buckets -> {
             long own = 0;
@@ -95,5 +97,14 @@ public class SlotTime {
             }
             return all == 0 ? null : Math.min(1.0, (double) own / all);
         });
+    }
+
+    /** @return the hash of one bucket, ms since the epoch divided by {@link #BUCKET_MILLIS} */
+    String bucketKey(long bucket) {
+        return keyPrefix + ":tenant-slots:" + bucket;
+    }
+
+    private static String field(String queue, String tenant) {
+        return queue + ":" + tenant;
     }
 }
