@@ -1,6 +1,8 @@
 package dev.fencedqueue.config;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -83,6 +85,38 @@ public interface SimulatorConfig {
      */
     @WithDefault("openai")
     ResponsesStyle responsesStyle();
+
+    /**
+     * The OpenAI endpoints' request limit, as a provider's: requests per minute, a bucket that refills evenly over the
+     * minute; past it, {@code 429} with {@code retry-after} and OpenAI's {@code x-ratelimit-*} headers. Empty: no limit.
+     */
+    OptionalInt requestsPerMinute();
+
+    /**
+     * The OpenAI endpoints' token limit: tokens per minute, counted when a request is admitted as its prompt's tokens
+     * plus its {@code max_tokens} ({@code max_output_tokens}), or plus the answer's length without one. Empty: no limit.
+     */
+    OptionalInt tokensPerMinute();
+
+    /**
+     * An outage from startup: for this long the OpenAI endpoints fail as {@link #outageKind()} says, as a provider's
+     * bad minutes do ({@code PUT /simulator/outage} starts one at run time). Empty: none.
+     */
+    Optional<Duration> outage();
+
+    /** How the OpenAI endpoints fail during an outage. */
+    @WithDefault("unavailable")
+    OutageKind outageKind();
+
+    /** The failures {@link #outageKind()} names. */
+    enum OutageKind {
+        /** {@code 503} with an OpenAI error object and no {@code retry-after}, as an overloaded provider answers. */
+        UNAVAILABLE,
+        /** {@code 500} with an OpenAI error object. */
+        ERROR,
+        /** The connection is closed without a response, as a provider that is down does. */
+        RESET
+    }
 
     /** The styles {@link #responsesStyle()} names. */
     enum ResponsesStyle {

@@ -29,6 +29,8 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.core.Context;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestStreamElementType;
 
@@ -40,7 +42,9 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
  * {@code finish_reason} ({@code stop}, or {@code length} when {@code max_tokens} cut it), a {@code usage} chunk
  * when {@code stream_options.include_usage} is set, and {@code data: [DONE]}, as OpenAI's streaming format does.
  * Words count as tokens. A trailing assistant message refused ({@code fq.simulator.trailing-assistant=refuse}) gets
- * {@code 400} with an OpenAI error object. Streams are counted per {@code X-Request-ID} in {@link SimulatorStats}.
+ * {@code 400} with an OpenAI error object. Streams are counted per {@code X-Request-ID} in {@link SimulatorStats}. The
+ * provider's limits and outages ({@link SimulatedProvider}) answer first: a request past them gets {@code 429} (or
+ * {@code 503}, {@code 500}, a closed connection), an admitted one OpenAI's {@code x-ratelimit-*} headers.
  */
 @Path("/simulator/v1/chat/completions")
 @Tag(name = "simulator", description = "Built-in research LLM simulator")
@@ -49,10 +53,12 @@ public class ChatCompletionsSimulator {
     private final SimulatorConfig config;
     private final SimulatedPrompts prompts;
     private final SimulatorStats stats;
+    private final SimulatedProvider provider;
     private final ObjectMapper json;
 
-    public ChatCompletionsSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json,
-            ResearchConfig research) {
+    public ChatCompletionsSimulator(SimulatorConfig config, SimulatorStats stats, SimulatedProvider provider,
+            ObjectMapper json, ResearchConfig research) {
+        this.provider = provider;
         this.prompts = SimulatedPrompts.of(research.deep());
         this.config = config;
         this.stats = stats;
@@ -65,7 +71,7 @@ public class ChatCompletionsSimulator {
     @RestStreamElementType(MediaType.TEXT_PLAIN)
     @Operation(summary = "Stream a simulated chat completion (OpenAI's streaming format)")
     public Multi<String> complete(@Valid @NotNull(message = "the body must be a chat completion request") ChatRequest request,
-            @RestHeader("X-Request-ID") String requestId) {
+            @RestHeader("X-Request-ID") String requestId, @Context HttpServerRequest connection) {
         List<Message> messages = request.messages();
         String model = request.model() == null ? ChatCompletionsClient.SIMULATOR_MODEL : request.model();
         int maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
@@ -81,8 +87,22 @@ public class ChatCompletionsSimulator {
         }
         int sent = Math.min(words.size(), maxTokens);
         long promptTokens = promptTokens(messages);
+        SimulatedProvider.Admission admission = provider.admit(promptTokens
+                + (request.maxTokens() == null ? sent : request.maxTokens()));
+        if (admission.reset()) {
+            connection.connection().close(); // a provider that is down: no response at all
+            return Multi.createFrom().nothing();
+        }
+        if (!admission.admitted()) {
+            Response.ResponseBuilder refused = Response.status(admission.status()).type(MediaType.APPLICATION_JSON)
+                    .entity(admission.body());
+            admission.headers().forEach(refused::header);
+            throw new WebApplicationException(refused.build());
+        }
         Duration interval = config.tokenInterval();
         String id = "chatcmpl-sim-" + UUID.randomUUID();
+        // The rate-limit headers go out with the stream's head (written with its first event).
+        admission.headers().forEach(connection.response()::putHeader);
         return Multi.createFrom().deferred(() -> {
             stats.opened(requestId);
             Multi<String> deltas = Multi.createFrom().range(0, sent)

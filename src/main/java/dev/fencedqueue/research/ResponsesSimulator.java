@@ -46,6 +46,7 @@ public class ResponsesSimulator {
     private final SimulatorConfig config;
     private final SimulatedPrompts prompts;
     private final ObjectMapper json;
+    private final SimulatedProvider provider;
     private final Vertx vertx;
     private final SimulatedResponseStreams streams;
     private final Map<String, SimulatedResponse> responses = new LinkedHashMap<>(16, 0.75f, false) {
@@ -62,8 +63,9 @@ public class ResponsesSimulator {
         }
     };
 
-    public ResponsesSimulator(SimulatorConfig config, SimulatorStats stats, ObjectMapper json, Vertx vertx,
-            ResearchConfig research) {
+    public ResponsesSimulator(SimulatorConfig config, SimulatorStats stats, SimulatedProvider provider,
+            ObjectMapper json, Vertx vertx, ResearchConfig research) {
+        this.provider = provider;
         this.prompts = SimulatedPrompts.of(research.deep());
         this.config = config;
         this.json = json;
@@ -106,6 +108,18 @@ public class ResponsesSimulator {
         String id = "resp_sim_" + UUID.randomUUID().toString().replace("-", "");
         String model = request.path("model").asText(ChatCompletionsClient.SIMULATOR_MODEL);
         long input = messages.stream().mapToLong(m -> m[1] == null ? 0 : m[1].split("\\s+").length).sum();
+        SimulatedProvider.Admission admission = provider.admit(input + (request.has("max_output_tokens") ? max
+                : tokens.size()));
+        if (admission.reset()) {
+            context.request().connection().close(); // a provider that is down: no response at all
+            return;
+        }
+        admission.headers().forEach(context.response()::putHeader);
+        if (!admission.admitted()) {
+            context.response().setStatusCode(admission.status()).putHeader("Content-Type", "application/json")
+                    .end(admission.body());
+            return;
+        }
         ResponsesDirectives directed = ResponsesDirectives.of(messages, config.responsesStyle());
         SimulatedResponse response = new SimulatedResponse(id, model, System.currentTimeMillis(),
                 tokens.subList(0, Math.min(max, tokens.size())), max < tokens.size(), !directed.llamaCpp(), input, json);
