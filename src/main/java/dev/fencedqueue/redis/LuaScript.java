@@ -39,6 +39,10 @@ public enum LuaScript {
     PRODUCE_TICK("produceTick", 11),
     DROP_ARCHIVED_JOB("dropArchivedJob", 3),
     READY_JOBS("readyJobs", 3),
+    RESERVE_LLM_BUDGET("reserveLlmBudget", 2),
+    SETTLE_LLM_BUDGET("settleLlmBudget", 2),
+    CORRECT_LLM_BUDGET("correctLlmBudget", 1),
+    PAUSE_LLM_BUDGET("pauseLlmBudget", 1),
     /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
     COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
 

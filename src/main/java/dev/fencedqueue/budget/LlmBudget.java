@@ -1,0 +1,101 @@
+package dev.fencedqueue.budget;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The LLM budgets the fleet shares, kept in Redis (one per endpoint and model, {@link BudgetKey}): requests and tokens
+ * per minute and calls at once. A call reserves its share before it starts ({@link #reserve}), settles it with the
+ * usage the server reported once it ended ({@link #settle}); the provider's rate-limit headers correct the budget as
+ * they arrive ({@link #correct}), and its {@code 429} or {@code 503} with a time to wait pauses every instance's calls
+ * ({@link #pause}). Each limit is a GCRA cell with a minute's burst ({@code llmBudget.lua}), one script per transition.
+ * Every method fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable.
+ */
+@ApplicationScoped
+public class LlmBudget {
+
+    private final LuaScripts scripts;
+    private final String keyPrefix;
+
+    public LlmBudget(LuaScripts scripts, RedisKeysConfig keys) {
+        this.scripts = scripts;
+        this.keyPrefix = keys.keyPrefix();
+    }
+
+    /**
+     * Reserves a call's share: a request, {@code tokens}, and a place among the calls in flight, all or nothing.
+     *
+     * @param key the budget
+     * @param limits its limits (the provider's, as its headers gave them, apply when smaller)
+     * @param tokens the tokens the call may use: its prompt's, estimated, and its {@code max_tokens} (0 or more)
+     * @param leaseId the call's id, unique; the lease is let go by {@link #settle}, or when it runs out
+     * @param lease how long the lease holds: the longest the call may take (a lease that runs out frees its place, its
+     *        tokens stay spent)
+     * @return whether the call may start, or how long to wait and why
+     */
+    public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease) {
+        return scripts.run(LuaScript.RESERVE_LLM_BUDGET, key.keys(keyPrefix), List.of(
+                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute()),
+                Long.toString(limits.maxConcurrent()), Long.toString(Math.max(0, tokens)), leaseId,
+                Long.toString(Math.max(1, lease.toMillis())))).map(LlmBudget::reservation);
+    }
+
+    /**
+     * Settles a call that ended: the tokens it used replace those it reserved, and it leaves the calls in flight.
+     *
+     * @param key the budget
+     * @param limits its limits, as reserved
+     * @param leaseId the call's id, as reserved
+     * @param tokensUsed the tokens it used, prompt and answer, as the server reported them; -1 when not known (the
+     *        reservation then stands)
+     * @return whether the call was in flight (false: its lease had run out, and nothing was settled)
+     */
+    public Uni<Boolean> settle(BudgetKey key, BudgetLimits limits, String leaseId, long tokensUsed) {
+        return scripts.run(LuaScript.SETTLE_LLM_BUDGET, key.keys(keyPrefix), List.of(leaseId,
+                Long.toString(Math.max(-1, tokensUsed)), Long.toString(limits.tokensPerMinute())))
+                .map(reply -> reply.toInteger() == 1);
+    }
+
+    /**
+     * Corrects the budget with what the provider said of its limits: its limits apply when smaller than {@code limits},
+     * and what the budget admits comes down to what it says remains (never up).
+     *
+     * @param key the budget
+     * @param limits its configured limits
+     * @param provider what the provider's last answer said
+     * @return the requests and the tokens the budget admits now, -1 for a limit there is not
+     */
+    public Uni<long[]> correct(BudgetKey key, BudgetLimits limits, ProviderLimits provider) {
+        return scripts.run(LuaScript.CORRECT_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1), List.of(
+                Long.toString(provider.requestLimit()), Long.toString(provider.requestsRemaining()),
+                Long.toString(provider.tokenLimit()), Long.toString(provider.tokensRemaining()),
+                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute())))
+                .map(reply -> new long[] {reply.get(0).toLong(), reply.get(1).toLong()});
+    }
+
+    /**
+     * Pauses every instance's new calls of the budget, as the provider asked; a pause never shortens one under way.
+     *
+     * @param key the budget
+     * @param wait how long from now (the caller adds its jitter), 0 or more
+     * @return until when calls are paused, ms since the epoch, Redis clock
+     */
+    public Uni<Long> pause(BudgetKey key, Duration wait) {
+        return scripts.run(LuaScript.PAUSE_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1),
+                List.of(Long.toString(Math.max(0, wait.toMillis())))).map(Response::toLong);
+    }
+
+    private static Reservation reservation(Response reply) {
+        if (reply.get(0).toInteger() == 1) {
+            return new Reservation(true, 0, null, reply.get(1).toLong(), reply.get(2).toLong());
+        }
+        return new Reservation(false, reply.get(1).toLong(), reply.get(2).toString(), -1, -1);
+    }
+}

@@ -1,0 +1,71 @@
+--[[
+  Reserves one call's share of an LLM budget shared by the fleet (include llmBudget): a request, the tokens the call
+  may use, and a place among the calls in flight, all or nothing. Calls in flight whose lease ran out (their
+  instance died, or a zombie never settled) leave the calls in flight first; their tokens stay spent.
+
+  KEYS[1] the budget's hash
+  KEYS[2] the budget's calls in flight (sorted set: lease id -> until when it is held, ms)
+
+  ARGV[1] requests per minute configured (0: no limit)
+  ARGV[2] tokens per minute configured (0: no limit)
+  ARGV[3] most calls in flight (0: no limit)
+  ARGV[4] the tokens to reserve: the prompt's, estimated, and the most the answer may use (a call larger than the
+          token limit reserves the whole limit, so that it can start once the budget is full)
+  ARGV[5] the call's lease id
+  ARGV[6] how long the lease holds without renewal, ms
+
+  Returns {1, requests left, tokens left} when reserved (left: -1 for no limit); {0, wait ms, reason} when not, where
+  reason is 'paused' (the provider said wait), 'concurrency' (too many calls in flight; wait: until the first lease
+  runs out, at most 1,000 ms, as calls mostly end sooner), 'requests' or 'tokens' (wait: until the limit admits it).
+]]
+--- @include "nowMs"
+--- @include "llmBudget"
+
+local now = nowMs()
+local state = redis.call('HMGET', KEYS[1], 'requestsTat', 'tokensTat', 'pausedUntil', 'providerRequests',
+    'providerTokens')
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+for _, lease in ipairs(expired) do
+    redis.call('ZREM', KEYS[2], lease)
+    redis.call('HDEL', KEYS[1], 'reserved:' .. lease)
+end
+local pausedUntil = tonumber(state[3])
+if pausedUntil and pausedUntil > now then
+    return {0, pausedUntil - now, 'paused'}
+end
+local most = tonumber(ARGV[3])
+if most > 0 and redis.call('ZCARD', KEYS[2]) >= most then
+    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    return {0, math.min(math.max(tonumber(first[2]) - now, 1), 1000), 'concurrency'}
+end
+local requestLimit = limitInForce(ARGV[1], state[4])
+local tokenLimit = limitInForce(ARGV[2], state[5])
+local tokens = tonumber(ARGV[4])
+local requestsTat, tokensTat
+local wait, reason = 0, nil
+if requestLimit > 0 then
+    requestsTat = math.max(tonumber(state[1]) or now, now) + BUDGET_WINDOW_MS / requestLimit
+    if requestsTat - now > BUDGET_WINDOW_MS then
+        wait, reason = requestsTat - now - BUDGET_WINDOW_MS, 'requests'
+    end
+end
+if tokenLimit > 0 then
+    tokens = math.min(tokens, tokenLimit)
+    tokensTat = math.max(tonumber(state[2]) or now, now) + tokens * BUDGET_WINDOW_MS / tokenLimit
+    if tokensTat - now > BUDGET_WINDOW_MS and tokensTat - now - BUDGET_WINDOW_MS > wait then
+        wait, reason = tokensTat - now - BUDGET_WINDOW_MS, 'tokens'
+    end
+end
+if reason then
+    return {0, math.ceil(wait), reason}
+end
+if requestsTat then
+    redis.call('HSET', KEYS[1], 'requestsTat', requestsTat)
+end
+if tokensTat then
+    redis.call('HSET', KEYS[1], 'tokensTat', tokensTat)
+end
+redis.call('HSET', KEYS[1], 'reserved:' .. ARGV[5], tokens)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[5])
+return {1, requestLimit > 0 and budgetLeft(requestsTat, requestLimit, now) or -1,
+    tokenLimit > 0 and budgetLeft(tokensTat, tokenLimit, now) or -1}

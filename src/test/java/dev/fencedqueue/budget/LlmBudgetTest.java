@@ -1,0 +1,132 @@
+package dev.fencedqueue.budget;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The LLM budget the fleet shares, in Redis ({@link LlmBudget}): requests and tokens per minute as GCRA cells with a
+ * minute's burst, calls at once as leases that run out when their instance dies, a settle that gives back what a call
+ * did not use, the provider's headers bringing a budget set too high down to its own, and a fleet-wide pause that only
+ * grows. Every call is checked on one real Redis, as two instances would see it.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class LlmBudgetTest {
+
+    private static final Duration LEASE = Duration.ofMinutes(5);
+
+    @Inject
+    LlmBudget budget;
+
+    private final BudgetKey key = new BudgetKey("http://llm-" + UUID.randomUUID() + ".test/v1", "model-a");
+
+    @Test
+    void admitsAMinutesRequestsAtOnceThenOneEveryIntervalOfTheMinute() {
+        BudgetLimits limits = new BudgetLimits(3, 0, 0);
+        for (int i = 0; i < 3; i++) {
+            Reservation granted = reserve(limits, 10);
+            assertThat(granted.reserved()).isTrue();
+            assertThat(granted.requestsLeft()).isEqualTo(2 - i);
+            assertThat(granted.tokensLeft()).as("no token limit").isEqualTo(-1);
+        }
+        Reservation refused = reserve(limits, 10);
+        assertThat(refused.reserved()).isFalse();
+        assertThat(refused.reason()).isEqualTo("requests");
+        assertThat(refused.waitMillis()).as("one request every 20 s").isBetween(15_000L, 20_000L);
+    }
+
+    @Test
+    void aCallThatUsedFewerTokensThanItReservedGivesTheRestBack() {
+        BudgetLimits limits = new BudgetLimits(0, 1_000, 0);
+        assertThat(reserve(limits, 600, "first").tokensLeft()).isEqualTo(400);
+        Reservation refused = reserve(limits, 500, "second");
+        assertThat(refused.reason()).isEqualTo("tokens");
+        assertThat(refused.waitMillis()).as("100 tokens at 60 ms each").isBetween(5_000L, 6_100L);
+
+        assertThat(budget.settle(key, limits, "first", 100).await().atMost(TIMEOUT)).isTrue();
+
+        assertThat(reserve(limits, 500, "second").reserved()).as("the 500 it did not use are back").isTrue();
+        assertThat(budget.settle(key, limits, "second", 700).await().atMost(TIMEOUT)).isTrue();
+        assertThat(reserve(limits, 300, "third").reason()).as("the 200 more it used are spent: 800 of 1,000")
+                .isEqualTo("tokens");
+    }
+
+    @Test
+    void aCallLargerThanTheTokenLimitWaitsForAFullBudget() {
+        BudgetLimits limits = new BudgetLimits(0, 1_000, 0);
+        assertThat(reserve(limits, 5_000).tokensLeft()).as("it takes the whole minute").isZero();
+    }
+
+    @Test
+    void callsAtOnceHoldLeasesThatASettleOrTheirEndLetsGo() {
+        BudgetLimits limits = new BudgetLimits(0, 0, 2);
+        assertThat(reserve(limits, 10, "a").reserved()).isTrue();
+        assertThat(reserve(limits, 10, "b").reserved()).isTrue();
+        Reservation third = reserve(limits, 10, "c");
+        assertThat(third.reason()).isEqualTo("concurrency");
+        assertThat(third.waitMillis()).isBetween(1L, 1_000L);
+
+        budget.settle(key, limits, "a", 10).await().atMost(TIMEOUT);
+        assertThat(reserve(limits, 10, "c").reserved()).isTrue();
+
+        // A zombie's lease: it runs out, and the next reservation lets its place go.
+        budget.settle(key, limits, "b", 10).await().atMost(TIMEOUT);
+        assertThat(budget.reserve(key, limits, 10, "zombie", Duration.ofMillis(200)).await().atMost(TIMEOUT).reserved())
+                .isTrue();
+        await("the zombie's lease ran out").atMost(TIMEOUT)
+                .until(() -> reserve(limits, 10, "d-" + UUID.randomUUID()).reserved());
+        assertThat(budget.settle(key, limits, "zombie", 10).await().atMost(TIMEOUT)).as("nothing left to settle")
+                .isFalse();
+    }
+
+    @Test
+    void theProvidersHeadersBringABudgetSetTooHighDownToItsOwn() {
+        BudgetLimits tooHigh = new BudgetLimits(0, 10_000, 0);
+        ProviderLimits provider = new ProviderLimits(0, -1, 1_000, 100, Optional.empty());
+        long[] left = budget.correct(key, tooHigh, provider).await().atMost(TIMEOUT);
+        assertThat(left).containsExactly(-1, 100);
+        assertThat(reserve(tooHigh, 200).reason()).as("the provider's 100 left, not our 10,000").isEqualTo("tokens");
+
+        BudgetKey other = new BudgetKey(key.endpoint(), "model-b");
+        BudgetLimits lower = new BudgetLimits(50, 0, 0);
+        long[] kept = budget.correct(other, lower, new ProviderLimits(500, 499, 0, -1, Optional.empty()))
+                .await().atMost(TIMEOUT);
+        assertThat(kept[0]).as("a budget set lower stays lower").isEqualTo(50);
+    }
+
+    @Test
+    void aPauseStopsEveryCallUntilItEndsAndNeverShortens() {
+        BudgetLimits limits = BudgetLimits.NONE;
+        long until = budget.pause(key, Duration.ofSeconds(60)).await().atMost(TIMEOUT);
+        assertThat(budget.pause(key, Duration.ofSeconds(1)).await().atMost(TIMEOUT)).isEqualTo(until);
+
+        Reservation paused = reserve(limits, 10);
+        assertThat(paused.reason()).isEqualTo("paused");
+        assertThat(paused.waitMillis()).isBetween(50_000L, 60_000L);
+
+        BudgetKey shortKey = new BudgetKey(key.endpoint(), "short");
+        budget.pause(shortKey, Duration.ofMillis(200)).await().atMost(TIMEOUT);
+        await("the pause ends").atMost(TIMEOUT).until(() -> budget.reserve(shortKey, limits, 10,
+                UUID.randomUUID().toString(), LEASE).await().atMost(TIMEOUT).reserved());
+    }
+
+    private Reservation reserve(BudgetLimits limits, long tokens) {
+        return reserve(limits, tokens, UUID.randomUUID().toString());
+    }
+
+    private Reservation reserve(BudgetLimits limits, long tokens, String leaseId) {
+        return budget.reserve(key, limits, tokens, leaseId, LEASE).await().atMost(TIMEOUT);
+    }
+}
