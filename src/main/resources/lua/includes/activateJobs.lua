@@ -97,11 +97,15 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     for _, id in ipairs(due) do
         redis.call('ZREM', delayedKey, id)
         local jobKey = prefix .. 'job:' .. id
-        local fields = redis.call('HMGET', jobKey, 'timestamp', 'priority', 'lifo', 'tenant')
+        local fields = redis.call('HMGET', jobKey, 'timestamp', 'priority', 'lifo', 'tenant', 'dueFront')
         if fields[1] then
             local priority = tonumber(fields[2]) or 0
             redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
-            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[3] == '1', fields[4])
+            if fields[5] then
+                redis.call('HDEL', jobKey, 'dueFront') -- handed back after a rate limit: it keeps its place
+            end
+            pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[3] == '1' or fields[5] == '1',
+                fields[4])
             queueEvent(eventsKey, maxEvents, 'waiting', id, 'prev', 'delayed')
         end
     end

@@ -80,6 +80,10 @@ final class JobEnding {
             release(job, true);
             return;
         }
+        if (failure instanceof RateLimitedException limited) {
+            rateLimited(job, limited);
+            return;
+        }
         active.finishing(job);
         int fetch = active.free();
         active.reserve(fetch);
@@ -117,6 +121,23 @@ final class JobEnding {
             finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written,
                     written::failed);
         }
+    }
+
+    /**
+     * Hands back a job whose run cannot go on yet, a rate limit outside the queue being spent: it waits in the delayed
+     * set for as long as the limit asks, without counting an attempt, and its slot is free meanwhile. A hand-back that
+     * could not be written leaves the job to the stalled-job check, as a lost lock does.
+     */
+    private void rateLimited(ActiveJob job, RateLimitedException limited) {
+        active.finishing(job);
+        counters.rateLimited(job);
+        finisher.handBack(job, limited.delay()).emitOn(onContext).onFailure().recoverWithItem(-1L).subscribe()
+                .with(code -> {
+                    job.span().end(code < 0 ? "zombie" : "rate-limited", code < 0
+                            ? "the hand-back after a rate limit was not written (code " + code + ")"
+                            : limited.getMessage());
+                    release(job, true);
+                });
     }
 
     /**
@@ -159,7 +180,7 @@ final class JobEnding {
                 active.finishing(job);
                 job.cancel(CancelReason.SHUTDOWN);
                 counters.cancelled(job, CancelReason.SHUTDOWN);
-                handBacks.add(finisher.handBack(job).emitOn(onContext)
+                handBacks.add(finisher.handBack(job, java.time.Duration.ZERO).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId,
                                 job.id(), code))
                         .onFailure().recoverWithItem(-1L)

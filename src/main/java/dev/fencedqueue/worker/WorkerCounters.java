@@ -59,7 +59,13 @@ final class WorkerCounters {
         LOG.warnf("worker %s: BLOCKED write for job %s: %s", workerId, job.id(), why);
     }
 
-    /** Counts an attempt the worker cancelled, and times it by why. */
+    /** Times an attempt that handed its job back until a rate limit outside the queue admits it. */
+    void rateLimited(ActiveJob job) {
+        slots.ended(job);
+        timings.ran("rate-limited", job.runningNanos());
+    }
+
+        /** Counts an attempt the worker cancelled, and times it by why. */
     void cancelled(ActiveJob job, CancelReason reason) {
         slots.ended(job);
         cancelled.incrementAndGet();
