@@ -2,6 +2,7 @@ package dev.fencedqueue.config;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -114,6 +115,9 @@ public interface LlmConfig {
     /** The circuit breaker around opening the stream. */
     CircuitBreaker circuitBreaker();
 
+    /** The LLM budget the fleet shares per endpoint and model ({@code fq.llm.budget.*}), kept in Redis. */
+    Budget budget();
+
     /** The ways {@link #resume()} names. */
     enum Resume {
         /** Continue, in the way the model supports (probed once per model). */
@@ -203,5 +207,36 @@ public interface LlmConfig {
         /** How long the circuit stays open. */
         @WithDefault("30s")
         Duration delay();
+    }
+
+    /**
+     * An LLM budget the whole fleet shares, per endpoint and model, as providers limit an organisation: with any limit
+     * set, every streamed call reserves its share in Redis before it starts ({@code dev.fencedqueue.budget.LlmBudget}),
+     * a call the budget cannot admit yet hands its job back to wait without its worker slot, the provider's
+     * rate-limit headers bring the budget down to the provider's own, and a {@code 429} or {@code 503} with a time to
+     * wait pauses the whole fleet's calls. Empty limits: no budget (calls go as they come).
+     */
+    interface Budget {
+
+        /** Requests per minute, the fleet's; empty for no limit. */
+        OptionalInt requestsPerMinute();
+
+        /** Tokens per minute (prompt and answer), the fleet's; empty for no limit. */
+        OptionalInt tokensPerMinute();
+
+        /** Calls at once, the fleet's: a self-hosted server's slots (vLLM's, llama.cpp's, Ollama's); empty for no limit. */
+        OptionalInt maxConcurrent();
+
+        /**
+         * How long a call holds its place among the calls at once without ending: past it (its instance died), the
+         * place is let go. At least the longest call.
+         */
+        @WithDefault("15m")
+        Duration lease();
+
+        /** The tokens a call is expected to answer when {@code fq.llm.max-tokens} does not say, reserved with its prompt's. */
+        @WithDefault("1000")
+        @Min(1)
+        int answerTokens();
     }
 }

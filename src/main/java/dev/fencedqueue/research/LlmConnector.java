@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.LlmConfig;
@@ -30,6 +31,7 @@ import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.util.TypeLiteral;
+import jakarta.inject.Inject;
 
 /**
  * Opens the streaming HTTP call to the LLM server. Opening (until the response headers) is guarded with SmallRye
@@ -52,8 +54,16 @@ public class LlmConnector {
     private final HttpClient client;
     private final LlmConfig config;
     private final TypedGuard<Uni<LlmExchange>> guard;
+    private final LlmBudgetGate budget;
 
+    /** A connector that spends no fleet budget: for clients made outside CDI (tests of the protocol clients). */
     public LlmConnector(Vertx vertx, LlmConfig config) {
+        this(vertx, config, LlmBudgetGate.NONE);
+    }
+
+    @Inject
+    public LlmConnector(Vertx vertx, LlmConfig config, LlmBudgetGate budget) {
+        this.budget = budget;
         this.vertx = vertx;
         this.config = config;
         LlmConfig.Retry retry = config.retry();
@@ -90,8 +100,10 @@ public class LlmConnector {
      *         but {@code 501}, {@link LlmRefusedException} for another {@code 4xx} or a {@code 501}, and
      *         {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
-     *         {@code fq.llm.open-timeout}, each after the retries; and with SmallRye Fault Tolerance's
-     *         {@code CircuitBreakerOpenException} while the circuit is open.
+     *         {@code fq.llm.open-timeout}, each after the retries; with SmallRye Fault Tolerance's
+     *         {@code CircuitBreakerOpenException} while the circuit is open; and with
+     *         {@link dev.fencedqueue.worker.RateLimitedException} when the fleet's LLM budget cannot admit the call yet
+     *         ({@link LlmBudgetGate}).
      */
     public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
         return open(HttpMethod.POST, url, body, headers, "text/event-stream");
@@ -110,12 +122,15 @@ public class LlmConnector {
     public Uni<LlmExchange> open(HttpMethod method, URI url, String body, Map<String, String> headers, String accept) {
         // The span of the LLM call this request belongs to travels in the subscriber's context: its traceparent goes
         // along, so that the server's spans join the job's trace.
-        return Uni.createFrom().context(context -> {
+        Supplier<Uni<LlmExchange>> call = () -> Uni.createFrom().context(context -> {
             Map<String, String> sent = LlmSpan.inject(context, headers);
             return guard.get(() -> openOnce(method, url, body, sent, accept)
                     .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers "
                             + "from " + url + " within " + config.openTimeout())));
         });
+        // A streamed call that generates spends the fleet's budget; re-reading a response does not.
+        return method == HttpMethod.POST && "text/event-stream".equals(accept) ? budget.around(url, body, call)
+                : call.get();
     }
 
     /**

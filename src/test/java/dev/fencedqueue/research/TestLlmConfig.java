@@ -172,6 +172,11 @@ final class TestLlmConfig implements LlmConfig {
         return new BreakerSettings(requestVolume, 0.5, breakerDelay);
     }
 
+    @Override
+    public Budget budget() {
+        return base.budget();
+    }
+
     /** Named records, not anonymous classes: CDI refuses the constraint annotations inherited by the latter. */
     record RetrySettings(int maxRetries, Duration delay, Duration maxDelay) implements Retry {
     }
