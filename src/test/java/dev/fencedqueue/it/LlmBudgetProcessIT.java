@@ -1,0 +1,63 @@
+package dev.fencedqueue.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.testing.ServiceProcess;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Two real processes share one LLM budget ({@code fq.llm.budget.requests-per-minute=6}) against a third process's
+ * simulator limited like a provider to 7 requests a minute: eight jobs at once make no {@code 429}, because the two
+ * processes' calls together stay within the budget (with a budget each, even once the simulator's headers brought both
+ * down to its 7, they would send up to 14: one is refused); the calls the budget cannot admit yet wait in the queue,
+ * and every job completes with one attempt.
+ */
+class LlmBudgetProcessIT {
+
+    private static final int JOBS = 8;
+
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
+
+    @Test
+    void twoProcessesCallsStayWithinTheBudgetTheyShare() {
+        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false",
+                "fq.simulator.requests-per-minute", "7", "fq.simulator.answer-words", "20",
+                "fq.simulator.token-interval", "5ms"), Map.of());
+        Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
+                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.requests-per-minute", "6");
+        ServiceProcess a = fleet.start("proc-A", config, Map.of());
+        ServiceProcess b = fleet.start("proc-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < JOBS; i++) {
+            ServiceProcess to = i % 2 == 0 ? a : b;
+            jobs.add(to.request().contentType(ContentType.JSON).body(Map.of("query", "budget question " + i))
+                    .post("/research/start").then().statusCode(202).extract().path("jobId"));
+        }
+
+        // Six calls at once, then one every 10 s as the budget refills.
+        await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+                .until(() -> jobs.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
+        for (String id : jobs) {
+            assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
+        }
+        JsonPath provider = llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
+        assertThat(provider.getInt("rateLimited")).as("the provider refused no call").isZero();
+        assertThat(provider.getInt("admitted")).isEqualTo(JOBS);
+    }
+
+    private static JsonPath status(ServiceProcess process, String jobId) {
+        return process.request().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+    }
+}
