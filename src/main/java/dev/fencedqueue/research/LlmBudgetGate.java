@@ -2,10 +2,12 @@ package dev.fencedqueue.research;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import dev.fencedqueue.Failures;
@@ -16,6 +18,10 @@ import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.budget.Reservation;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.worker.RateLimitedException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -48,11 +54,13 @@ public class LlmBudgetGate {
     private final long answerTokens;
     private final String model;
     private final Set<BudgetKey> seen = ConcurrentHashMap.newKeySet();
+    private final Metrics metrics;
 
     @Inject
-    public LlmBudgetGate(LlmBudget budget, LlmConfig config) {
+    public LlmBudgetGate(LlmBudget budget, LlmConfig config, MeterRegistry registry) {
         LlmConfig.Budget settings = config.budget();
         this.budget = budget;
+        this.metrics = new Metrics(registry);
         this.limits = new BudgetLimits(settings.requestsPerMinute().orElse(0), settings.tokensPerMinute().orElse(0),
                 settings.maxConcurrent().orElse(0));
         this.lease = settings.lease();
@@ -61,6 +69,7 @@ public class LlmBudgetGate {
     }
 
     private LlmBudgetGate() {
+        this.metrics = null;
         this.budget = null;
         this.limits = BudgetLimits.NONE;
         this.lease = Duration.ZERO;
@@ -101,7 +110,12 @@ public class LlmBudgetGate {
                 })
                 .chain(reservation -> {
                     if (reservation != null && !reservation.reserved()) {
-                        return Uni.createFrom().failure(refused(key, reservation));
+                        RateLimitedException refused = refused(key, reservation);
+                        metrics.refused(reservation.reason(), refused.delay());
+                        return Uni.createFrom().failure(refused);
+                    }
+                    if (reservation != null) {
+                        metrics.left(reservation.requestsLeft(), reservation.tokensLeft());
                     }
                     return reservation == null ? call.get() : spending(key, leaseId, call.get());
                 });
@@ -118,6 +132,7 @@ public class LlmBudgetGate {
                     if (failure instanceof LlmUnavailableException unavailable
                             && (unavailable.status() == 429 || unavailable.status() == 503)
                             && unavailable.retryAfter().isPresent()) {
+                        metrics.refusedByServer();
                         pause(key, unavailable.retryAfter().get());
                     }
                 })
@@ -140,8 +155,7 @@ public class LlmBudgetGate {
 
     private void correct(BudgetKey key, ProviderLimits provider) {
         if (provider.saysAnything()) {
-            budget.correct(key, limits, provider).subscribe().with(ignored -> {
-            }, failure -> LOG.debugf("the LLM budget was not corrected: %s", Failures.describe(failure)));
+            budget.correct(key, limits, provider).subscribe().with(left -> metrics.left(left[0], left[1]), failure -> LOG.debugf("the LLM budget was not corrected: %s", Failures.describe(failure)));
         }
     }
 
@@ -157,5 +171,63 @@ public class LlmBudgetGate {
                 until -> LOG.infof("the LLM server at %s asked to wait %d ms: the fleet's calls to it wait too",
                         key.endpoint(), wait.toMillis()),
                 failure -> LOG.debugf("the fleet's LLM calls were not paused: %s", Failures.describe(failure)));
+    }
+
+    /**
+     * The budget's metrics: {@code fq_llm_rate_limited_total{reason}} (calls the budget held back: {@code paused},
+     * {@code concurrency}, {@code requests}, {@code tokens}; and {@code server}: a {@code 429} or {@code 503} with a
+     * time to wait, which paused the fleet), {@code fq_llm_budget_wait_seconds} (how long held-back jobs were sent to
+     * wait) and {@code fq_llm_budget_remaining{kind}} (requests and tokens the budget admitted after the last
+     * reservation or correction this instance made; absent without that limit).
+     */
+    private static final class Metrics {
+
+        private final MeterRegistry registry;
+        private final Map<String, Counter> refusals = new ConcurrentHashMap<>();
+        private final Timer waits;
+        private final AtomicLong requestsLeft = new AtomicLong(-1);
+        private final AtomicLong tokensLeft = new AtomicLong(-1);
+
+        Metrics(MeterRegistry registry) {
+            this.registry = registry;
+            this.waits = Timer.builder("fq.llm.budget.wait").publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
+                    .description("How long jobs whose LLM call the fleet's budget held back were sent to wait")
+                    .register(registry);
+            gauge("requests", requestsLeft);
+            gauge("tokens", tokensLeft);
+            // Every reason from the start, at 0: a rate of a counter that appears later misses its first increase.
+            for (String reason : java.util.List.of("paused", "concurrency", "requests", "tokens", "server")) {
+                counter(reason);
+            }
+        }
+
+        private void gauge(String kind, AtomicLong left) {
+            Gauge.builder("fq.llm.budget.remaining", left, value -> value.get() < 0 ? Double.NaN : value.get())
+                    .tag("kind", kind).description("What the fleet's LLM budget admitted after the last reservation or "
+                            + "correction this instance made")
+                    .register(registry);
+        }
+
+        void refused(String reason, Duration wait) {
+            counter(reason).increment();
+            waits.record(wait);
+        }
+
+        void refusedByServer() {
+            counter("server").increment();
+        }
+
+        void left(long requests, long tokens) {
+            requestsLeft.set(requests);
+            tokensLeft.set(tokens);
+        }
+
+        private Counter counter(String reason) {
+            return refusals.computeIfAbsent(reason, name -> Counter.builder("fq.llm.rate.limited").tag("reason", name)
+                    .description("LLM calls held back: by the fleet's budget (paused, concurrency, requests, tokens), "
+                            + "or refused by the server with a time to wait (server)")
+                    .register(registry));
+        }
     }
 }

@@ -79,6 +79,8 @@ class LlmBudgetGateTest extends ResearchTestSupport {
         Reservation next = budget.reserve(key, LIMITS, 0, lease, Duration.ofMinutes(1)).await().atMost(TIMEOUT);
         assertThat(next.requestsLeft()).as("within the server's 500 a minute, not our 1,000").isBetween(0L, 499L);
         budget.settle(key, LIMITS, lease, 0).await().atMost(TIMEOUT);
+        assertThat(meters.get("fq.llm.budget.remaining").tag("kind", "requests").gauge().value())
+                .as("fq_llm_budget_remaining{kind=requests}").isBetween(0.0, 500.0);
     }
 
     @Test
@@ -98,6 +100,10 @@ class LlmBudgetGateTest extends ResearchTestSupport {
         assertThat(done.getLong("processedOn") - done.getLong("timestamp")).as("it ran once the pause ended")
                 .isGreaterThanOrEqualTo(1_000);
         assertThat(rateLimitedAttempts() - limitedBefore).as("handed back, without its slot").isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("fq.llm.rate.limited").tag("reason", "paused").counter().count())
+                .as("fq_llm_rate_limited_total{reason=paused}").isGreaterThanOrEqualTo(1);
+        assertThat(meters.get("fq.llm.budget.wait").timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
+                .as("fq_llm_budget_wait_seconds: about the pause").isGreaterThanOrEqualTo(500);
     }
 
     private double rateLimitedAttempts() {
