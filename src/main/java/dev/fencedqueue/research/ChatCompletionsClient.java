@@ -96,7 +96,12 @@ public class ChatCompletionsClient {
                         return !done.get();
                     })
                     .map(this::chunk)
-                    .invoke(chunk -> finished.compareAndSet(false, chunk.finishReason() != null))
+                    .invoke(chunk -> {
+                        finished.compareAndSet(false, chunk.finishReason() != null);
+                        if (chunk.usage() != null) {
+                            exchange.reportTokens(chunk.usage().promptTokens() + chunk.usage().completionTokens());
+                        }
+                    })
                     .onCompletion().call(() -> {
                         if (!done.get()) {
                             return Uni.createFrom().failure(new LlmException("the LLM server ended its stream without "

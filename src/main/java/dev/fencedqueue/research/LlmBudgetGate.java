@@ -34,9 +34,9 @@ import org.jboss.logging.Logger;
  * {@code fq.llm.budget.answer-tokens}) and a place among the calls at once before it opens; a call the budget cannot
  * admit yet fails with {@link RateLimitedException}, so that its job waits in the queue without its worker slot
  * (with up to a tenth more, at most a second, of jitter, so that waiting jobs do not all come back at once). Once the
- * response's headers arrive, the provider's rate-limit headers correct the budget; once its body ends (or the call
- * fails), the call leaves the calls at once, its reserved tokens spent (a call that failed before its headers gives
- * them back). A {@code 429}, or a {@code 503} with a time to wait, pauses the whole fleet's calls for that long; the
+ * response's headers arrive, the provider's rate-limit headers correct the budget; once its body ends, the call leaves
+ * the calls at once and the tokens the server reported it used replace those it reserved (a server that reports none
+ * leaves the reservation spent); a call that failed before its headers gives them all back. A {@code 429}, or a {@code 503} with a time to wait, pauses the whole fleet's calls for that long; the
  * attempt itself fails as before (the connector retried it). Without any limit set nothing of this happens. When
  * Redis cannot be reached the call goes on without the budget.
  */
@@ -68,7 +68,7 @@ public class LlmBudgetGate {
         this.model = config.model().orElse("");
     }
 
-    private LlmBudgetGate() {
+    LlmBudgetGate() {
         this.metrics = null;
         this.budget = null;
         this.limits = BudgetLimits.NONE;
@@ -125,7 +125,7 @@ public class LlmBudgetGate {
         return call
                 .invoke(exchange -> {
                     correct(key, ProviderLimits.from(exchange.response()::getHeader));
-                    exchange.response().end().onComplete(ended -> settle(key, leaseId, -1));
+                    exchange.response().end().onComplete(ended -> settle(key, leaseId, exchange.usage().get()));
                 })
                 .onFailure().invoke(failure -> {
                     settle(key, leaseId, 0);

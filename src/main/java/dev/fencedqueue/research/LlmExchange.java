@@ -1,6 +1,7 @@
 package dev.fencedqueue.research;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.vertx.core.Context;
@@ -20,9 +21,12 @@ import io.vertx.core.http.HttpClientResponse;
  * @param brokenBeforeRead how the response broke while it waited paused for its reader (the connection closed), else
  *        {@code null}: Vert.x delivers that failure once, to the exception handler the opening set, not again to the
  *        reader's
+ * @param usage the tokens the call used, prompt and answer, as the server reported them at its end (the reader sets it:
+ *        {@link #reportTokens}); -1 until then, and for a server that reports none. The fleet's LLM budget settles the
+ *        call with it ({@link LlmBudgetGate})
  */
 public record LlmExchange(HttpClientResponse response, Context context, Duration idleTimeout,
-        AtomicReference<Throwable> brokenBeforeRead) {
+        AtomicReference<Throwable> brokenBeforeRead, AtomicLong usage) {
 
     /**
      * An exchange whose response is paused: from now its failure is kept for the reader ({@link #brokenBeforeRead}).
@@ -35,7 +39,7 @@ public record LlmExchange(HttpClientResponse response, Context context, Duration
     static LlmExchange of(HttpClientResponse response, Context context, Duration idleTimeout) {
         AtomicReference<Throwable> broken = new AtomicReference<>();
         response.exceptionHandler(broken::set);
-        return new LlmExchange(response, context, idleTimeout, broken);
+        return new LlmExchange(response, context, idleTimeout, broken, new AtomicLong(-1));
     }
 
     /** Runs {@code task} on the response's context: at once when already there. */
@@ -45,6 +49,11 @@ public record LlmExchange(HttpClientResponse response, Context context, Duration
         } else {
             context.runOnContext(ignored -> task.run());
         }
+    }
+
+    /** @param tokens the tokens the call used, prompt and answer, as the server reported them (0 or more) */
+    public void reportTokens(long tokens) {
+        usage.set(Math.max(0, tokens));
     }
 
     /** Closes the exchange before its end: for HTTP/1.x this closes the connection, which the server sees. */

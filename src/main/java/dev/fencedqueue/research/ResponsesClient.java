@@ -174,7 +174,14 @@ public class ResponsesClient {
             return SseEvents.of(exchange, "the LLM server")
                     .select().where(data -> !ended.get())
                     .map(data -> numbering.number(event(data)))
-                    .invoke(event -> ended.compareAndSet(false, event.isTerminal()))
+                    .invoke(event -> {
+                        ended.compareAndSet(false, event.isTerminal());
+                        JsonNode usage = event.data() == null ? null : event.data().path("response").path("usage");
+                        if (event.isTerminal() && usage != null && usage.isObject()) {
+                            exchange.reportTokens(usage.path("input_tokens").asLong() + usage.path("output_tokens")
+                                    .asLong());
+                        }
+                    })
                     .onCompletion().call(() -> ended.get() ? Uni.createFrom().voidItem() : Uni.createFrom()
                             .failure(new LlmException("the LLM server ended the response's stream without its "
                                     + "terminal event (`response.completed`, `response.incomplete`, `response.failed` "

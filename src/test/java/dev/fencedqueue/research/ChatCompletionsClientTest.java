@@ -26,6 +26,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -108,6 +109,28 @@ class ChatCompletionsClientTest {
         assertThat(body.path("temperature").asDouble()).isEqualTo(0.2);
         assertThat(body.path("messages").get(0).path("role").asText()).isEqualTo("system");
         assertThat(body.path("messages").get(1).path("content").asText()).isEqualTo("AI trends");
+    }
+
+    @Test
+    void reportsTheTokensTheServerSaysTheCallUsedForTheBudgetToSettle() {
+        List<LlmExchange> opened = new CopyOnWriteArrayList<>();
+        LlmBudgetGate capturing = new LlmBudgetGate() {
+            @Override
+            Uni<LlmExchange> around(java.net.URI url, String body, java.util.function.Supplier<Uni<LlmExchange>> call) {
+                return call.get().invoke(opened::add);
+            }
+        };
+        TestLlmConfig config = config();
+        config.url("http://127.0.0.1:" + server.actualPort() + "/ok");
+        LlmConnector connector = new LlmConnector(vertx, config, capturing);
+        connectors.add(connector);
+
+        AssertSubscriber<ChatChunk> chunks = subscribe(new ChatCompletionsClient(connector, config, json)
+                .stream("AI trends", "job-usage"));
+        chunks.awaitCompletion(TIMEOUT);
+
+        assertThat(opened).singleElement().satisfies(exchange -> assertThat(exchange.usage().get())
+                .as("prompt 12 and completion 3").isEqualTo(15));
     }
 
     @Test
