@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -98,7 +99,7 @@ public class LlmBudgetGate {
         if (!isActive()) {
             return call.get();
         }
-        BudgetKey key = new BudgetKey(url.getScheme() + "://" + url.getRawAuthority() + url.getRawPath(), model);
+        BudgetKey key = key(url);
         seen.add(key);
         String leaseId = UUID.randomUUID().toString();
         long tokens = (body == null ? 0 : body.length() / 4) + answerTokens;
@@ -127,16 +128,34 @@ public class LlmBudgetGate {
                     correct(key, ProviderLimits.from(exchange.response()::getHeader));
                     exchange.response().end().onComplete(ended -> settle(key, leaseId, exchange.usage().get()));
                 })
-                .onFailure().invoke(failure -> {
-                    settle(key, leaseId, 0);
-                    if (failure instanceof LlmUnavailableException unavailable
-                            && (unavailable.status() == 429 || unavailable.status() == 503)
-                            && unavailable.retryAfter().isPresent()) {
-                        metrics.refusedByServer();
-                        pause(key, unavailable.retryAfter().get());
-                    }
-                })
+                .onFailure().invoke(failure -> settle(key, leaseId, 0))
                 .onCancellation().invoke(() -> settle(key, leaseId, 0));
+    }
+
+    /**
+     * Tells the budget that one try of a call was refused, before the connector retries it: a {@code 429}, or a
+     * {@code 503} with a time to wait, pauses the whole fleet's calls for that long (with up to a tenth more, at most a
+     * second, of jitter), and the refusal's rate-limit headers correct the budget. Nothing without a limit set.
+     *
+     * @param url the call's URL
+     * @param refusal the server's answer
+     * @param provider what its headers said of its limits
+     */
+    void refused(URI url, LlmUnavailableException refusal, ProviderLimits provider) {
+        if (!isActive()) {
+            return;
+        }
+        BudgetKey key = key(url);
+        correct(key, provider);
+        Optional<Duration> wait = refusal.retryAfter().or(provider::retryAfter);
+        if ((refusal.status() == 429 || refusal.status() == 503) && wait.isPresent()) {
+            metrics.refusedByServer();
+            pause(key, wait.get());
+        }
+    }
+
+    private BudgetKey key(URI url) {
+        return new BudgetKey(url.getScheme() + "://" + url.getRawAuthority() + url.getRawPath(), model);
     }
 
     private RateLimitedException refused(BudgetKey key, Reservation reservation) {

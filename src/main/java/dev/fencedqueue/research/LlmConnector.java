@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
@@ -179,7 +180,11 @@ public class LlmConnector {
                     response.exceptionHandler(ignored -> {
                     }); // the reset below is ours: not an error for Vert.x to log
                     response.request().reset();
-                    emitter.fail(failure(url, response));
+                    LlmException failure = failure(url, response);
+                    if (failure instanceof LlmUnavailableException refusal) {
+                        budget.refused(url, refusal, ProviderLimits.from(response::getHeader));
+                    }
+                    emitter.fail(failure);
                     return;
                 }
                 response.pause();

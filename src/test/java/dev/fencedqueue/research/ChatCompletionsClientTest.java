@@ -207,6 +207,31 @@ class ChatCompletionsClientTest {
     }
 
     @Test
+    void eachRefusedTryIsToldToTheBudgetBeforeItIsRetried() {
+        List<LlmUnavailableException> refusals = new CopyOnWriteArrayList<>();
+        LlmBudgetGate capturing = new LlmBudgetGate() {
+            @Override
+            void refused(java.net.URI url, LlmUnavailableException refusal, dev.fencedqueue.budget.ProviderLimits provider) {
+                refusals.add(refusal);
+            }
+        };
+        TestLlmConfig config = config().retries(2, Duration.ofMillis(10), Duration.ofSeconds(5));
+        config.url("http://127.0.0.1:" + server.actualPort() + "/busy-once");
+        LlmConnector connector = new LlmConnector(vertx, config, capturing);
+        connectors.add(connector);
+
+        AssertSubscriber<ChatChunk> chunks = subscribe(new ChatCompletionsClient(connector, config, json)
+                .stream("q", "job-refused"));
+        chunks.awaitCompletion(TIMEOUT);
+
+        assertThat(refusals).as("the 429, so that the fleet pauses while this try waits its Retry-After")
+                .singleElement().satisfies(refusal -> {
+                    assertThat(refusal.status()).isEqualTo(429);
+                    assertThat(refusal.retryAfter()).contains(Duration.ofSeconds(1));
+                });
+    }
+
+    @Test
     void a503BeforeAnyByteIsRetriedAndA400IsNot() {
         AssertSubscriber<ChatChunk> retried = subscribe(client("/down-twice", config()
                 .retries(3, Duration.ofMillis(10), Duration.ofMillis(100))).stream("q", "job-8"));
