@@ -4,6 +4,7 @@ import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,11 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -116,17 +119,12 @@ class ChatCompletionsClientTest {
         List<LlmExchange> opened = new CopyOnWriteArrayList<>();
         LlmBudgetGate capturing = new LlmBudgetGate() {
             @Override
-            Uni<LlmExchange> around(java.net.URI url, String body, java.util.function.Supplier<Uni<LlmExchange>> call) {
+            Uni<LlmExchange> around(URI url, String body, Supplier<Uni<LlmExchange>> call) {
                 return call.get().invoke(opened::add);
             }
         };
-        TestLlmConfig config = config();
-        config.url("http://127.0.0.1:" + server.actualPort() + "/ok");
-        LlmConnector connector = new LlmConnector(vertx, config, capturing);
-        connectors.add(connector);
-
-        AssertSubscriber<ChatChunk> chunks = subscribe(new ChatCompletionsClient(connector, config, json)
-                .stream("AI trends", "job-usage"));
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/ok", config(), capturing).stream("AI trends",
+                "job-usage"));
         chunks.awaitCompletion(TIMEOUT);
 
         assertThat(opened).singleElement().satisfies(exchange -> assertThat(exchange.usage().get())
@@ -211,17 +209,12 @@ class ChatCompletionsClientTest {
         List<LlmUnavailableException> refusals = new CopyOnWriteArrayList<>();
         LlmBudgetGate capturing = new LlmBudgetGate() {
             @Override
-            void refused(java.net.URI url, LlmUnavailableException refusal, dev.fencedqueue.budget.ProviderLimits provider) {
+            void refused(URI url, LlmUnavailableException refusal, ProviderLimits provider) {
                 refusals.add(refusal);
             }
         };
-        TestLlmConfig config = config().retries(2, Duration.ofMillis(10), Duration.ofSeconds(5));
-        config.url("http://127.0.0.1:" + server.actualPort() + "/busy-once");
-        LlmConnector connector = new LlmConnector(vertx, config, capturing);
-        connectors.add(connector);
-
-        AssertSubscriber<ChatChunk> chunks = subscribe(new ChatCompletionsClient(connector, config, json)
-                .stream("q", "job-refused"));
+        AssertSubscriber<ChatChunk> chunks = subscribe(client("/busy-once", config().retries(2, Duration.ofMillis(10),
+                Duration.ofSeconds(5)), capturing).stream("q", "job-refused"));
         chunks.awaitCompletion(TIMEOUT);
 
         assertThat(refusals).as("the 429, so that the fleet pauses while this try waits its Retry-After")
@@ -399,8 +392,13 @@ class ChatCompletionsClientTest {
     }
 
     private ChatCompletionsClient client(String route, TestLlmConfig config) {
+        return client(route, config, LlmBudgetGate.NONE);
+    }
+
+    /** @return a client of the test server's {@code route}, whose connector tells {@code gate} of its calls */
+    private ChatCompletionsClient client(String route, TestLlmConfig config, LlmBudgetGate gate) {
         config.url("http://127.0.0.1:" + server.actualPort() + route);
-        LlmConnector connector = new LlmConnector(vertx, config);
+        LlmConnector connector = new LlmConnector(vertx, config, gate);
         connectors.add(connector);
         return new ChatCompletionsClient(connector, config, json);
     }
