@@ -1,21 +1,27 @@
 --[[
   Pauses every new call of an LLM budget (include llmBudget) for the whole fleet: the provider answered 429 or 503 with
   the time to wait (retry-after, retry-after-ms, or its reset headers). A pause only ever grows: a shorter one than the
-  pause under way changes nothing.
+  pause under way changes nothing. The server counts as unavailable from the first refusal since its last success.
 
   KEYS[1] the budget's hash
 
   ARGV[1] how long to pause from now, ms (the caller adds its jitter)
 
-  Returns until when calls are paused (ms, Redis clock).
+  Returns {how long calls wait from now (ms), how long the server has been unavailable (ms)}.
 ]]
 --- @include "nowMs"
 
 local now = nowMs()
 local pausedUntil = now + tonumber(ARGV[1])
-local current = tonumber(redis.call('HGET', KEYS[1], 'pausedUntil'))
+local state = redis.call('HMGET', KEYS[1], 'pausedUntil', 'unavailableSince')
+local since = tonumber(state[2])
+if not since then
+    since = now
+    redis.call('HSET', KEYS[1], 'unavailableSince', since)
+end
+local current = tonumber(state[1])
 if current and current >= pausedUntil then
-    return current
+    return {current - now, now - since}
 end
 redis.call('HSET', KEYS[1], 'pausedUntil', pausedUntil)
-return pausedUntil
+return {pausedUntil - now, now - since}

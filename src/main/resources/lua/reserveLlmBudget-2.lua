@@ -13,25 +13,41 @@
           token limit reserves the whole limit, so that it can start once the budget is full)
   ARGV[5] the call's lease id
   ARGV[6] how long the lease holds without renewal, ms
+  ARGV[7] how long the server may stay unavailable before calls stop waiting for it, ms (fq.llm.unavailable-timeout)
 
-  Returns {1, requests left, tokens left} when reserved (left: -1 for no limit); {0, wait ms, reason} when not, where
-  reason is 'paused' (the provider said wait), 'concurrency' (too many calls in flight; wait: until the first lease
-  runs out, at most 1,000 ms, as calls mostly end sooner), 'requests' or 'tokens' (wait: until the limit admits it).
+  Returns {1, requests left, tokens left, unwell} when reserved (left: -1 for no limit; unwell: 1 when the server was
+  unavailable since its last success, so that this call's success should close the circuit, else 0);
+  {0, wait ms, reason} when not, where reason is 'unavailable' (the server has been refusing or failing every call for
+  longer than ARGV[7] and no call may probe it now: wait 0, the attempt fails), 'paused' (the provider said wait),
+  'open' (the circuit is open: wait until the next probe), 'concurrency' (too many calls in flight; wait: until the
+  first lease runs out, at most 1,000 ms, as calls mostly end sooner), 'requests' or 'tokens' (wait: until the limit
+  admits it). When the circuit is open and its probe is due, this call is the probe: it is reserved, and the other
+  calls wait one more probe interval for its outcome.
 ]]
 --- @include "nowMs"
 --- @include "llmBudget"
 
 local now = nowMs()
 local state = redis.call('HMGET', KEYS[1], 'requestsTat', 'tokensTat', 'pausedUntil', 'providerRequests',
-    'providerTokens')
+    'providerTokens', 'unavailableSince', 'probeMs', 'openUntil')
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for _, lease in ipairs(expired) do
     redis.call('ZREM', KEYS[2], lease)
     redis.call('HDEL', KEYS[1], 'reserved:' .. lease)
 end
 local pausedUntil = tonumber(state[3])
+local unavailableSince = tonumber(state[6])
+local probeMs = tonumber(state[7])
+local openUntil = tonumber(state[8]) or 0
+local waiting = (pausedUntil and pausedUntil > now) or (probeMs and openUntil > now)
+if waiting and unavailableSince and now - unavailableSince >= tonumber(ARGV[7]) then
+    return {0, 0, 'unavailable'}
+end
 if pausedUntil and pausedUntil > now then
     return {0, pausedUntil - now, 'paused'}
+end
+if probeMs and openUntil > now then
+    return {0, openUntil - now, 'open'}
 end
 local most = tonumber(ARGV[3])
 if most > 0 and redis.call('ZCARD', KEYS[2]) >= most then
@@ -65,7 +81,10 @@ end
 if tokensTat then
     redis.call('HSET', KEYS[1], 'tokensTat', tokensTat)
 end
+if probeMs then
+    redis.call('HSET', KEYS[1], 'openUntil', now + probeMs, 'prober', ARGV[5])
+end
 redis.call('HSET', KEYS[1], 'reserved:' .. ARGV[5], tokens)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[5])
 return {1, requestLimit > 0 and budgetLeft(requestsTat, requestLimit, now) or -1,
-    tokenLimit > 0 and budgetLeft(tokensTat, tokenLimit, now) or -1}
+    tokenLimit > 0 and budgetLeft(tokensTat, tokenLimit, now) or -1, (unavailableSince or probeMs) and 1 or 0}

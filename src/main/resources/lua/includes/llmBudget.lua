@@ -8,6 +8,12 @@
 --   'providerRequests', 'providerTokens'  the provider's own limits as its headers last gave them (correctLlmBudget):
 --                                the smaller of those and the configured limits is the one in force
 --   'pausedUntil'                no call starts before this (ms, Redis clock): the provider said wait (pauseLlmBudget)
+--   'unavailableSince'           when the server first refused or failed a call since its last success (ms, Redis
+--                                clock; pauseLlmBudget, openLlmCircuit), cleared by a success (closeLlmCircuit)
+--   'probeMs', 'openUntil', 'prober'  the fleet's circuit, open while 'probeMs' is there (openLlmCircuit): no call
+--                                starts before 'openUntil' (ms, Redis clock) but the one probe due then, whose lease
+--                                id 'prober' holds; each failed probe doubles 'probeMs' up to a ceiling; the first
+--                                success closes it (closeLlmCircuit)
 --   'reserved:<lease>'           the tokens a call in flight reserved, until it settles (settleLlmBudget)
 -- and one sorted set of the calls in flight (KEYS[2]: lease id -> until when it is held, ms), for the most calls at once.
 

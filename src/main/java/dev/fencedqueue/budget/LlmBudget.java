@@ -15,7 +15,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * per minute and calls at once. A call reserves its share before it starts ({@link #reserve}), settles it with the
  * usage the server reported once it ended ({@link #settle}); the provider's rate-limit headers correct the budget as
  * they arrive ({@link #correct}), and its {@code 429} or {@code 503} with a time to wait pauses every instance's calls
- * ({@link #pause}). Each limit is a GCRA cell with a minute's burst ({@code llmBudget.lua}), one script per transition.
+ * ({@link #pause}); a call that finds the server down opens the fleet's circuit ({@link #open}) until a call succeeds
+ * ({@link #close}). Each limit is a GCRA cell with a minute's burst ({@code llmBudget.lua}), one script per transition.
  * Every method fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable.
  */
 @ApplicationScoped
@@ -38,13 +39,17 @@ public class LlmBudget {
      * @param leaseId the call's id, unique; the lease is let go by {@link #settle}, or when it runs out
      * @param lease how long the lease holds: the longest the call may take (a lease that runs out frees its place, its
      *        tokens stay spent)
+     * @param unavailableTimeout how long the fleet waits for a server that refuses or fails every call
+     *        ({@code fq.llm.unavailable-timeout}): past it, a call that would wait for it is told {@code unavailable}
      * @return whether the call may start, or how long to wait and why
      */
-    public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease) {
+    public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease,
+            Duration unavailableTimeout) {
         return scripts.run(LuaScript.RESERVE_LLM_BUDGET, key.keys(keyPrefix), List.of(
                 Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute()),
                 Long.toString(limits.maxConcurrent()), Long.toString(Math.max(0, tokens)), leaseId,
-                Long.toString(Math.max(1, lease.toMillis())))).map(LlmBudget::reservation);
+                Long.toString(Math.max(1, lease.toMillis())), Long.toString(Math.max(0, unavailableTimeout.toMillis()))))
+                .map(LlmBudget::reservation);
     }
 
     /**
@@ -82,20 +87,64 @@ public class LlmBudget {
 
     /**
      * Pauses every instance's new calls of the budget, as the provider asked; a pause never shortens one under way.
+     * The server counts as unavailable from then until a call's success ({@link #close}).
      *
      * @param key the budget
      * @param wait how long from now (the caller adds its jitter), 0 or more
-     * @return until when calls are paused, ms since the epoch, Redis clock
+     * @return how long calls wait from now, and how long the server has been unavailable
      */
-    public Uni<Long> pause(BudgetKey key, Duration wait) {
+    public Uni<Outage> pause(BudgetKey key, Duration wait) {
         return scripts.run(LuaScript.PAUSE_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1),
-                List.of(Long.toString(Math.max(0, wait.toMillis())))).map(Response::toLong);
+                List.of(Long.toString(Math.max(0, wait.toMillis())))).map(LlmBudget::outage);
+    }
+
+    /**
+     * Opens the fleet's circuit of the budget (or keeps it open): a call found the server down. The first failure
+     * opens it for {@code delay}; the failure of the probe that follows doubles that, up to {@code maxDelay}; a
+     * failure of another call changes nothing.
+     *
+     * @param key the budget
+     * @param leaseId the failed call's lease id (as reserved)
+     * @param delay the first interval between probes, above 0
+     * @param maxDelay the longest interval between probes, at least {@code delay}
+     * @return how long calls wait from now for the next probe (0 or more), and how long the server has been
+     *         unavailable
+     */
+    public Uni<Outage> open(BudgetKey key, String leaseId, Duration delay, Duration maxDelay) {
+        return scripts.run(LuaScript.OPEN_LLM_CIRCUIT, key.keys(keyPrefix).subList(0, 1), List.of(
+                Long.toString(Math.max(1, delay.toMillis())), Long.toString(Math.max(delay.toMillis(),
+                        maxDelay.toMillis())), leaseId)).map(LlmBudget::outage);
+    }
+
+    /**
+     * Closes the fleet's circuit of the budget: a call succeeded, so every instance's calls start again.
+     *
+     * @param key the budget
+     * @return whether the circuit was open or the server counted as unavailable
+     */
+    public Uni<Boolean> close(BudgetKey key) {
+        return scripts.run(LuaScript.CLOSE_LLM_CIRCUIT, key.keys(keyPrefix).subList(0, 1), List.of())
+                .map(reply -> reply.toInteger() == 1);
+    }
+
+    /**
+     * What the fleet knows of a server that refused or failed a call.
+     *
+     * @param waitMillis how long calls wait from now, ms (0 or more)
+     * @param unavailableMillis how long the server has been refusing or failing calls since its last success, ms
+     */
+    public record Outage(long waitMillis, long unavailableMillis) {
+    }
+
+    private static Outage outage(Response reply) {
+        return new Outage(reply.get(0).toLong(), reply.get(1).toLong());
     }
 
     private static Reservation reservation(Response reply) {
         if (reply.get(0).toInteger() == 1) {
-            return new Reservation(true, 0, null, reply.get(1).toLong(), reply.get(2).toLong());
+            return new Reservation(true, 0, null, reply.get(1).toLong(), reply.get(2).toLong(),
+                    reply.get(3).toInteger() == 1);
         }
-        return new Reservation(false, reply.get(1).toLong(), reply.get(2).toString(), -1, -1);
+        return new Reservation(false, reply.get(1).toLong(), reply.get(2).toString(), -1, -1, false);
     }
 }

@@ -112,11 +112,20 @@ public interface LlmConfig {
     /** Retries of opening the stream, before any byte of an answer arrived. */
     Retry retry();
 
-    /** The circuit breaker around opening the stream. */
-    CircuitBreaker circuitBreaker();
-
     /** The LLM budget the fleet shares per endpoint and model ({@code fq.llm.budget.*}), kept in Redis. */
     Budget budget();
+
+    /**
+     * How long the fleet waits for an LLM server that refuses (a {@code 429}, a {@code 503} with a time to wait) or
+     * fails (refused or reset connections, no headers in time, {@code 5xx}) every call, counted from the first such
+     * call since its last success: until then a job whose call met it waits in the queue without counting an attempt;
+     * after it, attempts fail as their calls do. {@code 0s}: attempts fail at once.
+     */
+    @WithDefault("15m")
+    Duration unavailableTimeout();
+
+    /** The circuit the fleet shares per endpoint and model, opened when a call finds the server down. */
+    FleetCircuit fleetCircuit();
 
     /** The ways {@link #resume()} names. */
     enum Resume {
@@ -188,33 +197,29 @@ public interface LlmConfig {
     }
 
     /**
-     * {@code fq.llm.circuit-breaker.*}: when at least {@code failure-ratio} of the last {@code request-volume}
-     * openings failed (connection errors, time-outs, {@code 429}, {@code 5xx}), new attempts fail at once for
-     * {@code delay} without calling the server (their jobs are retried by the queue), then one trial call decides.
+     * The fleet's circuit per LLM endpoint and model, kept in Redis beside the budget: a call that found the server down
+     * (after its own retries, {@link #retry()}) opens it, so that every instance's calls wait instead of failing; one
+     * call probes the server after {@link #delay()}, each failed probe doubles the interval up to {@link #maxDelay()},
+     * and the first success closes it.
      */
-    interface CircuitBreaker {
+    interface FleetCircuit {
 
-        /** Openings the failure ratio is computed over. */
-        @WithDefault("20")
-        @Min(1)
-        int requestVolume();
-
-        /** Share of failed openings that opens the circuit, 0 to 1. */
-        @WithDefault("0.5")
-        @DecimalMin("0") @DecimalMax("1")
-        double failureRatio();
-
-        /** How long the circuit stays open. */
-        @WithDefault("30s")
+        /** The first interval between probes. */
+        @WithDefault("5s")
         Duration delay();
+
+        /** The longest interval between probes. */
+        @WithDefault("1m")
+        Duration maxDelay();
     }
 
     /**
-     * An LLM budget the whole fleet shares, per endpoint and model, as providers limit an organisation: with any limit
-     * set, every streamed call reserves its share in Redis before it starts ({@code dev.fencedqueue.budget.LlmBudget}),
-     * a call the budget cannot admit yet hands its job back to wait without its worker slot, the provider's
-     * rate-limit headers bring the budget down to the provider's own, and a {@code 429} or {@code 503} with a time to
-     * wait pauses the whole fleet's calls. Empty limits: no budget (calls go as they come).
+     * An LLM budget the whole fleet shares, per endpoint and model, as providers limit an organisation: every streamed
+     * call reserves its share in Redis before it starts ({@code dev.fencedqueue.budget.LlmBudget}), a call the budget
+     * cannot admit yet hands its job back to wait without its worker slot, and the provider's rate-limit headers
+     * bring the budget down to the provider's own. Empty limits: the provider's headers are the only limits; a
+     * {@code 429} or {@code 503} with a time to wait still pauses the whole fleet's calls, and the fleet's circuit
+     * still opens ({@link FleetCircuit}).
      */
     interface Budget {
 

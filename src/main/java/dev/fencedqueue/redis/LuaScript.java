@@ -43,6 +43,9 @@ public enum LuaScript {
     SETTLE_LLM_BUDGET("settleLlmBudget", 2),
     CORRECT_LLM_BUDGET("correctLlmBudget", 1),
     PAUSE_LLM_BUDGET("pauseLlmBudget", 1),
+    OPEN_LLM_CIRCUIT("openLlmCircuit", 1),
+    CLOSE_LLM_CIRCUIT("closeLlmCircuit", 1),
+    READ_LLM_BUDGET("readLlmBudget", 2),
     /** Takes the cursor key and then any number of keys (file {@code commitChunk-n.lua}). */
     COMMIT_CHUNK("commitChunk", LuaScript.VARIADIC);
 

@@ -36,18 +36,21 @@ import jakarta.inject.Inject;
 
 /**
  * Opens the streaming HTTP call to the LLM server. Opening (until the response headers) is guarded with SmallRye
- * Fault Tolerance's programmatic API, configured from {@code fq.llm.retry.*} and {@code fq.llm.circuit-breaker.*}:
+ * Fault Tolerance's programmatic API, configured from {@code fq.llm.retry.*}:
  * a refused or reset connection, a try that outlives {@code fq.llm.open-timeout}, and a {@code 429} or
  * {@code 5xx} answer (but {@code 501 Not Implemented}, which says the server does not offer the request) are retried
- * with exponential backoff, honouring {@code Retry-After}; a circuit breaker stops calling a server that keeps
- * failing. Once the headers arrived nothing is retried here: a broken stream fails the
+ * with exponential backoff, honouring {@code Retry-After}. A streamed call that generates goes through the fleet's budget ({@link LlmBudgetGate}): then a {@code 429},
+ * or a {@code 503} with a time to wait, is not retried here (the whole fleet waits for the server), and a call that
+ * still finds the server down after its retries opens the fleet's circuit, which stops every instance calling it;
+ * either way its job waits in the queue.
+ * Once the headers arrived nothing is retried here: a broken stream fails the
  * attempt, which the queue retries as a new epoch. The response is returned paused, with an idle timeout
  * (Vert.x's, reset by every chunk received) already armed.
  */
 @ApplicationScoped
 public class LlmConnector {
 
-    /** What a retry and the circuit breaker treat as the server being unavailable (before any byte arrived). */
+    /** What a retry treats as the server being unavailable (before any byte arrived). */
     private static final List<Class<? extends Throwable>> UNAVAILABLE = List.of(ConnectException.class,
             HttpClosedException.class, TimeoutException.class, LlmUnavailableException.class);
 
@@ -68,7 +71,6 @@ public class LlmConnector {
         this.vertx = vertx;
         this.config = config;
         LlmConfig.Retry retry = config.retry();
-        LlmConfig.CircuitBreaker breaker = config.circuitBreaker();
         this.guard = TypedGuard.create(new TypeLiteral<Uni<LlmExchange>>() {
         })
                 .withRetry().maxRetries(retry.maxRetries()).retryOn(UNAVAILABLE)
@@ -79,9 +81,6 @@ public class LlmConnector {
                 .jitter(0, ChronoUnit.MILLIS)
                 .withCustomBackoff().strategy(() -> new RetryAfterBackoff(retry.delay(), retry.maxDelay())).done()
                 .done()
-                .withCircuitBreaker().requestVolumeThreshold(breaker.requestVolume())
-                .failureRatio(breaker.failureRatio()).delay(breaker.delay().toMillis(), ChronoUnit.MILLIS)
-                .failOn(UNAVAILABLE).done()
                 .build();
         // The request's idle timeout stops once the response headers arrive; the connection's idle timeout
         // (reset by every byte read or written) also covers a response body that goes silent.
@@ -101,10 +100,10 @@ public class LlmConnector {
      *         but {@code 501}, {@link LlmRefusedException} for another {@code 4xx} or a {@code 501}, and
      *         {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
-     *         {@code fq.llm.open-timeout}, each after the retries; with SmallRye Fault Tolerance's
-     *         {@code CircuitBreakerOpenException} while the circuit is open; and with
-     *         {@link dev.fencedqueue.worker.RateLimitedException} when the fleet's LLM budget cannot admit the call yet
-     *         ({@link LlmBudgetGate}).
+     *         {@code fq.llm.open-timeout}, each after the retries; and with
+     *         {@link dev.fencedqueue.worker.RateLimitedException} when the call cannot go on yet: the fleet's LLM
+     *         budget cannot admit it, or the server asked to wait or is down, for less than
+     *         {@code fq.llm.unavailable-timeout} ({@link LlmBudgetGate}).
      */
     public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
         return open(HttpMethod.POST, url, body, headers, "text/event-stream");
@@ -181,10 +180,9 @@ public class LlmConnector {
                     }); // the reset below is ours: not an error for Vert.x to log
                     response.request().reset();
                     LlmException failure = failure(url, response);
-                    if (failure instanceof LlmUnavailableException refusal) {
-                        budget.refused(url, refusal, ProviderLimits.from(response::getHeader));
-                    }
-                    emitter.fail(failure);
+                    emitter.fail(failure instanceof LlmUnavailableException refusal
+                            ? budget.refused(refusal, ProviderLimits.from(response::getHeader))
+                            : failure);
                     return;
                 }
                 response.pause();

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 class LlmBudgetTest {
 
     private static final Duration LEASE = Duration.ofMinutes(5);
+    /** How long the fleet waits for a server that is down, in these tests. */
+    private static final Duration UNAVAILABLE = Duration.ofMinutes(15);
 
     @Inject
     LlmBudget budget;
@@ -87,7 +89,7 @@ class LlmBudgetTest {
 
         // A zombie's lease: it runs out, and the next reservation lets its place go.
         budget.settle(key, limits, "b", 10).await().atMost(TIMEOUT);
-        assertThat(budget.reserve(key, limits, 10, "zombie", Duration.ofMillis(200)).await().atMost(TIMEOUT).reserved())
+        assertThat(budget.reserve(key, limits, 10, "zombie", Duration.ofMillis(200), UNAVAILABLE).await().atMost(TIMEOUT).reserved())
                 .isTrue();
         await("the zombie's lease ran out").atMost(TIMEOUT)
                 .until(() -> reserve(limits, 10, "d-" + UUID.randomUUID()).reserved());
@@ -113,8 +115,9 @@ class LlmBudgetTest {
     @Test
     void aPauseStopsEveryCallUntilItEndsAndNeverShortens() {
         BudgetLimits limits = BudgetLimits.NONE;
-        long until = budget.pause(key, Duration.ofSeconds(60)).await().atMost(TIMEOUT);
-        assertThat(budget.pause(key, Duration.ofSeconds(1)).await().atMost(TIMEOUT)).isEqualTo(until);
+        long wait = budget.pause(key, Duration.ofSeconds(60)).await().atMost(TIMEOUT).waitMillis();
+        assertThat(budget.pause(key, Duration.ofSeconds(1)).await().atMost(TIMEOUT).waitMillis())
+                .as("the minute's pause, not a second's").isGreaterThan(1_000L).isLessThanOrEqualTo(wait);
 
         Reservation paused = reserve(limits, 10);
         assertThat(paused.reason()).isEqualTo("paused");
@@ -123,7 +126,58 @@ class LlmBudgetTest {
         BudgetKey shortKey = new BudgetKey(key.endpoint(), "short");
         budget.pause(shortKey, Duration.ofMillis(200)).await().atMost(TIMEOUT);
         await("the pause ends").atMost(TIMEOUT).until(() -> budget.reserve(shortKey, limits, 10,
-                UUID.randomUUID().toString(), LEASE).await().atMost(TIMEOUT).reserved());
+                UUID.randomUUID().toString(), LEASE, UNAVAILABLE).await().atMost(TIMEOUT).reserved());
+    }
+
+    @Test
+    void aServerFoundDownOpensTheCircuitUntilOneProbeSucceeds() {
+        BudgetLimits limits = BudgetLimits.NONE;
+        Reservation first = reserve(limits, 10, "first");
+        assertThat(first.unwell()).as("a server that never failed").isFalse();
+        LlmBudget.Outage opened = budget.open(key, "first", Duration.ofMillis(300), Duration.ofSeconds(10))
+                .await().atMost(TIMEOUT);
+        assertThat(opened.waitMillis()).isEqualTo(300);
+        assertThat(budget.open(key, "in-flight-before", Duration.ofMillis(300), Duration.ofSeconds(10))
+                .await().atMost(TIMEOUT).waitMillis()).as("another call's failure does not grow the interval")
+                .isLessThanOrEqualTo(300L);
+
+        Reservation held = reserve(limits, 10);
+        assertThat(held.reason()).isEqualTo("open");
+        assertThat(held.waitMillis()).as("until the probe").isPositive().isLessThanOrEqualTo(300L);
+
+        Reservation probe = await("the probe is due").atMost(TIMEOUT).until(() -> reserve(limits, 10, "probe"),
+                Reservation::reserved);
+        assertThat(probe.unwell()).as("its success should close the circuit").isTrue();
+        assertThat(reserve(limits, 10).reason()).as("the others wait for the probe's outcome").isEqualTo("open");
+        assertThat(budget.open(key, "probe", Duration.ofMillis(300), Duration.ofSeconds(10)).await().atMost(TIMEOUT)
+                .waitMillis()).as("the failed probe doubles the interval").isEqualTo(600);
+
+        Reservation secondProbe = await("the next probe is due").atMost(TIMEOUT)
+                .until(() -> reserve(limits, 10, "probe-2"), Reservation::reserved);
+        assertThat(secondProbe.unwell()).isTrue();
+        assertThat(budget.close(key).await().atMost(TIMEOUT)).as("the probe succeeded").isTrue();
+        Reservation after = reserve(limits, 10);
+        assertThat(after.reserved()).as("every call starts again").isTrue();
+        assertThat(after.unwell()).isFalse();
+        assertThat(budget.close(key).await().atMost(TIMEOUT)).as("nothing left to close").isFalse();
+    }
+
+    @Test
+    void pastTheUnavailableTimeoutCallsThatWouldWaitAreToldTheServerIsUnavailable() {
+        BudgetLimits limits = BudgetLimits.NONE;
+        budget.open(key, "first", Duration.ofSeconds(60), Duration.ofSeconds(60)).await().atMost(TIMEOUT);
+        assertThat(budget.reserve(key, limits, 10, "patient", LEASE, UNAVAILABLE).await().atMost(TIMEOUT).reason())
+                .as("within fq.llm.unavailable-timeout: wait").isEqualTo("open");
+        Reservation impatient = budget.reserve(key, limits, 10, "impatient", LEASE, Duration.ZERO)
+                .await().atMost(TIMEOUT);
+        assertThat(impatient.reason()).as("past it: the attempt fails").isEqualTo("unavailable");
+        assertThat(impatient.waitMillis()).isZero();
+
+        BudgetKey paused = new BudgetKey(key.endpoint(), "paused");
+        LlmBudget.Outage outage = budget.pause(paused, Duration.ofSeconds(60)).await().atMost(TIMEOUT);
+        assertThat(outage.unavailableMillis()).as("unavailable since this refusal").isLessThan(UNAVAILABLE.toMillis());
+        assertThat(budget.reserve(paused, limits, 10, "impatient", LEASE, Duration.ZERO).await().atMost(TIMEOUT)
+                .reason()).as("a pause counts as unavailable too").isEqualTo("unavailable");
     }
 
     private Reservation reserve(BudgetLimits limits, long tokens) {
@@ -131,6 +185,6 @@ class LlmBudgetTest {
     }
 
     private Reservation reserve(BudgetLimits limits, long tokens, String leaseId) {
-        return budget.reserve(key, limits, tokens, leaseId, LEASE).await().atMost(TIMEOUT);
+        return budget.reserve(key, limits, tokens, leaseId, LEASE, UNAVAILABLE).await().atMost(TIMEOUT);
     }
 }

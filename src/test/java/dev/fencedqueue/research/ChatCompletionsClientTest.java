@@ -36,7 +36,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +43,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The OpenAI-compatible streaming client against a real HTTP server started here (one path per behaviour, in
  * OpenAI's streaming format) and against the built-in simulator's endpoint: the request it sends, the chunks it
- * reads, each misbehaviour's outcome, and the retries, {@code Retry-After} and circuit breaker around opening.
+ * reads, each misbehaviour's outcome, and the retries and {@code Retry-After} around opening, and a refusal the fleet waits for.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -205,23 +204,24 @@ class ChatCompletionsClientTest {
     }
 
     @Test
-    void eachRefusedTryIsToldToTheBudgetBeforeItIsRetried() {
+    void aRefusalTheFleetWaitsForIsNotRetriedByTheConnector() {
         List<LlmUnavailableException> refusals = new CopyOnWriteArrayList<>();
-        LlmBudgetGate capturing = new LlmBudgetGate() {
+        LlmBudgetGate fleet = new LlmBudgetGate() {
             @Override
-            void refused(URI url, LlmUnavailableException refusal, ProviderLimits provider) {
+            LlmException refused(LlmUnavailableException refusal, ProviderLimits provider) {
                 refusals.add(refusal);
+                return new LlmBusyException(refusal, refusal.retryAfter().orElseThrow(), provider);
             }
         };
         AssertSubscriber<ChatChunk> chunks = subscribe(client("/busy-once", config().retries(2, Duration.ofMillis(10),
-                Duration.ofSeconds(5)), capturing).stream("q", "job-refused"));
-        chunks.awaitCompletion(TIMEOUT);
+                Duration.ofSeconds(5)), fleet).stream("q", "job-refused"));
+        chunks.awaitFailure(TIMEOUT);
 
-        assertThat(refusals).as("the 429, so that the fleet pauses while this try waits its Retry-After")
-                .singleElement().satisfies(refusal -> {
-                    assertThat(refusal.status()).isEqualTo(429);
-                    assertThat(refusal.retryAfter()).contains(Duration.ofSeconds(1));
-                });
+        assertThat(chunks.getFailure()).as("the whole fleet waits for the server, and the job with it")
+                .isInstanceOfSatisfying(LlmBusyException.class, busy -> assertThat(busy.waitTime())
+                        .isEqualTo(Duration.ofSeconds(1)));
+        assertThat(refusals).singleElement().satisfies(refusal -> assertThat(refusal.status()).isEqualTo(429));
+        assertThat(tries.get("/busy-once/v1/chat/completions")).as("not retried here").hasValue(1);
     }
 
     @Test
@@ -237,22 +237,6 @@ class ChatCompletionsClientTest {
         assertThat(refused.getFailure()).isInstanceOf(LlmException.class).isNotInstanceOf(LlmUnavailableException.class)
                 .hasMessageContaining("400");
         assertThat(tries.get("/bad-request/v1/chat/completions")).hasValue(1);
-    }
-
-    @Test
-    void theCircuitOpensAfterRepeatedFailuresAndStopsCallingTheServer() {
-        ChatCompletionsClient client = client("/always-500", config().circuitBreaker(4, Duration.ofSeconds(30)));
-        for (int call = 0; call < 4; call++) {
-            AssertSubscriber<ChatChunk> failed = subscribe(client.stream("q", "job-cb-" + call));
-            failed.awaitFailure(TIMEOUT);
-            assertThat(failed.getFailure()).isInstanceOf(LlmUnavailableException.class);
-        }
-
-        AssertSubscriber<ChatChunk> refused = subscribe(client.stream("q", "job-cb-open"));
-        refused.awaitFailure(TIMEOUT);
-
-        assertThat(refused.getFailure()).isInstanceOf(CircuitBreakerOpenException.class);
-        assertThat(tries.get("/always-500/v1/chat/completions")).as("the open circuit did not call").hasValue(4);
     }
 
     @Test

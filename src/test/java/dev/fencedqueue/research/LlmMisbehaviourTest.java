@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * than {@code fq.llm.idle-timeout}, a stream that ends without a finish reason or without {@code [DONE]}, a
  * {@code 500} and a {@code 429} before the first byte) never leaves a research job stuck in {@code active} nor
  * completes it with a cut answer: each attempt fails, the queue retries it, and the job ends {@code failed} with the
- * reason, its stream with one terminal event.
+ * reason, its stream with one terminal event. The fleet does not wait for the server here
+ * ({@code fq.llm.unavailable-timeout=0s}, a circuit that lets a probe through every 10 ms): that it waits, and that its
+ * jobs then finish, {@code LlmOutageTest} shows.
  */
 @QuarkusTest
 @TestProfile(LlmMisbehaviourTest.QuickFailures.class)
@@ -33,12 +35,17 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = MisbehavingLlmResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class LlmMisbehaviourTest {
 
-    /** Two attempts per job, one quick retry of the opening, a 1 s idle timeout, no circuit breaker in the way. */
+    /**
+     * Two attempts per job, one quick retry of the opening, a 1 s idle timeout, and no
+     * waiting for a server that refuses or fails calls.
+     */
     public static class QuickFailures implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("fq.research.attempts", "2", "fq.llm.retry.max-retries", "1", "fq.llm.retry.delay", "50ms",
-                    "fq.llm.idle-timeout", "1s", "fq.llm.circuit-breaker.request-volume", "1000");
+                    "fq.llm.idle-timeout", "1s",
+                    "fq.llm.unavailable-timeout", "0s", "fq.llm.fleet-circuit.delay", "10ms",
+                    "fq.llm.fleet-circuit.max-delay", "10ms");
         }
     }
 

@@ -7,7 +7,7 @@ import dev.fencedqueue.config.LlmConfig;
 
 /**
  * An {@link LlmConfig} for clients a test builds itself: the service's settings with a few replaced (the URL, the
- * protocol, the idle timeout, retries and the circuit breaker, the API key, the size cap).
+ * protocol, the idle timeout, retries, the API key, the size cap).
  */
 final class TestLlmConfig implements LlmConfig {
 
@@ -20,8 +20,6 @@ final class TestLlmConfig implements LlmConfig {
     private int maxRetries = 0;
     private Duration retryDelay = Duration.ofMillis(50);
     private Duration maxDelay = Duration.ofSeconds(5);
-    private int requestVolume = 1000;
-    private Duration breakerDelay = Duration.ofSeconds(30);
 
     TestLlmConfig(LlmConfig base) {
         this.base = base;
@@ -58,12 +56,6 @@ final class TestLlmConfig implements LlmConfig {
         this.maxRetries = maxRetries;
         this.retryDelay = delay;
         this.maxDelay = maxDelay;
-        return this;
-    }
-
-    TestLlmConfig circuitBreaker(int requestVolume, Duration delay) {
-        this.requestVolume = requestVolume;
-        this.breakerDelay = delay;
         return this;
     }
 
@@ -168,19 +160,21 @@ final class TestLlmConfig implements LlmConfig {
     }
 
     @Override
-    public CircuitBreaker circuitBreaker() {
-        return new BreakerSettings(requestVolume, 0.5, breakerDelay);
-    }
-
-    @Override
     public Budget budget() {
         return base.budget();
     }
 
-    /** Named records, not anonymous classes: CDI refuses the constraint annotations inherited by the latter. */
-    record RetrySettings(int maxRetries, Duration delay, Duration maxDelay) implements Retry {
+    @Override
+    public Duration unavailableTimeout() {
+        return base.unavailableTimeout();
     }
 
-    record BreakerSettings(int requestVolume, double failureRatio, Duration delay) implements CircuitBreaker {
+    @Override
+    public FleetCircuit fleetCircuit() {
+        return base.fleetCircuit();
+    }
+
+    /** Named records, not anonymous classes: CDI refuses the constraint annotations inherited by the latter. */
+    record RetrySettings(int maxRetries, Duration delay, Duration maxDelay) implements Retry {
     }
 }

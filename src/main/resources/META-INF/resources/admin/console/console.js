@@ -1,10 +1,12 @@
 // The operator console: queues with their counts (an unserved one marked so), the job schedulers (next run in each
 // one's own time zone), a queue's jobs with live progress bars for the running ones (from the queue's event feed over
 // SSE, GET /admin/queues/{queue}/events), a job's detail with its last events, and the operator's actions (abort,
-// resume, retry, delete, pause/resume a queue, throttle: the form shows the current one), and the tenants (tenants.js).
+// resume, retry, delete, pause/resume a queue, throttle: the form shows the current one), the tenants (tenants.js)
+// and the LLM budgets (llm-budgets.js).
 // Plain JavaScript, no build step, no library: it only calls the operator API (/admin), whose credentials the browser
 // already holds (HTTP Basic).
 
+import { llmBudgetsView } from "./llm-budgets.js";
 import { tenantsView } from "./tenants.js";
 
 const $ = (id) => document.getElementById(id);
@@ -521,6 +523,7 @@ async function refresh() {
         await loadQueues();
         await loadSchedules();
         await tenants.load();
+        await llmBudgets.load();
         await loadJobs();
         await loadDetail();
     } catch (e) {
@@ -530,5 +533,6 @@ async function refresh() {
 
 bindActions();
 const tenants = tenantsView(api, act);
+const llmBudgets = llmBudgetsView(api);
 refresh();
 setInterval(refresh, 5000);

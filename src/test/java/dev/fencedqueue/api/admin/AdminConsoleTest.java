@@ -1,6 +1,7 @@
 package dev.fencedqueue.api.admin;
 
 import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -13,6 +14,9 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
+import dev.fencedqueue.budget.BudgetKey;
+import dev.fencedqueue.budget.LlmBudget;
+import dev.fencedqueue.budget.LlmBudgets;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.NotificationRows;
@@ -50,6 +54,12 @@ class AdminConsoleTest {
 
     @PostgresTestResource.InjectPostgres
     NotificationRows rows;
+
+    @jakarta.inject.Inject
+    LlmBudgets llmBudgets;
+
+    @jakarta.inject.Inject
+    LlmBudget llmBudget;
 
     @org.eclipse.microprofile.config.inject.ConfigProperty(name = "fq.research.queue")
     String researchQueue;
@@ -234,6 +244,25 @@ class AdminConsoleTest {
         });
         await("back to the defaults").atMost(BROWSER_STEP).until(() -> browser().findElements(By.cssSelector(row))
                 .isEmpty());
+        assertThat(text("error")).isEmpty();
+    }
+
+    @Test
+    void operatorSeesTheFleetWaitForAnLlmServerThatIsDownAndCallsGoAgain() {
+        BudgetKey key = new BudgetKey("http://llm.test/v1/chat/completions", "console-model");
+        llmBudgets.register(key).await().atMost(TIMEOUT);
+        llmBudget.open(key, "a-failed-call", Duration.ofMinutes(5), Duration.ofMinutes(5)).await().atMost(TIMEOUT);
+        browser().get(base.toString().replace("://", "://admin:admin@") + "admin/");
+
+        String row = "#llm-budgets tr[data-model='console-model']";
+        await("the budget is listed").atMost(BROWSER_STEP).until(() -> !textOf(row).isEmpty());
+        assertThat(textOf(row + " td:nth-of-type(1)")).isEqualTo(key.endpoint());
+        assertThat(textOf(row + " td:nth-of-type(2)")).isEqualTo("no limit");
+        assertThat(textOf(row + " td:nth-of-type(5)")).as("why calls wait, and until when")
+                .startsWith("down: circuit open, next probe at ").contains("unavailable for ");
+
+        llmBudget.close(key).await().atMost(TIMEOUT);
+        await("calls go again").atMost(BROWSER_STEP).until(() -> textOf(row + " td:nth-of-type(5)").equals("calls go"));
         assertThat(text("error")).isEmpty();
     }
 

@@ -1,0 +1,181 @@
+package dev.fencedqueue.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.fencedqueue.testing.ServiceProcess;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Two real processes wait for their LLM server together, against a third process's simulator that limits and fails
+ * like a provider: a {@code 429} met by one pauses the other's calls; an outage of a minute fails no job, and the jobs
+ * finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once it is
+ * thawed, lets its place among the calls at once go, so that the process that took its job over calls in its stead.
+ */
+class LlmOutageProcessIT {
+
+    private static final Duration JOBS_FINISH = Duration.ofSeconds(120);
+
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
+
+    @Test
+    void aRateLimitOneProcessMeetsPausesTheOthersCalls() {
+        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", "6"));
+        ServiceProcess a = fleet.start("rl-A", config(llm, Map.of()), Map.of());
+        ServiceProcess b = fleet.start("rl-B", config(llm, Map.of()), Map.of());
+        fleet.awaitReady(llm, a, b);
+        // Another client spends the provider's minute: our next call is refused, with a retry-after of about 10 s.
+        for (int i = 0; i < 6; i++) {
+            llm.request().contentType(ContentType.JSON).body(Map.of("model", "another-client", "stream", true,
+                    "messages", List.of(Map.of("role", "user", "content", "spend")))).post("/simulator/v1/chat/completions")
+                    .then().statusCode(200);
+        }
+
+        String first = start(a, "the call that meets the 429");
+        await("the provider refused a call").atMost(JOBS_FINISH).pollInterval(Duration.ofMillis(200))
+                .until(() -> provider(llm).getInt("rateLimited") >= 1);
+        ServiceProcess refused = await("the process whose call it refused paused the fleet").atMost(JOBS_FINISH)
+                .until(() -> rateLimited(a, "server") > 0 ? a : rateLimited(b, "server") > 0 ? b : null,
+                        process -> process != null);
+        ServiceProcess other = refused == a ? b : a;
+        // Only the other process runs the next job: all it knows of the 429 is what Redis holds.
+        refused.freeze();
+        String second;
+        try {
+            second = start(other, "a call the pause holds back");
+            await("the other process's call waited for the pause").atMost(JOBS_FINISH)
+                    .until(() -> rateLimited(other, "paused") > 0);
+        } finally {
+            refused.thaw();
+        }
+
+        await("both jobs completed").atMost(JOBS_FINISH).pollInterval(Duration.ofMillis(500))
+                .until(() -> completed(a, first) && completed(a, second));
+        assertThat(rateLimited(other, "server")).as("the other process met no 429 of its own").isZero();
+        assertThat(status(a, first).getInt("attemptsMade")).as("the refused attempt was not counted").isEqualTo(1);
+        assertThat(status(a, second).getInt("attemptsMade")).isEqualTo(1);
+    }
+
+    @Test
+    void anOutageOfAMinuteFailsNoJobAndTheJobsFinishAfterIt() {
+        ServiceProcess llm = simulator(Map.of());
+        Map<String, String> config = config(llm, Map.of("fq.llm.fleet-circuit.delay", "1s",
+                "fq.llm.fleet-circuit.max-delay", "5s", "fq.llm.retry.max-retries", "1"));
+        ServiceProcess a = fleet.start("out-A", config, Map.of());
+        ServiceProcess b = fleet.start("out-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+        llm.request().contentType(ContentType.JSON).body(Map.of("seconds", 60, "kind", "unavailable"))
+                .put("/simulator/provider/outage").then().statusCode(200);
+        long outageStarted = System.nanoTime();
+
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            jobs.add(start(i % 2 == 0 ? a : b, "through the outage " + i));
+        }
+
+        await("every job completed").atMost(JOBS_FINISH.plusSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> jobs.stream().allMatch(id -> completed(a, id)));
+        assertThat(Duration.ofNanos(System.nanoTime() - outageStarted)).as("they finished after the outage")
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(60));
+        for (String id : jobs) {
+            assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
+        }
+        JsonPath provider = provider(llm);
+        System.out.printf("outage of 60 s: %d calls failed (probes and first tries), %d admitted%n",
+                provider.getInt("failed"), provider.getInt("admitted"));
+        assertThat(provider.getInt("failed")).as("the jobs met the outage").isPositive();
+        assertThat(rateLimited(a, "down") + rateLimited(a, "open") + rateLimited(b, "down") + rateLimited(b, "open"))
+                .as("jobs waited for the server").isPositive();
+    }
+
+    @Test
+    void aZombiesCallLetsItsPlaceGoSoThatTheRunThatTookItOverCalls() {
+        ServiceProcess llm = simulator(Map.of("fq.simulator.answer-words", "100", "fq.simulator.token-interval",
+                "100ms"));
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
+                "fq.llm.budget.lease", "10m"));
+        ServiceProcess a = fleet.start("zc-A", config, Map.of());
+        ServiceProcess b = fleet.start("zc-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+
+        String jobId = start(a, "a long answer");
+        // Whichever process runs it holds the one place among the calls at once.
+        String runner = await("the job streams").atMost(JOBS_FINISH).until(() -> {
+            JsonPath status = status(a, jobId);
+            return "active".equals(status.getString("state")) && status.get("progress") != null
+                    ? status.getString("workerId") : null;
+        }, worker -> worker != null);
+        ServiceProcess zombie = runner.startsWith("zc-A") ? a : b;
+        ServiceProcess taker = zombie == a ? b : a;
+        zombie.freeze();
+        try {
+            await("the other process took the job over, and waits for the place").atMost(JOBS_FINISH)
+                    .until(() -> rateLimited(taker, "concurrency") > 0);
+        } finally {
+            zombie.thaw();
+        }
+
+        // Within the 10 minutes the zombie's lease would hold its place: the zombie let it go when it learned it lost
+        // the job (the job may then have run on either process).
+        await("completed").atMost(JOBS_FINISH).pollInterval(Duration.ofMillis(500)).until(() -> completed(taker, jobId));
+        await("no call in flight").atMost(JOBS_FINISH).until(() -> taker.request().auth().preemptive()
+                .basic("admin", "admin").get("/admin/llm/budgets").then().statusCode(200).extract().jsonPath()
+                .getInt("[0].concurrency.inFlight") == 0);
+    }
+
+    private ServiceProcess simulator(Map<String, String> limits) {
+        Map<String, String> config = new HashMap<>(Map.of("fq.worker.enabled", "false",
+                "fq.simulator.answer-words", "20", "fq.simulator.token-interval", "5ms"));
+        config.putAll(limits);
+        return fleet.start("llm", config, Map.of());
+    }
+
+    private static Map<String, String> config(ServiceProcess llm, Map<String, String> more) {
+        Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai", "fq.llm.url",
+                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.metrics.queue-refresh", "500ms",
+                "fq.admin.password", "admin"));
+        config.putAll(more);
+        return config;
+    }
+
+    private static String start(ServiceProcess process, String query) {
+        return process.request().contentType(ContentType.JSON).body(Map.of("query", query)).post("/research/start")
+                .then().statusCode(202).extract().path("jobId");
+    }
+
+    private static boolean completed(ServiceProcess process, String jobId) {
+        String state = status(process, jobId).getString("state");
+        assertThat(state).as("job %s never fails", jobId).isNotEqualTo("failed");
+        return "completed".equals(state);
+    }
+
+    private static JsonPath status(ServiceProcess process, String jobId) {
+        return process.request().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+    }
+
+    private static JsonPath provider(ServiceProcess llm) {
+        return llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
+    }
+
+    /** @return {@code fq_llm_rate_limited_total{reason}} of the process */
+    private static double rateLimited(ServiceProcess process, String reason) {
+        String prefix = "fq_llm_rate_limited_total{reason=\"" + reason + "\"}";
+        for (String line : process.request().get("/q/metrics").then().statusCode(200).extract().asString()
+                .split("\n")) {
+            if (line.startsWith(prefix)) {
+                return Double.parseDouble(line.substring(prefix.length()).trim());
+            }
+        }
+        return 0;
+    }
+}
