@@ -1,12 +1,14 @@
 --[[
   Hands a running job back to the queue without counting an attempt: at once, by a worker that shuts down, so
   that another worker resumes the job in about a second instead of after lock duration plus stalled interval; or after
-  a delay, by a run that cannot go on yet because a rate limit outside the queue is spent (BullMQ's RateLimitError:
-  the LLM budget the fleet shares), so that it holds no worker slot meanwhile. Only the owner of the current epoch can
-  hand a job back. At once, the job goes to the front of the wait list (or back to the prioritized set); its next run
-  is a new epoch, which continues the job as a takeover ('resumeReason' 'takeover', which its resume event says).
-  After a delay, it waits in the delayed set and, once due, goes to the front of the wait list ('dueFront', read by
-  activateJobs), so that it keeps its place; its next run says 'rate-limited'.
+  a delay, by a run that cannot go on yet because a rate limit outside the queue is spent (BullMQ's RateLimitError with
+  Worker.rateLimit: the LLM budget the fleet shares), so that it holds no worker slot meanwhile. Only the owner of the
+  current epoch can hand a job back. Either way the job goes back to the front of its (tenant's) wait list, or back to
+  the prioritized set, so that it keeps its place, also under fair dispatch; its next run is a new epoch, which
+  continues the job as a takeover ('resumeReason' 'takeover', which its resume event says; 'rate-limited' after a
+  delay). After a delay, the queue's dispatch is held for that long as well (KEYS[8], a hold only grows; activateJobs
+  answers rate-limited until it ends), so that no worker of the fleet takes the job, nor another, before the limit
+  may admit one, and then the next job to run is the one fair dispatch chooses, not the one whose wait ended first.
 
   KEYS[1] active list
   KEYS[2] wait list
@@ -15,13 +17,13 @@
   KEYS[5] meta hash
   KEYS[6] job hash
   KEYS[7] queue event stream
-  KEYS[8] delayed set
+  KEYS[8] the queue's dispatch hold (a string, PX: no job starts before it expires)
 
   ARGV[1] job id
   ARGV[2] lock token
   ARGV[3] fencing token
   ARGV[4] maximum length of the queue event stream (entries)
-  ARGV[5] how long the job waits before it is ready again, ms (0: at once)
+  ARGV[5] how long the queue's dispatch is held, ms (0: not held, the job is taken again at once)
 
   Returns 0 when handed back, or -1 (no such job), -7 (stale fencing token or attempt), -9 (not active).
 ]]
@@ -30,7 +32,6 @@
 --- @include "fairShare"
 --- @include "tenantLimits"
 --- @include "pushReady"
---- @include "scheduleDelayed"
 --- @include "queueEvent"
 
 local jobId = ARGV[1]
@@ -46,17 +47,19 @@ releaseRunning(prefix, KEYS[6])
 flushEstimate(prefix)
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
 local delay = tonumber(ARGV[5]) or 0
-if delay > 0 then
-    redis.call('HSET', KEYS[6], 'state', 'delayed', 'resumeReason', 'rate-limited', 'dueFront', '1')
-    scheduleDelayed(KEYS[8], KEYS[4], jobId, now + delay)
-    queueEvent(KEYS[7], ARGV[4], 'delayed', jobId, 'delay', ARGV[5], 'reason', 'rate limited')
-    return 0
-end
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
-redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason', 'takeover')
+redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason',
+    delay > 0 and 'rate-limited' or 'takeover')
 pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, true)
+if delay > 0 and redis.call('PTTL', KEYS[8]) < delay then
+    redis.call('SET', KEYS[8], '1', 'PX', delay)
+end
 if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
     redis.call('ZREM', KEYS[4], '0')
 end
-queueEvent(KEYS[7], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
+if delay > 0 then
+    queueEvent(KEYS[7], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'rate limited', 'delay', ARGV[5])
+else
+    queueEvent(KEYS[7], ARGV[4], 'waiting', jobId, 'prev', 'active', 'reason', 'handed back')
+end
 return 0

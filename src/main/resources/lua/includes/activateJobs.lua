@@ -1,6 +1,6 @@
 -- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
--- queue's pause flag, global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
+-- queue's pause flag, its dispatch hold (key 'hold', handBackJob), global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
 -- concurrency (meta 'concurrency'), then takes that many jobs at once (wait list first, then the prioritized
 -- set: one LMPOP, one ZPOPMIN, one LPUSH onto the active list) and for each one writes in its hash its lock (its
 -- lock token 'lockToken', lockPrefix .. ':' .. jobId, the identity of the attempt, which every fenced write
@@ -102,7 +102,8 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             local priority = tonumber(fields[2]) or 0
             redis.call('HSET', jobKey, 'state', priority > 0 and 'prioritized' or 'waiting')
             if fields[5] then
-                redis.call('HDEL', jobKey, 'dueFront') -- handed back after a rate limit: it keeps its place
+                -- handed back after a rate limit by a version before the queue's hold: it keeps its place
+                redis.call('HDEL', jobKey, 'dueFront')
             end
             pushReady(waitKey, prioritizedKey, markerKey, metaKey, id, priority, fields[3] == '1' or fields[5] == '1',
                 fields[4])
@@ -134,6 +135,10 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
             code = -10
         end
         allowed = math.min(allowed, free)
+    end
+    local held = allowed > 0 and redis.call('PTTL', prefix .. 'hold') or 0
+    if held > 0 then -- a run met a rate limit outside the queue (handBackJob): no job starts before it may pass
+        code, extra, allowed = -5, held, 0
     end
     local limiterMax = tonumber(meta[3])
     local limiterKey = prefix .. 'limiter'

@@ -33,9 +33,10 @@ import org.jboss.logging.Logger;
 /**
  * Keeps the fleet's LLM calls within what the server admits, together ({@link LlmBudget}, one budget per endpoint and
  * model, kept in Redis), around each streamed call that generates (the research protocol's, chat completions', a
- * Responses create). A job whose call cannot go on yet fails its attempt with {@link RateLimitedException}: it waits
- * in the queue without its worker slot and without counting an attempt (with up to a tenth more, at most a second, of
- * jitter, so that waiting jobs do not all come back at once). Before the call:
+ * Responses create). A job whose call cannot go on yet fails its attempt with {@link RateLimitedException}: it goes back
+ * to the front of its wait list without counting an attempt, and the queue's dispatch is held as long as the call must
+ * wait (with up to a tenth more, at most a second, of jitter, so that the fleet's holds do not all end at one instant),
+ * so that the budget is spent in the order the queue, fair dispatch included, chooses. Before the call:
  * <ul>
  * <li>the call reserves a request, its tokens (its prompt's, about a token per 4 characters of the request, and
  * {@code fq.llm.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place among the calls at once

@@ -110,14 +110,15 @@ final class JobFinisher {
      * Hands a job back to the queue without counting an attempt.
      *
      * @param job the job, whose pipeline was cancelled or ended
-     * @param delay how long it waits before it is ready again (then at the front of the wait list); zero for at once
+     * @param delay how long the queue's dispatch is held, fleet-wide (a run met a rate limit outside the queue: the
+     *        job waits at the front of its wait list, and no job starts meanwhile); zero for at once
      * @return 0 when handed back, negative when the worker no longer owned it
      */
     Uni<Long> handBack(ActiveJob job, java.time.Duration delay) {
         String id = job.id();
         return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
-                        keys.events(), keys.delayed()),
+                        keys.events(), keys.hold()),
                 List.of(id, job.lockToken(), Long.toString(job.fencingToken()), ctx.queueEventsArg(),
                         Long.toString(Math.max(0, delay.toMillis()))))
                 .map(reply -> reply.toLong()), options);

@@ -1,8 +1,6 @@
 package dev.fencedqueue.worker;
 
-import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 
@@ -18,42 +16,38 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A run that cannot go on yet because a rate limit outside the queue is spent ({@link RateLimitedException}, BullMQ's
- * {@code RateLimitError}): its job waits in the delayed set without counting an attempt, the worker's slot runs other
- * jobs meanwhile, and once due the job goes to the front of the wait list, ahead of jobs added after it.
+ * {@code RateLimitError} with {@code Worker.rateLimit}): its job goes back to the front of the wait list without
+ * counting an attempt, and the queue's dispatch is held for the delay, so that no worker starts it, nor a job added
+ * after it, before the limit may admit one; then it runs first.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RateLimitedJobTest extends WorkerTestSupport {
 
     @Test
-    void aRateLimitedJobWaitsWithoutItsSlotThenKeepsItsPlace() {
+    void aRateLimitedJobKeepsItsPlaceAndNoJobStartsUntilTheHoldEnds() {
         String limited = add();
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        workers.start(processor, TestWorkers.options("w-1").build());
+        workers.start(processor, TestWorkers.options("w-1").concurrency(2).build());
+        workers.start(processor, TestWorkers.options("w-2").concurrency(2).build());
         ProbeProcessor.Attempt first = awaitAttempt(processor, 0);
         long firstStart = first.context().job().processedOn();
-        first.fail(new RateLimitedException(Duration.ofMillis(300), "the LLM budget is spent"));
-        awaitJob(limited, job -> job.state() == JobState.DELAYED);
-        assertThat(redis.hash(queue.keys().job(limited))).containsEntry("dueFront", "1")
-                .containsEntry("resumeReason", "rate-limited");
+        first.fail(new RateLimitedException(Duration.ofMillis(500), "the LLM budget is spent"));
+        awaitJob(limited, job -> job.state() == JobState.WAITING);
+        assertThat(redis.hash(queue.keys().job(limited))).containsEntry("resumeReason", "rate-limited");
 
-        String other = add();
         String later = add();
-        ProbeProcessor.Attempt otherRun = awaitAttempt(processor, 1);
-        assertThat(otherRun.context().jobId()).as("the slot runs another job meanwhile").isEqualTo(other);
-        await("the limited job is due").atMost(TIMEOUT).until(() -> redis.redisTimeMillis() > firstStart + 300);
-        otherRun.complete("done");
-
-        ProbeProcessor.Attempt again = awaitAttempt(processor, 2);
-        assertThat(again.context().jobId()).as("due, it goes ahead of the job added after it").isEqualTo(limited);
-        assertThat(again.context().job().processedOn() - firstStart).isGreaterThanOrEqualTo(300);
+        ProbeProcessor.Attempt again = awaitAttempt(processor, 1);
+        assertThat(again.context().jobId()).as("no worker took the job added after it while the queue was held")
+                .isEqualTo(limited);
+        assertThat(again.context().job().processedOn() - firstStart).as("it ran once the hold ended")
+                .isGreaterThanOrEqualTo(500);
         again.complete("done");
-        assertThat(awaitAttempt(processor, 3).context().jobId()).isEqualTo(later);
-        processor.attempt(3).complete("done");
+        assertThat(awaitAttempt(processor, 2).context().jobId()).isEqualTo(later);
+        processor.attempt(2).complete("done");
 
         Job done = awaitJob(limited, job -> job.state() == JobState.COMPLETED);
         assertThat(done.attemptsStarted()).as("the handed-back run is not counted").isEqualTo(1);
         assertThat(done.attemptsMade()).isEqualTo(1);
-        assertThat(redis.hash(queue.keys().job(limited))).doesNotContainKey("dueFront");
     }
 }
