@@ -25,6 +25,12 @@ public class LlmPrices {
         this.config = config;
     }
 
+    /** @return whether the model's prices are set, so that costs are counted and shown */
+    public boolean isSet() {
+        LlmConfig.Price price = config.price();
+        return price.input().isPresent() && price.output().isPresent();
+    }
+
     /**
      * @param promptTokens prompt (input) tokens, at least 0
      * @param completionTokens completion (output) tokens, at least 0
