@@ -11,6 +11,7 @@ import dev.fencedqueue.queue.FlowReader;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.research.LlmPrices;
 import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 
@@ -42,6 +43,10 @@ import io.smallrye.mutiny.Uni;
  *        generated after the attempt's last committed event); {@code saved: {"completionTokens"}}, committed tokens
  *        takeovers continued instead of generating them again; {@code takeovers: {"reattach" | "continue" |
  *        "restart": count}}; absent when none were counted
+ * @param cost what those tokens cost at the model's prices ({@code fq.llm.price.*}), in the prices' currency (6
+ *        decimals at most: counted in micro-units), by the same outcomes: {@code {"result": 0.0042, "zombie": 0.0011}},
+ *        and {@code saved}, what the tokens takeovers did not generate again would have cost (not spent); what the job
+ *        spent is the sum of the others. Absent when none was counted (no prices were set while its attempts ran)
  * @param parentId a flow's child's parent's id, or absent
  * @param parentQueue that parent's queue, or absent
  * @param children a flow's parent's children (each {@code jobId}, {@code queue}, {@code state} ({@code null} once the
@@ -56,7 +61,8 @@ import io.smallrye.mutiny.Uni;
 public record JobStatusView(String jobId, String name, String tenant, String state, JsonNode data, long fencingToken, int attempts,
         int attemptsMade, int attemptsStarted, int stalledCounter, String workerId, JsonNode progress,
         JsonNode result, String failedReason, long timestamp, Long processedOn, Long finishedOn, JsonNode tokens,
-        String parentId, String parentQueue, List<Child> children, String schedulerId, Long tick, String traceId) {
+        JsonNode cost, String parentId, String parentQueue, List<Child> children, String schedulerId, Long tick,
+        String traceId) {
 
     /**
      * One child of a flow's parent.
@@ -83,7 +89,7 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
         return new JobStatusView(job.id(), job.name(), job.tenant(), job.state().value(), parse(json, job.data()), job.fencingToken(),
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
                 parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
-                job.processedOn(), job.finishedOn(), tokens(job, json), parent == null ? null : parent.jobId(),
+                job.processedOn(), job.finishedOn(), tokens(job, json), cost(job, json), parent == null ? null : parent.jobId(),
                 parent == null ? null : parent.queue(), null, job.schedulerId(), job.tick(),
                 JobTracing.traceId(job.traceParent()));
     }
@@ -102,7 +108,7 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
                 child.failedReason(), child.pending())).toList();
         return new JobStatusView(jobId, name, tenant, state, data, fencingToken, attempts, attemptsMade, attemptsStarted,
                 stalledCounter, workerId, progress, result, failedReason, timestamp, processedOn, finishedOn, tokens,
-                parentId, parentQueue, views, schedulerId, tick, traceId);
+                cost, parentId, parentQueue, views, schedulerId, tick, traceId);
     }
 
     /**
@@ -133,6 +139,15 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
                     : byOutcome.putObject(field.substring(0, colon));
             outcome.put(name, count);
         });
+        return byOutcome;
+    }
+
+    private static JsonNode cost(Job job, ObjectMapper json) {
+        if (job.cost().isEmpty()) {
+            return null;
+        }
+        ObjectNode byOutcome = json.createObjectNode();
+        job.cost().forEach((outcome, micros) -> byOutcome.put(outcome, LlmPrices.units(micros)));
         return byOutcome;
     }
 

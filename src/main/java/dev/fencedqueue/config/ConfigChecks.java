@@ -79,7 +79,7 @@ public class ConfigChecks {
      *         and the simulator is off ({@code fq.simulator.enabled}); when {@code fq.llm.protocol=openai} has a
      *         {@code fq.llm.url} but no {@code fq.llm.model}; or {@code fq.llm.url} is empty and the simulator's pace
      *         ({@code fq.simulator.step-interval}, or {@code token-interval} for {@code openai}) is not shorter
-     *         than {@code fq.llm.idle-timeout}
+     *         than {@code fq.llm.idle-timeout}; or one price is set without the other ({@link #check(LlmConfig.Price)})
      */
     public static void check(LlmConfig llm, SimulatorConfig simulator, boolean workersEnabled) {
         boolean simulated = llm.url().filter(url -> !url.isBlank()).isEmpty();
@@ -108,6 +108,22 @@ public class ConfigChecks {
         requirePositive("fq.llm.delta-interval", llm.deltaInterval());
         requirePositive("fq.llm.open-timeout", llm.openTimeout());
         requirePositive("fq.llm.idle-timeout", llm.idleTimeout());
+        check(llm.price());
+    }
+
+    /**
+     * Checks that the model's prices are set together: a cost with one of them left out would be counted low.
+     *
+     * @param price {@code fq.llm.price.*}, must not be {@code null}
+     * @throws IllegalStateException when one of {@code fq.llm.price.input} and {@code fq.llm.price.output} is set and
+     *         the other is not
+     */
+    public static void check(LlmConfig.Price price) {
+        if (price.input().isPresent() != price.output().isPresent()) {
+            throw new IllegalStateException("`fq.llm.price.input` and `fq.llm.price.output` must be set together (both "
+                    + "for costs, neither for none), was input " + price.input().map(Object::toString).orElse("(none)")
+                    + " and output " + price.output().map(Object::toString).orElse("(none)"));
+        }
     }
 
     /**

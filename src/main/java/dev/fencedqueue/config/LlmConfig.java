@@ -1,5 +1,6 @@
 package dev.fencedqueue.config;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -127,6 +128,9 @@ public interface LlmConfig {
     /** The circuit the fleet shares per endpoint and model, opened when a call finds the server down. */
     FleetCircuit fleetCircuit();
 
+    /** What the model's tokens cost ({@code fq.llm.price.*}): none unless set. */
+    Price price();
+
     /** The ways {@link #resume()} names. */
     enum Resume {
         /** Continue, in the way the model supports (probed once per model). */
@@ -243,5 +247,23 @@ public interface LlmConfig {
         @WithDefault("1000")
         @Min(1)
         int answerTokens();
+    }
+
+    /**
+     * {@code fq.llm.price.*}: the prices of the model research jobs ask, per million tokens in a currency of your choice
+     * (e.g. USD), as providers list them. Prices are keyed by model in effect: every LLM call of this service asks the one
+     * model {@code fq.llm.model} (the simulator's when it is empty), so these two prices are that model's, and an
+     * instance configured with another model gets its own prices with it. With both set, each attempt's cost (its prompt
+     * tokens at {@code input}, its completion tokens at {@code output}) is counted where its tokens are: the job's status
+     * ({@code cost}), its tenant's view, {@code fq_llm_cost_total} and the LLM call's span. Both empty (the default): no
+     * cost is counted nor shown. One set without the other fails startup.
+     */
+    interface Price {
+
+        /** Price of a million prompt (input) tokens, in currency units, at least 0; empty for none. */
+        Optional<@DecimalMin("0") BigDecimal> input();
+
+        /** Price of a million completion (output) tokens, in currency units, at least 0; empty for none. */
+        Optional<@DecimalMin("0") BigDecimal> output();
     }
 }

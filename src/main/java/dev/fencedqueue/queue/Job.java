@@ -34,6 +34,9 @@ import java.util.TreeMap;
  * @param timeout longest one attempt may run, ms, 0 for no limit
  * @param tokens LLM tokens its attempts spent, by {@code <outcome>:<attempts|prompt|completion>} (the hash's
  *        {@code tokens:*} fields), empty when none were counted
+ * @param cost what those tokens cost at the model's prices, in micro-units of the prices' currency, by {@code <outcome>}
+ *        (and {@code saved}: what the tokens a takeover did not generate again would have cost; the hash's
+ *        {@code cost:*} fields), empty when none was counted (no prices were set)
  * @param parentKey the job key of its parent ({@code <prefix>:{<queue>}:job:<id>}, see {@link JobKey}) when it is a
  *        flow's child, else {@code null}
  * @param schedulerId the job scheduler that produced it, else {@code null}
@@ -44,10 +47,11 @@ import java.util.TreeMap;
 public record Job(String queue, String id, String name, String data, String options, JobState state,
         long fencingToken, int attempts, int attemptsMade, int attemptsStarted, int stalledCounter, String workerId,
         String progress, String returnValue, String failedReason, long timestamp, Long processedOn, Long finishedOn,
-        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, String parentKey,
-        String schedulerId, Long tick, String traceParent, String tenant) {
+        boolean eventStream, int priority, long delay, long timeout, Map<String, Long> tokens, Map<String, Long> cost,
+        String parentKey, String schedulerId, Long tick, String traceParent, String tenant) {
 
     private static final String TOKENS = "tokens:";
+    private static final String COST = "cost:";
 
     /**
      * Reads a job from its hash fields.
@@ -66,19 +70,20 @@ public record Job(String queue, String id, String name, String data, String opti
                 hash.get("returnvalue"), hash.get("failedReason"), longField(hash, "timestamp", 0L),
                 longField(hash, "processedOn", null), longField(hash, "finishedOn", null),
                 "1".equals(hash.get("events")), intField(hash, "priority", 0), longField(hash, "delay", 0L),
-                longField(hash, "timeout", 0L), tokens(hash), hash.get("parentKey"),
+                longField(hash, "timeout", 0L), counts(hash, TOKENS), counts(hash, COST), hash.get("parentKey"),
                 hash.get("schedulerId"), longField(hash, "tick", null), hash.get("traceparent"),
                 TenantIds.orDefault(hash.get("tenant")));
     }
 
-    private static Map<String, Long> tokens(Map<String, String> hash) {
-        Map<String, Long> tokens = new TreeMap<>();
+    /** @return the hash's counters under {@code prefix}, by the rest of their field names */
+    private static Map<String, Long> counts(Map<String, String> hash, String prefix) {
+        Map<String, Long> counts = new TreeMap<>();
         hash.forEach((field, value) -> {
-            if (field.startsWith(TOKENS)) {
-                tokens.put(field.substring(TOKENS.length()), Long.valueOf(value));
+            if (field.startsWith(prefix)) {
+                counts.put(field.substring(prefix.length()), Long.valueOf(value));
             }
         });
-        return tokens;
+        return counts;
     }
 
     private static int intField(Map<String, String> hash, String field, int absent) {

@@ -292,6 +292,15 @@ public record QueueKeys(String queue, String prefix) {
     }
 
     /**
+     * @param periodId a calendar period's id, as for {@link #tenantTokens}
+     * @return the hash of what the LLM tokens each tenant's jobs of this queue spent in that period cost (tenant id ->
+     *         micro-units of the currency of {@code fq.llm.price.*})
+     */
+    public String tenantCost(String periodId) {
+        return prefix + "tenant-cost:" + periodId;
+    }
+
+    /**
      * @param key a single-flight key (for example a channel name)
      * @return the key that names the running job holding it
      */

@@ -31,7 +31,9 @@ import org.jboss.logging.Logger;
  * Tenants' settings and what their jobs spent. Settings live in one hash for the fleet, {@code <prefix>:tenants}
  * (tenant id -> {@link TenantSettings} as JSON; no hash tag: read and written alone). The LLM tokens a tenant's jobs
  * spent are counted per queue and calendar period, UTC, in {@code <prefix>:{<queue>}:tenant-tokens:<period id>}
- * (tenant id -> tokens), written by {@code addTokens} with each attempt's tokens, in the job's own hash slot. Metrics
+ * (tenant id -> tokens), written by {@code addTokens} with each attempt's tokens, in the job's own hash slot, and what
+ * they cost at the model's prices ({@code fq.llm.price.*}) beside them in {@code <prefix>:{<queue>}:tenant-cost:<period
+ * id>} (tenant id -> micro-units of the prices' currency). Metrics
  * name the tenants that have settings, and {@value TenantIds#DEFAULT}, one by one, and every other tenant
  * {@value #OTHER} ({@link #metricLabel}: a bounded label set, as Prometheus asks), from a list of them this instance
  * reads again every {@link #LABELS_REFRESH}.
@@ -160,6 +162,20 @@ public class Tenants {
      */
     public Uni<Long> tokensUsed(String queue, String tenant, TokenQuota.Period period, Instant now) {
         return redis.send(Request.cmd(Command.HGET).arg(QueueKeys.of(keyPrefix, queue).tenantTokens(period.id(now)))
+                .arg(tenant)).map(reply -> reply == null ? 0L : reply.toLong());
+    }
+
+    /**
+     * @param queue the queue whose jobs' cost counts
+     * @param tenant a tenant id
+     * @param period the calendar period
+     * @param now an instant of that period
+     * @return what the LLM tokens of the tenant's jobs of {@code queue} cost in the period holding {@code now}, in
+     *         micro-units of the prices' currency, counted while prices were set ({@code fq.llm.price.*}); 0 when none;
+     *         fails as {@link #settings} does
+     */
+    public Uni<Long> costUsed(String queue, String tenant, TokenQuota.Period period, Instant now) {
+        return redis.send(Request.cmd(Command.HGET).arg(QueueKeys.of(keyPrefix, queue).tenantCost(period.id(now)))
                 .arg(tenant)).map(reply -> reply == null ? 0L : reply.toLong());
     }
 

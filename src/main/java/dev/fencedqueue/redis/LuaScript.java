@@ -28,7 +28,7 @@ public enum LuaScript {
     ACQUIRE_SINGLE_FLIGHT("acquireSingleFlight", 1),
     RELEASE_SINGLE_FLIGHT("releaseSingleFlight", 1),
     CLAIM_CURSOR("claimCursor", 1),
-    ADD_TOKENS("addTokens", 3),
+    ADD_TOKENS("addTokens", 5),
     RATE_LIMIT("rateLimit", 1),
     ADD_CHILDREN("addChildren", 4),
     CHILD_ENDED("childEnded", 12),

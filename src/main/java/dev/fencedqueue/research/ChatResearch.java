@@ -34,10 +34,12 @@ public class ChatResearch {
     private final LlmTokens tokens;
     private final String queue;
     private final JobTracing tracing;
+    private final LlmPrices prices;
 
     public ChatResearch(ChatContinuation continuation, ChatCompletionsClient chat, LlmConfig config, ObjectMapper json,
-            LlmTokens tokens, ResearchConfig research, JobTracing tracing) {
+            LlmTokens tokens, ResearchConfig research, JobTracing tracing, LlmPrices prices) {
         this.tracing = tracing;
+        this.prices = prices;
         this.queue = research.queue();
         this.continuation = continuation;
         this.chat = chat;
@@ -128,7 +130,8 @@ public class ChatResearch {
         LlmTokens.Attempt attempt = new LlmTokens.Attempt(outcome, usage == null ? 0 : usage.promptTokens(),
                 answer.ownCompletionTokens(), "result".equals(outcome) ? 0 : answer.uncommittedTokens(),
                 opened.base().completionTokens(), opened.takeover());
-        span.end(attempt.promptTokens(), attempt.completionTokens(), answer.finishReason(),
+        span.end(attempt.promptTokens(), attempt.completionTokens(),
+                prices.micros(attempt.promptTokens(), attempt.completionTokens()), answer.finishReason(),
                 "failed".equals(outcome) ? failure : null);
         // Started here and memoized: cancelling the attempt's pipeline (as the worker does to a zombie) must not
         // cancel the count on its way.

@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.fencedqueue.tracing.JobTracing;
@@ -20,7 +21,8 @@ import io.smallrye.mutiny.Uni;
  * The span of one LLM call of an attempt (OpenTelemetry's GenAI semantic conventions): {@code <operation> <model>},
  * kind {@code CLIENT}, a child of the attempt's span, with {@code gen_ai.operation.name}, {@code gen_ai.request.model},
  * {@code server.address} and {@code server.port}, and at its end {@code gen_ai.usage.input_tokens},
- * {@code gen_ai.usage.output_tokens} (the tokens the job's status counts for the attempt) and
+ * {@code gen_ai.usage.output_tokens} (the tokens the job's status counts for the attempt), with the model's prices
+ * what they cost ({@link TraceAttributes#LLM_COST}, {@code fq.llm.cost}: the conventions name no cost) and
  * {@code gen_ai.response.finish_reasons}. The prompt and the answer are never put in it (they can be large and
  * private). Its W3C {@code traceparent} goes with every HTTP request of the call ({@link #inject}), so that an
  * instrumented LLM server's spans join the job's trace. Ends once, from any thread.
@@ -94,15 +96,19 @@ public final class LlmSpan {
      *
      * @param inputTokens prompt tokens, 0 when unknown
      * @param outputTokens completion tokens this attempt generated
+     * @param costMicros what those tokens cost ({@link LlmPrices#micros}), in micro-units; empty without prices
      * @param finishReason why the answer ended ({@code stop}, {@code length}, ...), or {@code null}
      * @param failure what failed the call, or {@code null}
      */
-    void end(long inputTokens, long outputTokens, String finishReason, Throwable failure) {
+    void end(long inputTokens, long outputTokens, OptionalLong costMicros, String finishReason, Throwable failure) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
         span.setAttribute(GenAiIncubatingAttributes.GEN_AI_USAGE_INPUT_TOKENS, inputTokens);
         span.setAttribute(GenAiIncubatingAttributes.GEN_AI_USAGE_OUTPUT_TOKENS, outputTokens);
+        if (costMicros.isPresent()) {
+            span.setAttribute(TraceAttributes.LLM_COST, LlmPrices.units(costMicros.getAsLong()));
+        }
         finish(finishReason, failure);
     }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ResearchConfig;
@@ -31,8 +32,11 @@ import org.jboss.logging.Logger;
  * {@code zombie} | {@code aborted} | {@code handed-back}; and {@code saved}, committed completion tokens a takeover
  * continued instead of generating again, and {@code lost}, completion tokens an attempt generated after its last
  * commit), {@code fq_llm_attempts_total} ({@code queue}, {@code outcome}) and {@code fq_llm_takeovers_total}
- * ({@code queue}, {@code kind} = {@code reattach} | {@code continue} | {@code restart}). A zombie's tokens are
- * counted too: the count is not a fenced write.
+ * ({@code queue}, {@code kind} = {@code reattach} | {@code continue} | {@code restart}). With the model's prices
+ * ({@code fq.llm.price.*}, {@link LlmPrices}), what the tokens cost is counted at the same places: the job's status
+ * ({@code cost}, by outcome, and {@code saved}), its tenant's cost this day and this month, and
+ * {@code fq_llm_cost_total} ({@code tenant}, {@code outcome}, in the prices' currency). A zombie's tokens are counted
+ * too: the count is not a fenced write.
  */
 @ApplicationScoped
 public class LlmTokens {
@@ -48,11 +52,13 @@ public class LlmTokens {
     private final Queues queues;
     private final MeterRegistry registry;
     private final Tenants tenants;
+    private final LlmPrices prices;
 
-    public LlmTokens(Queues queues, MeterRegistry registry, Tenants tenants) {
+    public LlmTokens(Queues queues, MeterRegistry registry, Tenants tenants, LlmPrices prices) {
         this.queues = queues;
         this.registry = registry;
         this.tenants = tenants;
+        this.prices = prices;
     }
 
     /**
@@ -73,6 +79,10 @@ public class LlmTokens {
         }
         tenantTokens(TenantIds.DEFAULT);
         tenantTokens(Tenants.OTHER);
+        for (String tenant : List.of(TenantIds.DEFAULT, Tenants.OTHER)) {
+            OUTCOMES.forEach(outcome -> cost(tenant, outcome));
+            cost(tenant, "saved");
+        }
     }
 
     /**
@@ -121,7 +131,10 @@ public class LlmTokens {
      * {@link dev.fencedqueue.queue.Tenants}), and into
      * {@code fq_llm_tokens_total} (outcomes {@code saved} and {@code lost} beside the spending ones: {@code lost} is a
      * part of what the spending outcomes count, {@code saved} was not spent), {@code fq_tenant_tokens_total} (its
-     * tenant's label, {@link Tenants#metricLabel}) and {@code fq_llm_takeovers_total}.
+     * tenant's label, {@link Tenants#metricLabel}) and {@code fq_llm_takeovers_total}. With the model's prices, what
+     * the tokens cost, in micro-units: into {@code cost:<outcome>} and {@code cost:saved} of the job hash, the tenant's
+     * cost this day and this month, and {@code fq_llm_cost_total} (in currency units; not counted when the job is gone,
+     * as {@code fq_tenant_tokens_total} is not, for want of its tenant).
      *
      * @param queue the job's queue
      * @param jobId the job
@@ -136,14 +149,18 @@ public class LlmTokens {
         // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
         String fallback = outcome.equals("revoked") ? "zombie" : outcome;
         Instant now = Instant.now();
-        return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId),
-                ctx.keys().tenantTokens(TokenQuota.Period.DAY.id(now)),
-                ctx.keys().tenantTokens(TokenQuota.Period.MONTH.id(now))),
+        OptionalLong cost = prices.micros(attempt.promptTokens(), attempt.completionTokens());
+        long savedCost = cost.isPresent() ? prices.micros(0, attempt.savedTokens()).orElse(0) : 0;
+        String day = TokenQuota.Period.DAY.id(now);
+        String month = TokenQuota.Period.MONTH.id(now);
+        return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId), ctx.keys().tenantTokens(day),
+                ctx.keys().tenantTokens(month), ctx.keys().tenantCost(day), ctx.keys().tenantCost(month)),
                 List.of(outcome, Long.toString(attempt.promptTokens()), Long.toString(attempt.completionTokens()),
                         Long.toString(attempt.lostTokens()), Long.toString(attempt.savedTokens()),
                         attempt.takeover() == null ? "" : attempt.takeover().value(),
                         Long.toString(DAY_COUNTERS_LIVE.toMillis()), Long.toString(MONTH_COUNTERS_LIVE.toMillis()),
-                        Long.toString(fencingToken)))
+                        Long.toString(fencingToken), cost.isPresent() ? Long.toString(cost.getAsLong()) : "",
+                        Long.toString(savedCost)))
                 .map(reply -> reply.get(0).toString().isEmpty() ? new Recorded(fallback, null)
                         : new Recorded(reply.get(0).toString(), reply.get(1).toString()))
                 .onFailure().recoverWithItem(failure -> {
@@ -154,8 +171,14 @@ public class LlmTokens {
                 .invoke(recorded -> {
                     count(queue, recorded.outcome(), attempt);
                     if (recorded.tenant() != null) {
-                        tenantTokens(tenants.metricLabel(recorded.tenant()))
-                                .increment(attempt.promptTokens() + attempt.completionTokens());
+                        String tenant = tenants.metricLabel(recorded.tenant());
+                        tenantTokens(tenant).increment(attempt.promptTokens() + attempt.completionTokens());
+                        if (cost.isPresent()) {
+                            cost(tenant, recorded.outcome()).increment(LlmPrices.units(cost.getAsLong()));
+                        }
+                        if (cost.isPresent() && attempt.savedTokens() > 0) {
+                            cost(tenant, "saved").increment(LlmPrices.units(savedCost));
+                        }
                     }
                 })
                 .replaceWithVoid();
@@ -169,6 +192,14 @@ public class LlmTokens {
         return Counter.builder("fq.tenant.tokens").description("LLM tokens (prompt and completion) spent by the jobs "
                 + "of a tenant that has settings, of the default tenant, or of the others (tenant=other)")
                 .tag("tenant", tenantLabel).register(registry);
+    }
+
+    private Counter cost(String tenantLabel, String outcome) {
+        return Counter.builder("fq.llm.cost").description("What LLM tokens cost at the model's prices "
+                + "(fq.llm.price.*), in their currency, by tenant (those with settings, default, the others as other) "
+                + "and by how the attempt that spent them ended; outcome=saved: what committed tokens a takeover did "
+                + "not generate again would have cost").tag("tenant", tenantLabel).tag("outcome", outcome)
+                .register(registry);
     }
 
     private void count(String queue, String outcome, Attempt attempt) {

@@ -37,6 +37,14 @@ public final class TraceAttributes {
      */
     public static final AttributeKey<String> TAKEOVER = AttributeKey.stringKey("fq.job.takeover");
 
+    /**
+     * What an LLM call's tokens cost at the model's prices ({@code fq.llm.price.*}), in their currency (a double, 6
+     * decimals at most), on the call's GenAI span beside {@code gen_ai.usage.input_tokens} and {@code output_tokens}:
+     * the same as the job status's {@code cost} for the attempt. OpenTelemetry's GenAI conventions name no cost
+     * attribute, hence ours; absent without prices.
+     */
+    public static final AttributeKey<Double> LLM_COST = AttributeKey.doubleKey("fq.llm.cost");
+
     /** The id of a flow's root job, on the span that added the flow (a batch: no {@code messaging.message.id}). */
     public static final AttributeKey<String> FLOW_ROOT = AttributeKey.stringKey("fq.flow.root_id");
     /** How many children a running job's add made new (a later run adding the same children adds none). */

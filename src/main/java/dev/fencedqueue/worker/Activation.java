@@ -144,7 +144,7 @@ record Activation(int code, long nowMicros, long extra, List<Activated> jobs) {
                 String lockToken) {
             Job job = new Job(queue, jobId, name, data, opts, JobState.ACTIVE, fencingToken, attempts, attemptsMade,
                     attemptsStarted, stalledCounter, workerId, null, null, failedReason, timestamp, processedOn, null,
-                    events, priority, delay, timeout, Map.of(), parentKey, schedulerId, tick, traceParent,
+                    events, priority, delay, timeout, Map.of(), Map.of(), parentKey, schedulerId, tick, traceParent,
                     TenantIds.orDefault(tenant));
             return new Activated(job, lockToken, resumePoint, checkpoint, resumeReason);
         }

@@ -45,7 +45,7 @@ abstract class DocumentedCommandsRunner {
 
     /** The settings of each subclass's application, beyond the test defaults: every block must fit one of them. */
     static final List<Map<String, String>> RUNNERS = List.of(Map.of(), Map.of("fq.llm.protocol", "openai"),
-            Map.of("fq.tenancy.source", "header"));
+            Map.of("fq.tenancy.source", "header"), PricedDocumentedCommandsTest.SETTINGS);
 
     /** Programs the documentation shows that this test does not run, and where they are run instead. */
     static final Map<String, String> RUN_ELSEWHERE = Map.of(
@@ -63,7 +63,7 @@ abstract class DocumentedCommandsRunner {
 
     private static final Pattern ELIDED = Pattern.compile("\"([A-Za-z_][A-Za-z0-9_]*)\"\\s*:\\s*\"([^\"]+\\.\\.\\.)\"");
     private static final Pattern SERVICE = Pattern.compile("(https?://)?(localhost|127\\.0\\.0\\.1):\\d+");
-    private static final Pattern SETTINGS = Pattern.compile("with ((?:fq|quarkus)\\.[a-z0-9.-]+=\\S+(?:,\\s*(?:fq|quarkus)\\.[a-z0-9.-]+=\\S+)*)");
+    private static final Pattern SETTINGS = Pattern.compile("with ((?:fq|quarkus)\\.[a-z0-9.-]+=[^\\s,]+(?:,\\s*(?:fq|quarkus)\\.[a-z0-9.-]+=[^\\s,]+)*)");
     private static final Pattern METRIC = Pattern.compile("^([a-z_]+)\\{");
     private static final Pattern STATUS = Pattern.compile("^(\\d{3})\\b.*");
     private static final Pattern STREAMED_JOB = Pattern.compile("/stream/([^/\\s?]+)");

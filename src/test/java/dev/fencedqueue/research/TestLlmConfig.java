@@ -174,6 +174,11 @@ final class TestLlmConfig implements LlmConfig {
         return base.fleetCircuit();
     }
 
+    @Override
+    public Price price() {
+        return base.price();
+    }
+
     /** Named records, not anonymous classes: CDI refuses the constraint annotations inherited by the latter. */
     record RetrySettings(int maxRetries, Duration delay, Duration maxDelay) implements Retry {
     }

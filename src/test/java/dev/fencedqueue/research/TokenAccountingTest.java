@@ -7,6 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.RuntimeProfile;
@@ -24,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * Tokens are money: a run cut off by a takeover in the middle of an OpenAI stream has its tokens counted under
  * {@code zombie} (in the job's status and in Prometheus), those it generated after its last commit as lost, and its
  * upstream stream closed; the run that continued its answer is counted under {@code result} for the rest only, and
- * what it did not generate again as saved.
+ * what it did not generate again as saved. With prices, what each of these cost is beside them ({@code cost.zombie},
+ * {@code cost.result}, {@code cost.saved}).
  */
 @QuarkusTest
 @RuntimeProfile(OpenAiZombieProfile.class)
@@ -35,7 +39,9 @@ class TokenAccountingTest extends ResearchTestSupport {
     MeterRegistry registry;
 
     @Test
-    void aZombiesTokensAreCountedUnderZombieAndWhatTheTakeoverSavedUnderSaved() {
+    void aZombiesTokensAreCountedUnderZombieAndWhatTheTakeoverSavedUnderSaved() throws Exception {
+        settings.adjust("fq.llm.price.input", "3");
+        settings.adjust("fq.llm.price.output", "15");
         double zombieBefore = tokens("zombie", "completion");
         Worker workerA = worker(research, "worker-A");
         Worker workerB = worker(research, "worker-B");
@@ -71,6 +77,13 @@ class TokenAccountingTest extends ResearchTestSupport {
         assertThat(status.getLong("result.usage.completionTokens")).isEqualTo(400);
         assertThat(tokens("zombie", "completion") - zombieBefore).as("fq_llm_tokens_total{outcome=zombie}")
                 .isEqualTo(status.getLong("tokens.zombie.completionTokens"));
+        JsonNode cost = new ObjectMapper().readTree(given().get("/research/status/" + jobId).asString()).path("cost");
+        assertThat(cost.path("zombie").asDouble()).as("the zombie's tokens at the prices: %s", cost).isEqualTo(
+                LlmPrices.units(3 * status.getLong("tokens.zombie.promptTokens") + 15 * zombie));
+        assertThat(cost.path("result").asDouble()).isEqualTo(LlmPrices.units(3 * status.getLong("tokens.result.promptTokens")
+                + 15 * status.getLong("tokens.result.completionTokens")));
+        assertThat(cost.path("saved").asDouble()).as("what was not generated again, at the output price")
+                .isEqualTo(LlmPrices.units(15 * saved)).isPositive();
         assertThat(SimulatorStreams.of(jobId)).isEqualTo(new SimulatorStats.Counts(2, 1, 1));
         given().get("/q/metrics").then().statusCode(200).body(org.hamcrest.Matchers
                 .containsString("fq_llm_tokens_total{kind=\"completion\",outcome=\"zombie\",queue=\"deep-research\"}"));

@@ -27,7 +27,7 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
     /** The settings of {@code fq.llm.*} that are read per call, not when the client is built at startup. */
     private static final Set<String> LLM = Set.of("protocol", "model", "api-key", "system-prompt", "max-tokens",
             "temperature", "delta-interval", "delta-chars", "max-response-chars", "resume", "tools",
-            "reasoning-summary", "poll-interval", "queued-timeout");
+            "reasoning-summary", "poll-interval", "queued-timeout", "price.input", "price.output");
     /** The settings of {@code fq.worker.*} that the workers a test creates read ({@link WorkerOptions#from}). */
     private static final Set<String> WORKER = Set.of("lock-duration", "lock-renew-interval", "stalled-interval",
             "max-stalled-count", "concurrency", "drain-delay");

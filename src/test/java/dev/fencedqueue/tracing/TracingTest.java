@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import dev.fencedqueue.research.LlmPrices;
 import dev.fencedqueue.research.OpenAiResumeProfile;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.FanOuts;
@@ -49,7 +50,8 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * trace, under the W3C {@code traceparent} of the request that added it: the {@code send} span of the add, two attempt
  * spans with their fencing tokens (the zombie's with its refused writes as events, ending {@code zombie}; the new run's
  * ending {@code result}, resumed), under each the LLM call's GenAI span with the tokens the job's status counts for that
- * attempt (and the LLM server's own span under it: the call carried its {@code traceparent}), and the SSE reader's
+ * attempt and what they cost at the prices ({@code fq.llm.cost}; the LLM server's own span under it: the call carried
+ * its {@code traceparent}), and the SSE reader's
  * span with the events it was sent. A bulk job's chunks are child spans of its attempt with the cursor range each
  * committed, the items it applied and the rows it wrote (the Redis sink). Read from the SDK's in-memory exporter. And
  * the operator console links a job's detail to its trace in the trace UI ({@code fq.tracing.ui-url}), in a real headless
@@ -77,6 +79,8 @@ class TracingTest extends ResearchTestSupport {
 
     @Test
     void oneTraceShowsTheJobFromItsRequestToItsLastSseEventWithTheTakeoverAsASecondAttempt() throws Exception {
+        settings.adjust("fq.llm.price.input", "3");
+        settings.adjust("fq.llm.price.output", "15");
         Worker workerA = startResearchWorker("worker-A");
         String jobId = given().header("traceparent", "00-" + TRACE_ID + "-" + CLIENT_SPAN + "-01")
                 .contentType(ContentType.JSON).body(Map.of("query", QUERY)).post("/research/start")
@@ -144,6 +148,12 @@ class TracingTest extends ResearchTestSupport {
                 .isEqualTo(status.getLong("tokens.result.promptTokens"));
         assertThat(callOfB.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_RESPONSE_FINISH_REASONS))
                 .containsExactly("stop");
+        assertThat(callOfA.getAttributes().get(TraceAttributes.LLM_COST)).as("the zombie's cost, as the status's")
+                .isEqualTo(LlmPrices.units(3 * status.getLong("tokens.zombie.promptTokens")
+                        + 15 * status.getLong("tokens.zombie.completionTokens")));
+        assertThat(callOfB.getAttributes().get(TraceAttributes.LLM_COST)).as("the takeover's cost, as the status's")
+                .isEqualTo(LlmPrices.units(3 * status.getLong("tokens.result.promptTokens")
+                        + 15 * status.getLong("tokens.result.completionTokens")));
         await("the LLM server's span joins the trace under the call that made it").atMost(TIMEOUT)
                 .until(() -> trace().stream().anyMatch(span -> span.getKind() == SpanKind.SERVER
                         && span.getParentSpanId().equals(callOfB.getSpanId())));

@@ -17,6 +17,7 @@ import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.TenantSettings;
 import dev.fencedqueue.queue.Tenants;
 import dev.fencedqueue.queue.TokenQuota;
+import dev.fencedqueue.research.LlmPrices;
 import dev.fencedqueue.worker.FairDispatchSync;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -48,10 +49,12 @@ public class AdminTenantsResource {
     private final Queues queues;
     private final SlotTime slotTime;
     private final String researchQueue;
+    private final LlmPrices prices;
 
     public AdminTenantsResource(Tenants tenants, FairDispatchSync weights, QueueOverview overview, Queues queues,
-            SlotTime slotTime, ResearchConfig research) {
+            SlotTime slotTime, ResearchConfig research, LlmPrices prices) {
         this.tenants = tenants;
+        this.prices = prices;
         this.slotTime = slotTime;
         this.weights = weights;
         this.overview = overview;
@@ -71,12 +74,13 @@ public class AdminTenantsResource {
      *        {@code month}, UTC), absent for no limit
      * @param tokens what its jobs of the research queue ({@code queue}) spent, prompt and completion of every attempt:
      *        {@code today} and {@code thisMonth}, UTC
+     * @param cost what those tokens cost at the model's prices ({@code fq.llm.price.*}), counted while prices were set;
+     *        absent when this instance has none
      * @param jobs its jobs in each queue this service serves, by queue name
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TenantView(String tenant, Number weight, Integer concurrency, JsonNode rateLimit, JsonNode tokenQuota,
-            TokensSpent tokens,
-            Map<String, QueueUse> jobs) {
+            TokensSpent tokens, CostSpent cost, Map<String, QueueUse> jobs) {
     }
 
     /**
@@ -97,6 +101,14 @@ public class AdminTenantsResource {
      * @param thisMonth tokens spent since the first of the month, UTC
      */
     public record TokensSpent(String queue, long today, long thisMonth) {
+    }
+
+    /**
+     * @param queue the queue whose jobs' cost this is
+     * @param today what its jobs' tokens spent since midnight UTC cost, in the prices' currency (6 decimals at most)
+     * @param thisMonth what those spent since the first of the month, UTC, cost
+     */
+    public record CostSpent(String queue, double today, double thisMonth) {
     }
 
     @GET
@@ -153,19 +165,27 @@ public class AdminTenantsResource {
         Instant now = Instant.now();
         Uni<Long> today = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.DAY, now);
         Uni<Long> month = tenants.tokensUsed(researchQueue, tenant, TokenQuota.Period.MONTH, now);
+        Uni<CostSpent> cost = prices.isSet() ? cost(tenant, now) : Uni.createFrom().nullItem();
         List<String> served = overview.servedQueues();
         Uni<List<QueueUse>> jobs = Uni.join().all(served.stream().map(queue -> use(queue, tenant, now)).toList())
                 .andFailFast();
-        return Uni.combine().all().unis(today, month, jobs).asTuple().map(read -> {
+        return Uni.combine().all().unis(today, month, cost, jobs).asTuple().map(read -> {
             Map<String, QueueUse> byQueue = new LinkedHashMap<>();
             for (int i = 0; i < served.size(); i++) {
-                byQueue.put(served.get(i), read.getItem3().get(i));
+                byQueue.put(served.get(i), read.getItem4().get(i));
             }
             return new TenantView(tenant, shown(settings.effectiveWeight()), settings.concurrency(),
                     settings.rateLimit() == null ? null : settings.write().get("rateLimit"),
                     settings.tokenQuota() == null ? null : settings.write().get("tokenQuota"),
-                    new TokensSpent(researchQueue, read.getItem1(), read.getItem2()), byQueue);
+                    new TokensSpent(researchQueue, read.getItem1(), read.getItem2()), read.getItem3(), byQueue);
         });
+    }
+
+    private Uni<CostSpent> cost(String tenant, Instant now) {
+        Uni<Long> today = tenants.costUsed(researchQueue, tenant, TokenQuota.Period.DAY, now);
+        Uni<Long> month = tenants.costUsed(researchQueue, tenant, TokenQuota.Period.MONTH, now);
+        return Uni.combine().all().unis(today, month).with((day, thisMonth) -> new CostSpent(researchQueue,
+                LlmPrices.units(day), LlmPrices.units(thisMonth)));
     }
 
     private Uni<QueueUse> use(String queue, String tenant, Instant now) {

@@ -1,6 +1,6 @@
 // The console's Tenants view: each tenant that has settings, with its weight under fair dispatch, its concurrency
 // and rate limits, its token quota,
-// the tokens its research jobs spent this day and this month, its jobs waiting and running in every queue, and its share
+// the tokens its research jobs spent this day and this month (and what they cost, with fq.llm.price.*), its jobs waiting and running in every queue, and its share
 // of each queue's slots in the last minute; a form
 // that sets a tenant's weight, limit and quota (PUT /admin/tenants/{id}, for every instance at once), and a reset per
 // tenant (DELETE: back to weight 1, no limit and no quota).
@@ -47,8 +47,8 @@ export function tenantsView(api, act) {
         const waiting = jobs.reduce((sum, q) => sum + q.ready, 0);
         const running = jobs.reduce((sum, q) => sum + q.running, 0);
         [t.tenant, t.weight, t.concurrency ?? "no limit", t.rateLimit ? rate(t.rateLimit) : "no limit",
-            t.tokenQuota ? quota(t.tokenQuota) : "none", t.tokens.today.toLocaleString("en"),
-            t.tokens.thisMonth.toLocaleString("en"), waiting, running, shares(t.jobs ?? {})].forEach((value, i) => {
+            t.tokenQuota ? quota(t.tokenQuota) : "none", spent(t.tokens.today, t.cost?.today),
+            spent(t.tokens.thisMonth, t.cost?.thisMonth), waiting, running, shares(t.jobs ?? {})].forEach((value, i) => {
             const cell = document.createElement(i === 0 ? "th" : "td");
             if (i === 0) {
                 cell.scope = "row";
@@ -76,6 +76,16 @@ export function tenantsView(api, act) {
     }
 
     return { load };
+}
+
+/**
+ * @param {number} tokens tokens spent
+ * @param {number|undefined} cost what they cost, in the prices' currency; undefined without prices
+ * @returns {string} e.g. "12,400" or "12,400 (cost 0.0186)"
+ */
+function spent(tokens, cost) {
+    const count = tokens.toLocaleString("en");
+    return cost === undefined ? count : `${count} (cost ${cost.toLocaleString("en", { maximumFractionDigits: 6 })})`;
 }
 
 /** @returns each queue's share of slots in the last minute, as "queue 42 %", or "none" when no job held one */
