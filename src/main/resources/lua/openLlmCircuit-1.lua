@@ -16,14 +16,11 @@
   (ms)}.
 ]]
 --- @include "nowMs"
+--- @include "llmBudget"
 
 local now = nowMs()
 local state = redis.call('HMGET', KEYS[1], 'probeMs', 'openUntil', 'unavailableSince', 'prober')
-local since = tonumber(state[3])
-if not since then
-    since = now
-    redis.call('HSET', KEYS[1], 'unavailableSince', since)
-end
+local since = markUnavailable(KEYS[1], state[3], now)
 local probe = tonumber(state[1])
 if probe and state[4] ~= ARGV[3] then
     return {math.max((tonumber(state[2]) or now) - now, 0), now - since}

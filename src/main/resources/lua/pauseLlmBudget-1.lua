@@ -10,15 +10,12 @@
   Returns {how long calls wait from now (ms), how long the server has been unavailable (ms)}.
 ]]
 --- @include "nowMs"
+--- @include "llmBudget"
 
 local now = nowMs()
 local pausedUntil = now + tonumber(ARGV[1])
 local state = redis.call('HMGET', KEYS[1], 'pausedUntil', 'unavailableSince')
-local since = tonumber(state[2])
-if not since then
-    since = now
-    redis.call('HSET', KEYS[1], 'unavailableSince', since)
-end
+local since = markUnavailable(KEYS[1], state[2], now)
 local current = tonumber(state[1])
 if current and current >= pausedUntil then
     return {current - now, now - since}

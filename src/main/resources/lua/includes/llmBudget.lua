@@ -38,3 +38,14 @@ local function budgetLeft(tat, limit, now)
     local ahead = math.max((tonumber(tat) or now) - now, 0)
     return math.max(math.floor((BUDGET_WINDOW_MS - ahead) / interval), 0)
 end
+
+-- Since when the server of the budget whose hash is key has refused or failed every call (ms, Redis clock): the
+-- first such call since its last success starts it (current: the hash's 'unavailableSince', nil when available).
+local function markUnavailable(key, current, now)
+    local since = tonumber(current)
+    if not since then
+        since = now
+        redis.call('HSET', key, 'unavailableSince', since)
+    end
+    return since
+end
