@@ -19,7 +19,8 @@
   unavailable since its last success, so that this call's success should close the circuit, else 0);
   {0, wait ms, reason} when not, where reason is 'unavailable' (the server has been refusing or failing every call for
   longer than ARGV[7] and no call may probe it now: wait 0, the attempt fails), 'paused' (the provider said wait),
-  'open' (the circuit is open: wait until the next probe), 'concurrency' (too many calls in flight; wait: until the
+  'open' (the circuit is open: wait until the next probe, or at most 1,000 ms while a probe is under way, so that
+  its success lets the calls start soon), 'concurrency' (too many calls in flight; wait: until the
   first lease runs out, at most 1,000 ms, as calls mostly end sooner), 'requests' or 'tokens' (wait: until the limit
   admits it). When the circuit is open and its probe is due, this call is the probe: it is reserved, and the other
   calls wait one more probe interval for its outcome.
@@ -29,7 +30,7 @@
 
 local now = nowMs()
 local state = redis.call('HMGET', KEYS[1], 'requestsTat', 'tokensTat', 'pausedUntil', 'providerRequests',
-    'providerTokens', 'unavailableSince', 'probeMs', 'openUntil')
+    'providerTokens', 'unavailableSince', 'probeMs', 'openUntil', 'prober')
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for _, lease in ipairs(expired) do
     redis.call('ZREM', KEYS[2], lease)
@@ -47,7 +48,8 @@ if pausedUntil and pausedUntil > now then
     return {0, pausedUntil - now, 'paused'}
 end
 if probeMs and openUntil > now then
-    return {0, openUntil - now, 'open'}
+    -- While a probe is under way, look again within a second: its success closes the circuit at once.
+    return {0, state[9] and math.min(openUntil - now, 1000) or openUntil - now, 'open'}
 end
 local most = tonumber(ARGV[3])
 if most > 0 and redis.call('ZCARD', KEYS[2]) >= most then

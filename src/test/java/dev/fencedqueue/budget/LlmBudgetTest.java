@@ -148,7 +148,9 @@ class LlmBudgetTest {
         Reservation probe = await("the probe is due").atMost(TIMEOUT).until(() -> reserve(limits, 10, "probe"),
                 Reservation::reserved);
         assertThat(probe.unwell()).as("its success should close the circuit").isTrue();
-        assertThat(reserve(limits, 10).reason()).as("the others wait for the probe's outcome").isEqualTo("open");
+        Reservation duringProbe = reserve(limits, 10);
+        assertThat(duringProbe.reason()).as("the others wait for the probe's outcome").isEqualTo("open");
+        assertThat(duringProbe.waitMillis()).as("looking again within a second").isPositive().isLessThanOrEqualTo(1_000L);
         assertThat(budget.open(key, "probe", Duration.ofMillis(300), Duration.ofSeconds(10)).await().atMost(TIMEOUT)
                 .waitMillis()).as("the failed probe doubles the interval").isEqualTo(600);
 
@@ -160,6 +162,26 @@ class LlmBudgetTest {
         assertThat(after.reserved()).as("every call starts again").isTrue();
         assertThat(after.unwell()).isFalse();
         assertThat(budget.close(key).await().atMost(TIMEOUT)).as("nothing left to close").isFalse();
+    }
+
+    @Test
+    void whileAProbeIsUnderWayTheOthersLookAgainWithinASecond() {
+        BudgetLimits limits = BudgetLimits.NONE;
+        budget.open(key, "first", Duration.ofMillis(250), Duration.ofSeconds(60)).await().atMost(TIMEOUT);
+        long interval = 250;
+        for (int probe = 0; interval < 2_000; probe++) { // failed probes: 500, 1,000, 2,000 ms
+            String id = "probe-" + probe;
+            await("probe " + probe + " is due").atMost(TIMEOUT).until(() -> reserve(limits, 10, id).reserved());
+            interval = budget.open(key, id, Duration.ofMillis(250), Duration.ofSeconds(60)).await().atMost(TIMEOUT)
+                    .waitMillis();
+        }
+        assertThat(reserve(limits, 10).waitMillis()).as("before the probe is due: until it is").isGreaterThan(1_000L);
+
+        await("the next probe is due").atMost(TIMEOUT).until(() -> reserve(limits, 10, "last-probe").reserved());
+        Reservation other = reserve(limits, 10);
+        assertThat(other.reason()).isEqualTo("open");
+        assertThat(other.waitMillis()).as("while it is under way: within a second, not the %d ms interval", interval)
+                .isPositive().isLessThanOrEqualTo(1_000L);
     }
 
     @Test
