@@ -1,6 +1,6 @@
 -- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Activates up to maxJobs ready jobs for one worker: promotes delayed jobs that are due, honours the
--- queue's pause flag, its dispatch hold (key 'hold', handBackJob), global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
+-- queue's pause flag, its dispatch hold (meta 'holdUntil', handBackJob), global rate limit (meta 'limiterMax' jobs per 'limiterDuration' ms) and global
 -- concurrency (meta 'concurrency'), then takes that many jobs at once (wait list first, then the prioritized
 -- set: one LMPOP, one ZPOPMIN, one LPUSH onto the active list) and for each one writes in its hash its lock (its
 -- lock token 'lockToken', lockPrefix .. ':' .. jobId, the identity of the attempt, which every fenced write
@@ -112,7 +112,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
     end
 
     local meta = redis.call('HMGET', metaKey, 'paused', 'concurrency', 'limiterMax', 'limiterDuration', 'costUnit',
-        'costEstimate', 'virtualTime')
+        'costEstimate', 'virtualTime', 'holdUntil')
     local estimate, estimated = settledEstimate(prefix, costEstimate(meta[6]))
     local virtualTime = tonumber(meta[7]) or 0
     local startTag = virtualTime
@@ -136,7 +136,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
         end
         allowed = math.min(allowed, free)
     end
-    local held = allowed > 0 and redis.call('PTTL', prefix .. 'hold') or 0
+    local held = allowed > 0 and (tonumber(meta[8]) or 0) - now or 0
     if held > 0 then -- a run met a rate limit outside the queue (handBackJob): no job starts before it may pass
         code, extra, allowed = -5, held, 0
     end

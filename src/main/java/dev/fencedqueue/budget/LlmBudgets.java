@@ -8,6 +8,7 @@ import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -59,6 +60,17 @@ public class LlmBudgets {
             keys.sort(Comparator.comparing(BudgetKey::endpoint).thenComparing(BudgetKey::model));
             return keys;
         });
+    }
+
+    /**
+     * Reads the state of every budget any instance registered, one after the other, without changing them.
+     *
+     * @param limits this instance's configured limits (the provider's, when smaller, are in force)
+     * @return the states, by endpoint then model
+     */
+    public Multi<BudgetState> states(BudgetLimits limits) {
+        return all().onItem().transformToMulti(keys -> Multi.createFrom().iterable(keys))
+                .onItem().transformToUniAndConcatenate(key -> state(key, limits));
     }
 
     /**

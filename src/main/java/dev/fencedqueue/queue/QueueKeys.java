@@ -27,7 +27,6 @@ import java.util.regex.Pattern;
  * fq:{q}:id           string job id counter
  * fq:{q}:events       stream queue events (waiting, active, progress, completed, failed, ...)
  * fq:{q}:limiter      string jobs started in the current rate-limit window, PX window
- * fq:{q}:hold         string set PX by a run that met a rate limit outside the queue: no job starts before it expires
  * fq:{q}:revoked      channel job ids whose running worker must stop
  * fq:{q}:job:ID       hash   the job: its fields; its fencingToken (the current epoch), lockToken (the attempt that
  *                            holds it) and lockedUntil (its lock's expiry, ms, Redis clock: renewed while it runs);
@@ -163,11 +162,6 @@ public record QueueKeys(String queue, String prefix) {
 
     public String delayed() {
         return prefix + "delayed";
-    }
-
-    /** @return the queue's dispatch hold: while it exists no job starts (a run met a rate limit outside the queue) */
-    public String hold() {
-        return prefix + "hold";
     }
 
     public String marker() {

@@ -14,7 +14,7 @@ public enum LuaScript {
     MOVE_TO_FAILED("moveToFailed", 10),
     MOVE_STALLED_JOBS_TO_WAIT("moveStalledJobsToWait", 9),
     ABORT_JOB("abortJob", 10),
-    HAND_BACK_JOB("handBackJob", 8),
+    HAND_BACK_JOB("handBackJob", 7),
     SET_PAUSED("setPaused", 5),
     REMOVE_JOB("removeJob", 9),
     RETRY_JOB("retryJob", 7),

@@ -35,8 +35,8 @@ import org.jboss.logging.Logger;
  * model, kept in Redis), around each streamed call that generates (the research protocol's, chat completions', a
  * Responses create). A job whose call cannot go on yet fails its attempt with {@link RateLimitedException}: it goes back
  * to the front of its wait list without counting an attempt, and the queue's dispatch is held as long as the call must
- * wait (with up to a tenth more, at most a second, of jitter, so that the fleet's holds do not all end at one instant),
- * so that the budget is spent in the order the queue, fair dispatch included, chooses. Before the call:
+ * wait (one hold per queue, for the whole fleet), so that the budget is spent in the order the queue, fair dispatch
+ * included, chooses. Before the call:
  * <ul>
  * <li>the call reserves a request, its tokens (its prompt's, about a token per 4 characters of the request, and
  * {@code fq.llm.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place among the calls at once
@@ -218,7 +218,7 @@ public class LlmBudgetGate {
         if (outage == null || outage.unavailableMillis() >= unavailableTimeout.toMillis()) {
             return Uni.createFrom().failure(failure);
         }
-        long wait = outage.waitMillis() + jitter(outage.waitMillis());
+        long wait = outage.waitMillis();
         metrics.refused(reason, Duration.ofMillis(wait));
         LOG.infof("the LLM server at %s %s: the fleet waits for it; the job waits %d ms (%s)", key.endpoint(),
                 reason.equals("server") ? "asked to wait" : "is down", wait, Failures.describe(failure));
@@ -238,7 +238,7 @@ public class LlmBudgetGate {
                     + "fq.llm.unavailable-timeout (" + unavailableTimeout + "), and its circuit is open: the attempt "
                     + "fails");
         }
-        long wait = reservation.waitMillis() + jitter(reservation.waitMillis());
+        long wait = reservation.waitMillis();
         String what = switch (reservation.reason()) {
             case "paused" -> "paused, as the LLM server asked";
             case "open" -> "waiting for the LLM server, found down (its circuit is open until the next probe)";

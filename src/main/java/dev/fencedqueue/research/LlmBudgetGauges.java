@@ -52,9 +52,7 @@ public class LlmBudgetGauges {
         if (!reading.compareAndSet(false, true)) {
             return; // the last read is still under way
         }
-        budgets.all().onItem().transformToMulti(keys -> io.smallrye.mutiny.Multi.createFrom().iterable(keys))
-                .onItem().transformToUniAndConcatenate(key -> budgets.state(key, gate.limits()))
-                .subscribe().with(this::publish, failure -> {
+        budgets.states(gate.limits()).subscribe().with(this::publish, failure -> {
                     reading.set(false);
                     LOG.debugf("the LLM budgets' gauges were not read: %s", Failures.describe(failure));
                 }, () -> reading.set(false));

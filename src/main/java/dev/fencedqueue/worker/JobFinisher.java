@@ -118,7 +118,7 @@ final class JobFinisher {
         String id = job.id();
         return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
-                        keys.events(), keys.hold()),
+                        keys.events()),
                 List.of(id, job.lockToken(), Long.toString(job.fencingToken()), ctx.queueEventsArg(),
                         Long.toString(Math.max(0, delay.toMillis()))))
                 .map(reply -> reply.toLong()), options);

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.fencedqueue.budget.BudgetState;
 import dev.fencedqueue.budget.LlmBudgets;
 import dev.fencedqueue.research.LlmBudgetGate;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
@@ -104,8 +103,6 @@ public class AdminLlmResource {
     @GET
     @Operation(summary = "The fleet's LLM budgets: limits, what is left, calls in flight, pause and circuit")
     public Uni<List<BudgetView>> list() {
-        return budgets.all().onItem().transformToMulti(keys -> Multi.createFrom().iterable(keys))
-                .onItem().transformToUniAndConcatenate(key -> budgets.state(key, gate.limits()))
-                .map(BudgetView::of).collect().asList();
+        return budgets.states(gate.limits()).map(BudgetView::of).collect().asList();
     }
 }

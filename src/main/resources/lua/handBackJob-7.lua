@@ -6,8 +6,8 @@
   current epoch can hand a job back. Either way the job goes back to the front of its (tenant's) wait list, or back to
   the prioritized set, so that it keeps its place, also under fair dispatch; its next run is a new epoch, which
   continues the job as a takeover ('resumeReason' 'takeover', which its resume event says; 'rate-limited' after a
-  delay). After a delay, the queue's dispatch is held for that long as well (KEYS[8], a hold only grows; activateJobs
-  answers rate-limited until it ends), so that no worker of the fleet takes the job, nor another, before the limit
+  delay). After a delay, the queue's dispatch is held for that long as well (meta 'holdUntil', ms on the Redis clock; a
+  hold only grows; activateJobs answers rate-limited until it ends), so that no worker of the fleet takes the job, nor another, before the limit
   may admit one, and then the next job to run is the one fair dispatch chooses, not the one whose wait ended first.
 
   KEYS[1] active list
@@ -17,7 +17,6 @@
   KEYS[5] meta hash
   KEYS[6] job hash
   KEYS[7] queue event stream
-  KEYS[8] the queue's dispatch hold (a string, PX: no job starts before it expires)
 
   ARGV[1] job id
   ARGV[2] lock token
@@ -51,8 +50,8 @@ local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
 redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason',
     delay > 0 and 'rate-limited' or 'takeover')
 pushReady(KEYS[2], KEYS[3], KEYS[4], KEYS[5], jobId, priority, true)
-if delay > 0 and redis.call('PTTL', KEYS[8]) < delay then
-    redis.call('SET', KEYS[8], '1', 'PX', delay)
+if delay > 0 and (tonumber(redis.call('HGET', KEYS[5], 'holdUntil')) or 0) < now + delay then
+    redis.call('HSET', KEYS[5], 'holdUntil', string.format('%d', now + delay))
 end
 if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then
     redis.call('ZREM', KEYS[4], '0')
