@@ -12,11 +12,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The LLM budgets the fleet shares, kept in Redis (one per endpoint and model, {@link BudgetKey}): requests and tokens
- * per minute and calls at once. A call reserves its share before it starts ({@link #reserve}), settles it with the
- * usage the server reported once it ended ({@link #settle}); the provider's rate-limit headers correct the budget as
- * they arrive ({@link #correct}), and its {@code 429} or {@code 503} with a time to wait pauses every instance's calls
- * ({@link #pause}); a call that finds the server down opens the fleet's circuit ({@link #open}) until a call succeeds
- * ({@link #close}). Each limit is a GCRA cell with a minute's burst ({@code llmBudget.lua}), one script per transition.
+ * per minute and calls at once. A call reserves its share before it starts ({@link #reserve}), renews its lease while
+ * it streams ({@link #renew}), settles it with the usage the server reported once it ended ({@link #settle}); the
+ * provider's rate-limit headers correct the budget as they arrive ({@link #correct}), and its {@code 429} or
+ * {@code 503} with a time to wait pauses every instance's calls ({@link #pause}); a call that finds the server down
+ * opens the fleet's circuit ({@link #open}) until a call succeeds ({@link #close}). Each limit is a GCRA cell with a minute's burst ({@code llmBudget.lua}), one script per transition.
  * Every method fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable.
  */
 @ApplicationScoped
@@ -37,8 +37,8 @@ public class LlmBudget {
      * @param limits its limits (the provider's, as its headers gave them, apply when smaller)
      * @param tokens the tokens the call may use: its prompt's, estimated, and its {@code max_tokens} (0 or more)
      * @param leaseId the call's id, unique; the lease is let go by {@link #settle}, or when it runs out
-     * @param lease how long the lease holds: the longest the call may take (a lease that runs out frees its place, its
-     *        tokens stay spent)
+     * @param lease how long the lease holds unless renewed ({@link #renew}): a lease that runs out (its instance died)
+     *        frees its place, its tokens stay spent
      * @param unavailableTimeout how long the fleet waits for a server that refuses or fails every call
      *        ({@code fq.llm.unavailable-timeout}): past it, a call that would wait for it is told {@code unavailable}
      * @return whether the call may start, or how long to wait and why
@@ -66,6 +66,20 @@ public class LlmBudget {
         return scripts.run(LuaScript.SETTLE_LLM_BUDGET, key.keys(keyPrefix), List.of(leaseId,
                 Long.toString(Math.max(-1, tokensUsed)), Long.toString(limits.tokensPerMinute())))
                 .map(reply -> reply.toInteger() == 1);
+    }
+
+    /**
+     * Renews the lease of a call in flight, so that a call streaming longer than one lease keeps its place: its
+     * instance renews it every third of a lease while the call runs, and an instance that died stops renewing.
+     *
+     * @param key the budget
+     * @param leaseId the call's id, as reserved
+     * @param lease how long the lease holds from now (at least 1 ms)
+     * @return whether the call was in flight (false: its lease had run out and its place was let go)
+     */
+    public Uni<Boolean> renew(BudgetKey key, String leaseId, Duration lease) {
+        return scripts.run(LuaScript.RENEW_LLM_LEASE, key.keys(keyPrefix).subList(1, 2),
+                List.of(leaseId, Long.toString(Math.max(1, lease.toMillis())))).map(reply -> reply.toInteger() == 1);
     }
 
     /**

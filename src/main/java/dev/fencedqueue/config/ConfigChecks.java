@@ -108,6 +108,10 @@ public class ConfigChecks {
         requirePositive("fq.llm.delta-interval", llm.deltaInterval());
         requirePositive("fq.llm.open-timeout", llm.openTimeout());
         requirePositive("fq.llm.idle-timeout", llm.idleTimeout());
+        if (llm.budget().lease().compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+            throw new IllegalStateException("`fq.llm.budget.lease` must be at least 1s (a call renews it every third "
+                    + "of it, a round trip to Redis each), was " + llm.budget().lease());
+        }
         check(llm.price());
     }
 

@@ -237,10 +237,11 @@ public interface LlmConfig {
         OptionalInt maxConcurrent();
 
         /**
-         * How long a call holds its place among the calls at once without ending: past it (its instance died), the
-         * place is let go. At least the longest call.
+         * How long a call holds its place among the calls at once without a renewal: its instance renews it every
+         * third of this while the call streams, so a call of any length keeps its place, and an instance that died
+         * lets its places go within this.
          */
-        @WithDefault("15m")
+        @WithDefault("1m")
         Duration lease();
 
         /** The tokens a call is expected to answer when {@code fq.llm.max-tokens} does not say, reserved with its prompt's. */

@@ -41,6 +41,7 @@ public enum LuaScript {
     READY_JOBS("readyJobs", 3),
     RESERVE_LLM_BUDGET("reserveLlmBudget", 2),
     SETTLE_LLM_BUDGET("settleLlmBudget", 2),
+    RENEW_LLM_LEASE("renewLlmLease", 1),
     CORRECT_LLM_BUDGET("correctLlmBudget", 1),
     PAUSE_LLM_BUDGET("pauseLlmBudget", 1),
     OPEN_LLM_CIRCUIT("openLlmCircuit", 1),

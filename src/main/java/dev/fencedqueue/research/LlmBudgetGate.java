@@ -24,7 +24,9 @@ import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.worker.RateLimitedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.http.HttpClosedException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -45,7 +47,8 @@ import org.jboss.logging.Logger;
  * server when the circuit's interval comes).</li>
  * </ul>
  * Once the response's headers arrive, the provider's rate-limit headers correct the budget, and a success closes the
- * fleet's circuit; once its body ends, the call leaves the calls at once and the tokens the server reported replace
+ * fleet's circuit; while its body streams, its lease is renewed every third of {@code fq.llm.budget.lease}; once its
+ * body ends, the call leaves the calls at once and the tokens the server reported replace
  * those it reserved (a server that reports none leaves the reservation spent); a call that failed before its headers
  * gives them all back. When the call fails before its headers:
  * <ul>
@@ -170,7 +173,11 @@ public class LlmBudgetGate {
                     if (unwell) {
                         close(key);
                     }
-                    exchange.response().end().onComplete(ended -> settle(key, leaseId, exchange.usage().get()));
+                    Cancellable renewing = renewing(key, leaseId);
+                    exchange.response().end().onComplete(ended -> {
+                        renewing.cancel();
+                        settle(key, leaseId, exchange.usage().get());
+                    });
                 })
                 .onFailure().recoverWithUni(failure -> {
                     settle(key, leaseId, 0);
@@ -261,6 +268,23 @@ public class LlmBudgetGate {
             budget.correct(key, limits, provider).subscribe().with(left -> metrics.left(left[0], left[1]),
                     failure -> LOG.debugf("the LLM budget was not corrected: %s", Failures.describe(failure)));
         }
+    }
+
+    /**
+     * Renews a call's lease every third of {@code fq.llm.budget.lease} while it streams, so that a call of any length
+     * keeps its place and an instance that died lets its places go within a lease; stops at the first renewal that
+     * finds the lease gone.
+     */
+    private Cancellable renewing(BudgetKey key, String leaseId) {
+        return Multi.createFrom().ticks().every(lease.dividedBy(3))
+                .onItem().transformToUniAndConcatenate(tick -> budget.renew(key, leaseId, lease)
+                        .onFailure().recoverWithItem(failure -> {
+                            LOG.debugf("an LLM call's lease was not renewed: %s", Failures.describe(failure));
+                            return true; // Redis unreachable: the next tick tries again
+                        }))
+                .select().where(renewed -> !renewed).toUni()
+                .subscribe().with(gone -> LOG.debugf("the lease of an LLM call in flight at %s ran out before it "
+                        + "ended: its place was let go", key.endpoint()));
     }
 
     private void settle(BudgetKey key, String leaseId, long tokensUsed) {

@@ -101,6 +101,21 @@ class LlmBudgetTest {
     }
 
     @Test
+    void aRenewalSetsWhenALeaseRunsOutAndALeaseThatRanOutIsNotTakenAgain() {
+        BudgetLimits limits = new BudgetLimits(0, 0, 1);
+        assertThat(reserve(limits, 10, "streaming").reserved()).isTrue();
+        assertThat(reserve(limits, 10, "next").reason()).as("its lease holds for minutes").isEqualTo("concurrency");
+
+        // A renewal sets the lease's end from now: here, shorter than the lease it had, so that it runs out.
+        assertThat(budget.renew(key, "streaming", Duration.ofMillis(200)).await().atMost(TIMEOUT)).isTrue();
+        await("the renewed lease ran out").atMost(TIMEOUT).until(() -> reserve(limits, 10, "next").reserved());
+
+        assertThat(budget.renew(key, "streaming", LEASE).await().atMost(TIMEOUT)).as("its place was let go").isFalse();
+        assertThat(reserve(limits, 10, "another").reason()).as("and not taken again").isEqualTo("concurrency");
+        assertThat(budget.settle(key, limits, "streaming", 10).await().atMost(TIMEOUT)).isFalse();
+    }
+
+    @Test
     void theProvidersHeadersBringABudgetSetTooHighDownToItsOwn() {
         BudgetLimits tooHigh = new BudgetLimits(0, 10_000, 0);
         ProviderLimits provider = new ProviderLimits(0, -1, 1_000, 100, Optional.empty());

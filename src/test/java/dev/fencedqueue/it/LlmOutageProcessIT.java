@@ -19,7 +19,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Two real processes wait for their LLM server together, against a third process's simulator that limits and fails
  * like a provider: a {@code 429} met by one pauses the other's calls (no job runs on it before the pause ends); an outage of a minute fails no job, and the jobs
  * finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once it is
- * thawed, lets its place among the calls at once go, so that the process that took its job over calls in its stead.
+ * thawed, lets its place among the calls at once go, so that the process that took its job over calls in its stead;
+ * a call streaming longer than its lease keeps its place (renewed), and a killed process's place is let go within a
+ * lease.
  */
 class LlmOutageProcessIT {
 
@@ -136,6 +138,42 @@ class LlmOutageProcessIT {
         await("no call in flight").atMost(JOBS_FINISH).until(() -> taker.request().auth().preemptive()
                 .basic("admin", "admin").get("/admin/llm/budgets").then().statusCode(200).extract().jsonPath()
                 .getInt("[0].concurrency.inFlight") == 0);
+    }
+
+    @Test
+    void aCallLongerThanItsLeaseKeepsItsPlaceAndAKilledProcessLetsItsPlaceGoWithinALease() {
+        ServiceProcess llm = simulator(Map.of("fq.simulator.answer-words", "100", "fq.simulator.token-interval",
+                "100ms"));
+        // A lease of 3 s, renewed every second while a call streams: the calls here stream 10 s.
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
+                "fq.llm.budget.lease", "3s"));
+        ServiceProcess a = fleet.start("kl-A", config, Map.of());
+        ServiceProcess b = fleet.start("kl-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+
+        String first = start(a, "a call of ten seconds");
+        String runner = await("the first job streams").atMost(JOBS_FINISH).until(() -> {
+            JsonPath status = status(a, first);
+            return "active".equals(status.getString("state")) && status.get("progress") != null
+                    ? status.getString("workerId") : null;
+        }, worker -> worker != null);
+        String second = start(b, "a call that waits for the place");
+        await("the second job's call waits for the place").atMost(JOBS_FINISH)
+                .until(() -> rateLimited(a, "concurrency") + rateLimited(b, "concurrency") > 0);
+        // 40 tokens at one per 100 ms or slower: the first call has streamed past its first lease and the next.
+        await("the first call streamed past two leases").atMost(JOBS_FINISH).until(() -> {
+            Long tokens = status(a, first).getObject("progress.completionTokens", Long.class);
+            return tokens != null && tokens >= 40;
+        });
+
+        ServiceProcess killed = runner.startsWith("kl-A") ? a : b;
+        ServiceProcess survivor = killed == a ? b : a;
+        killed.kill();
+        // Its lease is not renewed any more: the survivor's calls get the place within a lease, not the default minute.
+        await("both jobs completed on the survivor").atMost(JOBS_FINISH).pollInterval(Duration.ofMillis(500))
+                .until(() -> completed(survivor, first) && completed(survivor, second));
+        assertThat(llm.request().get("/simulator/stats").then().statusCode(200).extract().jsonPath()
+                .getLong("peakActive")).as("never two calls at once: each long call kept its place").isEqualTo(1);
     }
 
     private ServiceProcess simulator(Map<String, String> limits) {
