@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * simulator limited like a provider to 7 requests a minute: eight jobs at once make no {@code 429}, because the two
  * processes' calls together stay within the budget (with a budget each, even once the simulator's headers brought both
  * down to its 7, they would send up to 14: one is refused); the calls the budget cannot admit yet wait in the queue,
- * and every job completes with one attempt.
+ * and every job completes with one attempt, its status showing what its tokens cost at {@code fq.llm.price.*}.
  */
 class LlmBudgetProcessIT {
 
@@ -34,7 +34,8 @@ class LlmBudgetProcessIT {
                 "fq.simulator.requests-per-minute", "7", "fq.simulator.answer-words", "20",
                 "fq.simulator.token-interval", "5ms"), Map.of());
         Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
-                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.requests-per-minute", "6");
+                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.requests-per-minute", "6",
+                "fq.llm.price.input", "2.50", "fq.llm.price.output", "10");
         ServiceProcess a = fleet.start("proc-A", config, Map.of());
         ServiceProcess b = fleet.start("proc-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
@@ -50,7 +51,13 @@ class LlmBudgetProcessIT {
         await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> jobs.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
         for (String id : jobs) {
-            assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
+            JsonPath status = status(a, id);
+            assertThat(status.getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
+            // What its tokens cost at the prices, in the currency's units (micro-units counted in Redis).
+            long prompt = status.getLong("tokens.result.promptTokens");
+            long completion = status.getLong("tokens.result.completionTokens");
+            assertThat(status.getDouble("cost.result")).as("job %s: its cost", id)
+                    .isCloseTo((2.5 * prompt + 10.0 * completion) / 1_000_000, org.assertj.core.data.Offset.offset(2e-6));
         }
         JsonPath provider = llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
         assertThat(provider.getInt("rateLimited")).as("the provider refused no call").isZero();

@@ -80,6 +80,23 @@ class StartupChecksIT {
     }
 
     @Test
+    void refusesANegativePriceNamingTheOption() {
+        ServiceProcess service = fleet.start("negative-price", Map.of("fq.llm.price.input", "-1",
+                "fq.llm.price.output", "10"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("fq.llm.price.input must be greater than or equal to 0");
+    }
+
+    @Test
+    void refusesAnLlmBudgetLeaseShorterThanASecond() {
+        ServiceProcess service = fleet.start("short-lease", Map.of("fq.llm.budget.lease", "100ms"), Map.of());
+
+        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
+        assertThat(service.log()).contains("`fq.llm.budget.lease` must be at least 1s");
+    }
+
+    @Test
     void runsNoWorkersOnARedisThatMayEvictKeysAndSaysWhy() {
         fleet.redis().call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
         ServiceProcess service = fleet.start("evicting", Map.of("fq.simulator.step-interval", "50ms"), Map.of());

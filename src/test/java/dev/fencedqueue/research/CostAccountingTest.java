@@ -1,33 +1,42 @@
 package dev.fencedqueue.research;
 
+import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.math.BigDecimal;
+import java.net.URL;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SwitchableConfig;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
  * Tokens have a price ({@code fq.llm.price.input} and {@code output}, per million tokens): a finished job's status
  * shows what its tokens cost beside them, by outcome; its tenant's view shows what the tenant's jobs cost today and
- * this month; {@code fq_llm_cost_total{tenant,outcome}} counts it. Without prices no cost is counted nor shown. Over
+ * this month, and the console's Tenants view (in a real headless Chromium) beside its tokens;
+ * {@code fq_llm_cost_total{tenant,outcome}} counts it. Without prices no cost is counted nor shown. Over
  * the OpenAI protocol to the simulator (the research protocol reports no tokens), tenants from {@code X-Tenant-Id},
  * the service's own workers.
  */
@@ -40,6 +49,12 @@ class CostAccountingTest {
     /** USD 3 per million prompt tokens, 15 per million completion tokens: whole micro-units, nothing rounded. */
     private static final long INPUT_PRICE = 3;
     private static final long OUTPUT_PRICE = 15;
+
+    @RegisterExtension
+    static final ChromiumExtension CHROMIUM = new ChromiumExtension();
+
+    @TestHTTPResource("/")
+    URL base;
 
     private final ObjectMapper json = new ObjectMapper();
 
@@ -95,6 +110,30 @@ class CostAccountingTest {
         assertThat(metrics()).as("started at 0 for every outcome").contains(
                 "fq_llm_cost_total{outcome=\"zombie\",tenant=\"default\"} ",
                 "fq_llm_cost_total{outcome=\"saved\",tenant=\"other\"} ");
+    }
+
+    @Test
+    void theConsolesTenantsViewShowsWhatATenantsTokensCostBesideThem() throws Exception {
+        String tenant = "initech-" + System.nanoTime();
+        admin().contentType(ContentType.JSON).body(Map.of("weight", 1)).put("/admin/tenants/" + tenant).then()
+                .statusCode(200);
+        JsonNode status = finished(start(tenant));
+        await("its tenant's view counts it").atMost(TIMEOUT).until(() -> tenantView(tenant).path("cost")
+                .path("today").asDouble() > 0);
+        JsonNode view = tenantView(tenant);
+        String tokens = String.format(Locale.ENGLISH, "%,d", view.path("tokens").path("today").asLong());
+        String cost = new BigDecimal(view.path("cost").path("today").asText()).stripTrailingZeros()
+                .toPlainString();
+        assertThat(status.path("cost").path("result").asDouble()).isPositive();
+
+        ChromeDriver browser = CHROMIUM.driver();
+        browser.get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        String today = "#tenants tr[data-tenant='" + tenant + "'] td:nth-of-type(5)";
+        await("the tenant is listed with its tokens today").atMost(BROWSER_STEP).until(() -> !String.valueOf(browser
+                .executeScript("const e = document.querySelector(arguments[0]); return e ? e.textContent : ''", today))
+                .isEmpty());
+        assertThat(browser.executeScript("return document.querySelector(arguments[0]).textContent", today))
+                .as("tokens today, and their cost in the prices' currency").isEqualTo(tokens + " (cost " + cost + ")");
     }
 
     @Test
