@@ -84,7 +84,8 @@ public class LlmBudget {
 
     /**
      * Corrects the budget with what the provider said of its limits: its limits apply when smaller than {@code limits},
-     * and what the budget admits comes down to what it says remains (never up).
+     * and what the budget admits comes down to what it says remains (never up), to the millisecond when it says when its
+     * limit is full again.
      *
      * @param key the budget
      * @param limits its configured limits
@@ -95,7 +96,8 @@ public class LlmBudget {
         return scripts.run(LuaScript.CORRECT_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1), List.of(
                 Long.toString(provider.requestLimit()), Long.toString(provider.requestsRemaining()),
                 Long.toString(provider.tokenLimit()), Long.toString(provider.tokensRemaining()),
-                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute())))
+                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute()),
+                Long.toString(provider.requestsReset()), Long.toString(provider.tokensReset())))
                 .map(reply -> new long[] {reply.get(0).toLong(), reply.get(1).toLong()});
     }
 

@@ -131,6 +131,24 @@ class LlmBudgetTest {
     }
 
     @Test
+    void theProvidersResetTellsTheFractionOfTheNextCallItRefilled() {
+        // A budget of 60 a minute (one a second) learns from its first call's headers that the provider admits 2 a
+        // minute (one every 30 s), 1 left, full again in 15 s: half of the next call is refilled. The budget admits that
+        // one call now and the next 15 s later: not a second later as its own limit would, nor 30 s as the whole
+        // count alone would say.
+        BudgetLimits tooHigh = new BudgetLimits(60, 0, 0);
+        assertThat(reserve(tooHigh, 10).reserved()).isTrue();
+        long[] left = budget.correct(key, tooHigh, new ProviderLimits(2, 1, 0, -1, Optional.empty(), 15_000, -1))
+                .await().atMost(TIMEOUT);
+        assertThat(left[0]).isEqualTo(1);
+        assertThat(reserve(tooHigh, 10).reserved()).isTrue();
+        Reservation next = reserve(tooHigh, 10);
+        assertThat(next.reason()).isEqualTo("requests");
+        // Time passing only shortens the wait: bounds 10 s below and 1 s above the 15 s hold on any machine.
+        assertThat(next.waitMillis()).as("the provider's next call, 15 s from its headers").isBetween(5_000L, 16_000L);
+    }
+
+    @Test
     void aPauseStopsEveryCallUntilItEndsAndNeverShortens() {
         BudgetLimits limits = BudgetLimits.NONE;
         budget.pause(key, Duration.ofSeconds(60)).await().atMost(TIMEOUT);

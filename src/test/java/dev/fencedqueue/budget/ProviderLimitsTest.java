@@ -16,7 +16,8 @@ class ProviderLimitsTest {
                 "x-ratelimit-remaining-requests", "59", "x-ratelimit-reset-requests", "1s",
                 "x-ratelimit-limit-tokens", "150000", "x-ratelimit-remaining-tokens", "149984",
                 "x-ratelimit-reset-tokens", "6m0s")::get);
-        assertThat(limits).isEqualTo(new ProviderLimits(60, 59, 150_000, 149_984, java.util.Optional.empty()));
+        assertThat(limits).isEqualTo(new ProviderLimits(60, 59, 150_000, 149_984, java.util.Optional.empty(), 1_000,
+                360_000));
         assertThat(limits.saysAnything()).isTrue();
     }
 
@@ -24,11 +25,14 @@ class ProviderLimitsTest {
     void readsAnthropicsHeaders() {
         ProviderLimits limits = ProviderLimits.from(Map.of("anthropic-ratelimit-requests-limit", "50",
                 "anthropic-ratelimit-requests-remaining", "0", "anthropic-ratelimit-tokens-limit", "40000",
-                "anthropic-ratelimit-tokens-remaining", "39000", "retry-after", "12")::get);
+                "anthropic-ratelimit-tokens-remaining", "39000", "retry-after", "12",
+                "anthropic-ratelimit-requests-reset", java.time.OffsetDateTime.now().plusSeconds(90).toString())::get);
         assertThat(limits.requestLimit()).isEqualTo(50);
         assertThat(limits.requestsRemaining()).isZero();
         assertThat(limits.tokenLimit()).isEqualTo(40_000);
         assertThat(limits.retryAfter()).contains(Duration.ofSeconds(12));
+        assertThat(limits.requestsReset()).as("an RFC 3339 time, 90 s from now").isBetween(60_000L, 90_000L);
+        assertThat(limits.tokensReset()).as("not given").isEqualTo(-1);
     }
 
     @Test

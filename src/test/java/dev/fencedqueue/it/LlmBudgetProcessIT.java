@@ -19,7 +19,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * simulator limited like a provider to 7 requests a minute: eight jobs at once make no {@code 429}, because the two
  * processes' calls together stay within the budget (with a budget each, even once the simulator's headers brought both
  * down to its 7, they would send up to 14: one is refused); the calls the budget cannot admit yet wait in the queue,
- * and every job completes with one attempt, its status showing what its tokens cost at {@code fq.llm.price.*}.
+ * and every job completes with one attempt, its status showing what its tokens cost at {@code fq.llm.price.*}. And a
+ * budget set higher than the provider's limit comes down to it for both processes once one call has read the
+ * provider's headers: eight jobs then meet no {@code 429}.
  */
 class LlmBudgetProcessIT {
 
@@ -62,6 +64,40 @@ class LlmBudgetProcessIT {
         JsonPath provider = llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
         assertThat(provider.getInt("rateLimited")).as("the provider refused no call").isZero();
         assertThat(provider.getInt("admitted")).isEqualTo(JOBS);
+    }
+
+    @Test
+    void theProvidersHeadersBringABudgetSetTooHighDownForTheWholeFleet() {
+        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false",
+                "fq.simulator.requests-per-minute", "7", "fq.simulator.answer-words", "20",
+                "fq.simulator.token-interval", "5ms"), Map.of());
+        // A budget of 20 a minute, where the provider admits 7.
+        Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
+                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.requests-per-minute", "20");
+        ServiceProcess a = fleet.start("high-A", config, Map.of());
+        ServiceProcess b = fleet.start("high-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+
+        // One call learns the provider's limit from its headers (7, 6 left), for every process: Redis holds it.
+        String first = start(a, "the call that learns the limit");
+        await("the first job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+                .until(() -> "completed".equals(status(a, first).getString("state")));
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < JOBS; i++) {
+            jobs.add(start(i % 2 == 0 ? a : b, "a budget set too high " + i));
+        }
+
+        // Six calls at once, then one every 8.6 s as the provider's bucket refills: no call meets a 429.
+        await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+                .until(() -> jobs.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
+        JsonPath provider = llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
+        assertThat(provider.getInt("rateLimited")).as("the provider refused no call").isZero();
+        assertThat(provider.getInt("admitted")).isEqualTo(JOBS + 1);
+    }
+
+    private static String start(ServiceProcess process, String query) {
+        return process.request().contentType(ContentType.JSON).body(Map.of("query", query)).post("/research/start")
+                .then().statusCode(202).extract().path("jobId");
     }
 
     private static JsonPath status(ServiceProcess process, String jobId) {
