@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * down to its 7, they would send up to 14: one is refused); the calls the budget cannot admit yet wait in the queue,
  * and every job completes with one attempt, its status showing what its tokens cost at {@code fq.llm.price.*}. And a
  * budget set higher than the provider's limit comes down to it for both processes once one call has read the
- * provider's headers: eight jobs then meet no {@code 429}.
+ * provider's headers: eight jobs then meet no {@code 429}. With one call at once for the fleet, a tenant that submitted
+ * six jobs does not take the budget of both processes from one that submitted two just after (fair dispatch).
  */
 class LlmBudgetProcessIT {
 
@@ -93,6 +94,42 @@ class LlmBudgetProcessIT {
         JsonPath provider = llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
         assertThat(provider.getInt("rateLimited")).as("the provider refused no call").isZero();
         assertThat(provider.getInt("admitted")).isEqualTo(JOBS + 1);
+    }
+
+    @Test
+    void aHeavyTenantDoesNotTakeTheWholeBudgetOfTwoProcesses() {
+        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false",
+                "fq.simulator.answer-words", "20", "fq.simulator.token-interval", "20ms"), Map.of());
+        // One call at once for the fleet, one worker slot per process, tenants from X-Tenant-Id.
+        Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
+                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.max-concurrent", "1",
+                "fq.tenancy.source", "header", "fq.worker.concurrency", "1");
+        ServiceProcess a = fleet.start("fair-A", config, Map.of());
+        ServiceProcess b = fleet.start("fair-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+
+        List<String> heavy = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            heavy.add(start(a, "heavy", "heavy question " + i));
+        }
+        List<String> light = List.of(start(b, "light", "light question 0"), start(b, "light", "light question 1"));
+
+        List<String> all = new ArrayList<>(heavy);
+        all.addAll(light);
+        await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+                .until(() -> all.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
+        long lightDone = light.stream().mapToLong(id -> status(a, id).getLong("finishedOn")).max().orElseThrow();
+        long heavyDoneAfter = heavy.stream().filter(id -> status(a, id).getLong("finishedOn") > lightDone).count();
+        assertThat(heavyDoneAfter).as("heavy jobs still to finish once the light tenant's two had: in one line, none")
+                .isGreaterThanOrEqualTo(2);
+        for (String id : all) {
+            assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
+        }
+    }
+
+    private static String start(ServiceProcess process, String tenant, String query) {
+        return process.request().header("X-Tenant-Id", tenant).contentType(ContentType.JSON)
+                .body(Map.of("query", query)).post("/research/start").then().statusCode(202).extract().path("jobId");
     }
 
     private static String start(ServiceProcess process, String query) {
