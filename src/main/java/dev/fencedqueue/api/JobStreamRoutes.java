@@ -84,7 +84,7 @@ public class JobStreamRoutes {
     /** A deep research job's flow stream: its events and its children's, merged ({@link FlowEventFollower}). */
     private void flow(RoutingContext context, Consumer<Job> access) {
         serve(research, context, LastEventIds::ofFlow, (jobId, lastEventId) -> flows.follow(research, jobId,
-                lastEventId, context.response(), access, DeepResearch::childrenAnnounced));
+                lastEventId, context.response(), access, event -> DeepResearch.childrenAnnounced(event, json)));
     }
 
     private void stream(JobQueue queue, RoutingContext context, Consumer<Job> access) {
