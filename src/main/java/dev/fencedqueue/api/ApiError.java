@@ -1,8 +1,10 @@
 package dev.fencedqueue.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.vertx.core.http.HttpServerResponse;
 
 /**
  * The body of every error response: {@code {"error": "...", "message": "..."}}, plus the offending
@@ -34,11 +36,11 @@ public record ApiError(String error, String message, String field) {
      * @param status the HTTP status
      * @param json serializes the body
      */
-    public void send(io.vertx.core.http.HttpServerResponse response, int status,
-            com.fasterxml.jackson.databind.ObjectMapper json) {
+    public void send(HttpServerResponse response, int status,
+            ObjectMapper json) {
         try {
             response.setStatusCode(status).putHeader("Content-Type", "application/json").end(json.writeValueAsString(this));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             response.setStatusCode(500).end();
         }
     }

@@ -1,5 +1,7 @@
 package dev.fencedqueue.api;
 
+import dev.fencedqueue.worker.InvalidJobDataException;
+
 /** Thrown when a path, query or body parameter of the API is not valid; answered with 400 naming it. */
 public class InvalidParameterException extends IllegalArgumentException {
 
@@ -23,7 +25,7 @@ public class InvalidParameterException extends IllegalArgumentException {
         if (e instanceof InvalidParameterException invalid) {
             return invalid;
         }
-        if (e instanceof dev.fencedqueue.worker.InvalidJobDataException bad) {
+        if (e instanceof InvalidJobDataException bad) {
             InvalidParameterException invalid = new InvalidParameterException(bad.field(), bad.getMessage());
             invalid.initCause(e);
             return invalid;

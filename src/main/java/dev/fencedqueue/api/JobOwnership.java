@@ -42,8 +42,7 @@ public class JobOwnership {
      * Who calls, when it matters: authentication is lazy here ({@code quarkus.http.auth.proactive=false}), so the
      * identity is resolved (its bearer token verified) only when ownership is on.
      *
-     * @param identity the request's deferred identity ({@code CurrentIdentityAssociation#getDeferredIdentity()}, or
-     *        {@code QuarkusHttpUser.getSecurityIdentity} on a route)
+     * @param identity the request's deferred identity ({@code CurrentIdentityAssociation#getDeferredIdentity()})
      * @return the caller's principal name; {@code null} when anonymous or when ownership is off; fails with
      *         {@link JobAccessException} (401) when the request's token is not valid
      */

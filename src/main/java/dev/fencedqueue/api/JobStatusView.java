@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.io.IOException;
 import java.util.List;
 
 import dev.fencedqueue.queue.FlowReader;
@@ -157,7 +158,7 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
         }
         try {
             return json.readTree(text);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return json.getNodeFactory().textNode(text);
         }
     }

@@ -15,7 +15,10 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.DeepResearch;
-import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.ManagedContext;
+import io.quarkus.security.identity.CurrentIdentityAssociation;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -49,10 +52,12 @@ public class JobStreamRoutes {
     private final FlowEventFollower flows;
     private final ObjectMapper json;
     private final JobOwnership ownership;
+    private final CurrentIdentityAssociation identity;
 
     public JobStreamRoutes(Queues queues, ResearchConfig research, BulkConfig bulk, JobEventFollower follower,
-            JobOwnership ownership, ObjectMapper json, FlowEventFollower flows) {
+            JobOwnership ownership, ObjectMapper json, FlowEventFollower flows, CurrentIdentityAssociation identity) {
         this.flows = flows;
+        this.identity = identity;
         this.research = queues.queue(research.queue());
         this.notifications = queues.queue(bulk.queue());
         this.follower = follower;
@@ -76,15 +81,34 @@ public class JobStreamRoutes {
             return;
         }
         Context connection = Vertx.currentContext();
-        ownership.caller(() -> QuarkusHttpUser.getSecurityIdentity(context, null)).subscribe().with(
+        ownership.caller(this::identity).subscribe().with(
                 caller -> connection.runOnContext(ignored -> then.accept(job -> ownership.checkAccess(job, caller))),
                 failure -> connection.runOnContext(ignored -> fail(context.response(), failure)));
+    }
+
+    /**
+     * The request's deferred identity, authenticated when subscribed (at most once per request). A Vert.x route runs
+     * without a CDI request context: one is active for the look-up only, in which Quarkus's
+     * {@link CurrentIdentityAssociation} hands out the identity of the route's request
+     * ({@code quarkus.http.auth.propagate-security-identity=true}). Call on the route's context.
+     */
+    private Uni<SecurityIdentity> identity() {
+        ManagedContext requestContext = Arc.container().requestContext();
+        if (requestContext.isActive()) {
+            return identity.getDeferredIdentity();
+        }
+        requestContext.activate();
+        try {
+            return identity.getDeferredIdentity();
+        } finally {
+            requestContext.terminate();
+        }
     }
 
     /** A deep research job's flow stream: its events and its children's, merged ({@link FlowEventFollower}). */
     private void flow(RoutingContext context, Consumer<Job> access) {
         serve(research, context, LastEventIds::ofFlow, (jobId, lastEventId) -> flows.follow(research, jobId,
-                lastEventId, context.response(), access, DeepResearch::childrenAnnounced));
+                lastEventId, context.response(), access, event -> DeepResearch.childrenAnnounced(event, json)));
     }
 
     private void stream(JobQueue queue, RoutingContext context, Consumer<Job> access) {

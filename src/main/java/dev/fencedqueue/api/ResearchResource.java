@@ -1,5 +1,6 @@
 package dev.fencedqueue.api;
 
+import java.net.URI;
 import java.util.List;
 import java.util.UUID;
 
@@ -96,7 +97,7 @@ public class ResearchResource {
                 .map(added -> {
                     StartResponse body = StartResponse.of(added.jobId(), added.created(), request.deep());
                     return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
-                            .location(java.net.URI.create(body.statusUrl())).build();
+                            .location(URI.create(body.statusUrl())).build();
                 });
     }
 

@@ -7,6 +7,7 @@ import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.semconv.ErrorAttributes;
 
 /**
@@ -32,7 +33,7 @@ final class ChunkSpan {
      * @param from the cursor before the chunk
      * @return the chunk's span, started
      */
-    static ChunkSpan start(JobTracing tracing, String queue, io.opentelemetry.context.Context attempt, Cursor from) {
+    static ChunkSpan start(JobTracing tracing, String queue, Context attempt, Cursor from) {
         return new ChunkSpan(tracing.span("chunk " + queue, SpanKind.INTERNAL, attempt)
                 .setAttribute(TraceAttributes.CURSOR_FROM, from.position()).startSpan());
     }

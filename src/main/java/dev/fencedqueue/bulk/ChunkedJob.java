@@ -1,5 +1,7 @@
 package dev.fencedqueue.bulk;
 
+import java.util.Optional;
+
 import dev.fencedqueue.worker.JobContext;
 
 /**
@@ -23,8 +25,8 @@ public interface ChunkedJob<I> {
      * @return the class of this job type's data, checked when such a job is added over the HTTP API (see
      *         {@link dev.fencedqueue.worker.JobProcessor#dataType()}); empty (the default) for none
      */
-    default java.util.Optional<Class<?>> dataType() {
-        return java.util.Optional.empty();
+    default Optional<Class<?>> dataType() {
+        return Optional.empty();
     }
 
     /**

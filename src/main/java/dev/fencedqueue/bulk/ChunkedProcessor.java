@@ -138,8 +138,9 @@ public final class ChunkedProcessor<I> implements JobProcessor {
                         case DONE -> finished();
                         case STOPPED -> stopHere();
                         case FENCED -> refused(from, outcome.to());
-                        case COMMITTED -> committed(from, outcome,
-                                gate.join().throttle().orElse(plan.throttle()), started);
+                        // the sink commits only once the gate said go on: it has read the throttle already
+                        case COMMITTED -> Uni.createFrom().completionStage(gate).chain(read -> committed(from,
+                                outcome, read.throttle().orElse(plan.throttle()), started));
                     });
         }
 

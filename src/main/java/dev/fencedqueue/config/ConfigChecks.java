@@ -1,5 +1,10 @@
 package dev.fencedqueue.config;
 
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -41,7 +46,7 @@ public class ConfigChecks {
      *         {@code .location}) or {@code mp.jwt.verify.issuer} is missing
      */
     public static void checkOwnerTokens(boolean requireOwner,
-            java.util.function.BiFunction<String, Class<String>, java.util.Optional<String>> config) {
+            BiFunction<String, Class<String>, Optional<String>> config) {
         checkVerifiableTokens("`fq.research.require-owner`", requireOwner, config);
     }
 
@@ -56,7 +61,7 @@ public class ConfigChecks {
      *         or {@code mp.jwt.verify.issuer} is missing
      */
     public static void checkVerifiableTokens(String setting, boolean needed,
-            java.util.function.BiFunction<String, Class<String>, java.util.Optional<String>> config) {
+            BiFunction<String, Class<String>, Optional<String>> config) {
         if (!needed) {
             return;
         }
@@ -96,11 +101,11 @@ public class ConfigChecks {
         boolean openai = llm.protocol() != LlmConfig.Protocol.RESEARCH;
         if (openai && !simulated && llm.model().filter(model -> !model.isBlank()).isEmpty()) {
             throw new IllegalStateException("`fq.llm.model` must be set when `fq.llm.protocol` is " + llm.protocol()
-                    .name().toLowerCase(java.util.Locale.ROOT) + " and "
+                    .name().toLowerCase(Locale.ROOT) + " and "
                     + "`fq.llm.url` names a server (" + llm.url().get() + ")");
         }
         String paceName = openai ? "fq.simulator.token-interval" : "fq.simulator.step-interval";
-        java.time.Duration pace = openai ? simulator.tokenInterval() : simulator.stepInterval();
+        Duration pace = openai ? simulator.tokenInterval() : simulator.stepInterval();
         if (simulated && pace.compareTo(llm.idleTimeout()) >= 0) {
             throw new IllegalStateException("`" + paceName + "` (" + pace + ") must be shorter than "
                     + "`fq.llm.idle-timeout` (" + llm.idleTimeout() + "), or every simulated research job fails as silent");
@@ -108,7 +113,7 @@ public class ConfigChecks {
         requirePositive("fq.llm.delta-interval", llm.deltaInterval());
         requirePositive("fq.llm.open-timeout", llm.openTimeout());
         requirePositive("fq.llm.idle-timeout", llm.idleTimeout());
-        if (llm.budget().lease().compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+        if (llm.budget().lease().compareTo(Duration.ofSeconds(1)) < 0) {
             throw new IllegalStateException("`fq.llm.budget.lease` must be at least 1s (a call renews it every third "
                     + "of it, a round trip to Redis each), was " + llm.budget().lease());
         }
@@ -148,7 +153,7 @@ public class ConfigChecks {
         }
     }
 
-    private static void requirePositive(String name, java.time.Duration value) {
+    private static void requirePositive(String name, Duration value) {
         if (value.isNegative() || value.isZero()) {
             throw new IllegalStateException("`" + name + "` must be positive, was " + value);
         }

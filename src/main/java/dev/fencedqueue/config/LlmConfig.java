@@ -2,6 +2,7 @@ package dev.fencedqueue.config;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -155,7 +156,7 @@ public interface LlmConfig {
      * {@code responses}: the types of the built-in tools to enable ({@code tools: [{"type": ...}]}), e.g.
      * {@code web_search_preview}; OpenAI's deep-research models need at least one data source. Empty enables none.
      */
-    Optional<java.util.List<String>> tools();
+    Optional<List<String>> tools();
 
     /**
      * {@code responses}: the reasoning summary to ask of a reasoning model ({@code reasoning: {"summary": ...}}:

@@ -18,7 +18,7 @@ public final class CommittedEvents {
     /** @param ctx the queue the jobs belong to, must not be {@code null} */
     public CommittedEvents(QueueContext ctx) {
         this.ctx = ctx;
-        this.store = new JobEventStore(ctx.redis(), ctx.archive());
+        this.store = new JobEventStore(ctx.redis(), ctx.archive(), ctx.json());
     }
 
     /**
@@ -32,6 +32,6 @@ public final class CommittedEvents {
         if (resumePoint == null) {
             return Uni.createFrom().item(List.of());
         }
-        return store.readUntil(ctx.keys(), jobId, resumePoint).map(ValidHistory::of);
+        return store.readUntil(ctx.keys(), jobId, resumePoint).map(events -> ValidHistory.of(events, ctx.json()));
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Replies;
@@ -41,25 +42,26 @@ final class EntryReader {
             return new Raw(id, Long.parseLong(fields.getOrDefault("token", "0")), StoredEvent.entry(fields));
         }
 
-        JobEvent event(Map<Long, String> workers) {
+        JobEvent event(Map<Long, String> workers, ObjectMapper json) {
             return new JobEvent(id, entry.type(), token,
-                    StoredEvent.read(entry.type(), token, entry.data(), entry.text(), workers.get(token)));
+                    StoredEvent.read(entry.type(), token, entry.data(), entry.text(), workers.get(token), json));
         }
     }
 
     /**
      * @param job an archived job
      * @param entries entries of its stream ({@link ArchivedJob#events()}), in stream order
+     * @param json the application's object mapper, which reads the entries' data
      * @return the events, read back with the workers of the job's runs as its archived hash holds them
      */
-    static List<JobEvent> archived(ArchivedJob job, List<ArchivedJob.StreamEntry> entries) {
+    static List<JobEvent> archived(ArchivedJob job, List<ArchivedJob.StreamEntry> entries, ObjectMapper json) {
         Map<Long, String> workers = new HashMap<>();
         job.hash().forEach((field, value) -> {
             if (field.startsWith(WORKER)) {
                 workers.put(Long.parseLong(field.substring(WORKER.length())), value);
             }
         });
-        return entries.stream().map(entry -> Raw.of(entry.id(), entry.fields()).event(workers)).toList();
+        return entries.stream().map(entry -> Raw.of(entry.id(), entry.fields()).event(workers, json)).toList();
     }
 
     /**
@@ -69,10 +71,11 @@ final class EntryReader {
      * @param entries the entries, each {@code [id, [field, value, ...]]}, in stream order
      * @param workers the workers of the job's runs known so far, by fencing token; the ones asked for are added (the
      *        caller's to keep, or a new map each time; thread-safe when it is read and written on several threads)
+     * @param json the application's object mapper, which reads the entries' data
      * @return the events in the order of {@code entries}; fails as Redis fails when a worker had to be asked for
      */
     static Uni<List<JobEvent>> events(SharedConnection redis, QueueKeys keys, String jobId, List<Response> entries,
-            Map<Long, String> workers) {
+            Map<Long, String> workers, ObjectMapper json) {
         List<Raw> raws = new ArrayList<>(entries.size());
         Set<Long> unknown = new LinkedHashSet<>();
         for (Response element : entries) {
@@ -83,7 +86,7 @@ final class EntryReader {
             }
         }
         if (unknown.isEmpty()) {
-            return Uni.createFrom().item(() -> raws.stream().map(raw -> raw.event(workers)).toList());
+            return Uni.createFrom().item(() -> raws.stream().map(raw -> raw.event(workers, json)).toList());
         }
         Request request = Request.cmd(Command.HMGET).arg(keys.job(jobId));
         unknown.forEach(token -> request.arg(WORKER + token));
@@ -95,7 +98,7 @@ final class EntryReader {
                     workers.put(token, worker.toString());
                 }
             }
-            return raws.stream().map(raw -> raw.event(workers)).toList();
+            return raws.stream().map(raw -> raw.event(workers, json)).toList();
         });
     }
 }

@@ -52,7 +52,7 @@ public final class FencedAppend {
     public Uni<String> append(String jobId, long fencingToken, String lockToken, String workerId, String type,
             ObjectNode data, String progress, String checkpoint) {
         StoredEvent.Entry entry = type == null ? new StoredEvent.Entry("", "", "")
-                : StoredEvent.of(type, fencingToken, workerId, data);
+                : StoredEvent.of(type, fencingToken, workerId, data, ctx.json());
         return ctx.scripts().run(LuaScript.APPEND_EVENT,
                 List.of(keys.job(jobId), keys.events(jobId), keys.events()),
                 List.of(Long.toString(fencingToken), entry.type(), entry.data(), ctx.streamLengthArg(),

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -31,9 +32,12 @@ public class FlowEventFollower {
     private final EventsConfig config;
     private final JobTracing tracing;
     private final Buffer retry;
+    private final ObjectMapper json;
 
-    public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing) {
+    public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing,
+            ObjectMapper json) {
         this.tracing = tracing;
+        this.json = json;
         this.store = store;
         this.tailers = tailers;
         this.config = config;
@@ -69,7 +73,7 @@ public class FlowEventFollower {
                     flow[0] = new FlowSubscriber(response, connection, rootId, positions, config.subscriberBuffer(),
                             retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
                                     after), new StreamSpan(tracing.receive(queue.name(), rootId, root.traceParent(),
-                                            request)));
+                                            request)), json);
                     flow[0].start();
                 })
                 .replaceWithVoid();

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
@@ -43,6 +44,7 @@ final class FlowSubscriber {
     private final Function<JobEvent, List<String>> childrenOf;
     private final BiConsumer<Member, String> follow;
     private final boolean reconnect;
+    private final ObjectMapper json;
     /** key -> member, the root first. */
     private final Map<String, Member> members = new LinkedHashMap<>();
     /** key -> entry id of the last event shown of that job. */
@@ -65,11 +67,13 @@ final class FlowSubscriber {
      * @param follow starts following a member's job from the entry id given ({@code null}: from the start): registers
      *        it with the tailer, then reads and hands over its replay ({@link Member#start})
      * @param span the reader's span (in the root job's trace), ended with the stream; it counts every job's events
+     * @param json the application's object mapper, which reads the events' data
      */
     FlowSubscriber(HttpServerResponse response, Context context, String rootId, Map<String, String> positions,
             int bufferLimit, Buffer retry, Runnable onSlow, Function<JobEvent, List<String>> childrenOf,
-            BiConsumer<Member, String> follow, StreamSpan span) {
+            BiConsumer<Member, String> follow, StreamSpan span, ObjectMapper json) {
         this.span = span;
+        this.json = json;
         this.response = response;
         this.context = VertxContext.getRootContext(context);
         this.rootId = rootId;
@@ -128,7 +132,7 @@ final class FlowSubscriber {
         if (message.id() != null) {
             positions.put(member.key, message.id());
         }
-        String data = JobEventData.inFlow(message.data(), member.jobId, message.id());
+        String data = JobEventData.inFlow(message.data(), member.jobId, message.id(), json);
         String id = message.id() == null ? null : FlowIds.format(positions);
         send(Buffer.buffer(SseFrames.text(new StreamMessage(id, message.event(), data, null))));
     }
@@ -224,7 +228,7 @@ final class FlowSubscriber {
 
         private final String key;
         private final String jobId;
-        private final JobStreamView view = new JobStreamView(this);
+        private final JobStreamView view = new JobStreamView(this, json);
         private ArrayDeque<FramedEvent> early = new ArrayDeque<>();
         private boolean started;
         private boolean exists;

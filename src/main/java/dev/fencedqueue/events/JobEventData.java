@@ -18,9 +18,6 @@ import com.fasterxml.jackson.databind.util.RawValue;
  */
 public final class JobEventData {
 
-    /** Reads the one field a reader needs from an event's data; events are shaped by the methods below. */
-    private static final ObjectMapper READER = new ObjectMapper();
-
     private JobEventData() {
     }
 
@@ -81,40 +78,43 @@ public final class JobEventData {
     }
 
     /**
-     * @param json JSON text
+     * @param text JSON text, must not be {@code null}
+     * @param json the application's object mapper, which parses it, must not be {@code null}
      * @return it parsed
      * @throws IllegalArgumentException when it is not JSON
      */
-    static JsonNode parse(String json) {
+    static JsonNode parse(String text, ObjectMapper json) {
         try {
-            return READER.readTree(json);
+            return json.readTree(text);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("an event's data is not JSON: " + e.getOriginalMessage(), e);
         }
     }
 
     /**
-     * @param json JSON text of an object
+     * @param text JSON text of an object, must not be {@code null}
+     * @param json the application's object mapper, which parses it, must not be {@code null}
      * @return it parsed
      * @throws IllegalArgumentException when it is not a JSON object
      */
-    static ObjectNode object(String json) {
-        if (parse(json) instanceof ObjectNode object) {
+    static ObjectNode object(String text, ObjectMapper json) {
+        if (parse(text, json) instanceof ObjectNode object) {
             return object;
         }
-        throw new IllegalArgumentException("an event's data is not a JSON object: " + json);
+        throw new IllegalArgumentException("an event's data is not a JSON object: " + text);
     }
 
     /**
      * @param data an event's data (JSON text, an object)
      * @param jobId the job whose stream holds the event
      * @param eventId the event's entry id in that stream, or {@code null} (a {@code reset})
+     * @param json the application's object mapper, which parses {@code data}, must not be {@code null}
      * @return the data as a flow's stream carries it ({@link FlowSubscriber}): with {@code jobId} and, when given,
      *         {@code eventId} added
      * @throws IllegalArgumentException when {@code data} is not a JSON object
      */
-    static String inFlow(String data, String jobId, String eventId) {
-        ObjectNode object = object(data);
+    static String inFlow(String data, String jobId, String eventId, ObjectMapper json) {
+        ObjectNode object = object(data, json);
         object.put("jobId", jobId);
         if (eventId != null) {
             object.put("eventId", eventId);
@@ -123,13 +123,14 @@ public final class JobEventData {
     }
 
     /**
-     * @param data the data of a {@code resume} event (JSON text)
+     * @param data the data of a {@code resume} event (JSON text), must not be {@code null}
+     * @param json the application's object mapper, which parses it, must not be {@code null}
      * @return its {@code resumeFrom}, or {@code null} when it has none
      * @throws IllegalArgumentException when {@code data} is not JSON
      */
-    public static String resumeFrom(String data) {
+    public static String resumeFrom(String data, ObjectMapper json) {
         try {
-            JsonNode from = READER.readTree(data).get("resumeFrom");
+            JsonNode from = json.readTree(data).get("resumeFrom");
             return from == null || !from.isTextual() ? null : from.asText();
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("a resume event's data is not JSON: " + e.getOriginalMessage(), e);

@@ -2,6 +2,7 @@ package dev.fencedqueue.events;
 
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -29,9 +30,12 @@ public class JobEventFollower {
     private final Buffer retry;
     /** {@code fq.events.subscriber-write-queue}, bytes. */
     private final int writeQueueMaxSize;
+    private final ObjectMapper json;
 
-    public JobEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing) {
+    public JobEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing,
+            ObjectMapper json) {
         this.tracing = tracing;
+        this.json = json;
         this.store = store;
         this.tailers = tailers;
         this.config = config;
@@ -60,7 +64,7 @@ public class JobEventFollower {
     public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response,
             Consumer<Job> access) {
         SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), writeQueueMaxSize,
-                config.subscriberBuffer(), tailers::slowDisconnect);
+                config.subscriberBuffer(), tailers::slowDisconnect, json);
         String resumeAfter = StreamIds.isValid(lastEventId) ? lastEventId : null;
         Span request = Span.current(); // the reader's request, on the route's thread
         // The job is read once: it decides the 204, and what of the replay is current.

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.QueueKeys;
@@ -31,10 +32,17 @@ public class JobEventStore {
 
     private final SharedConnection redis;
     private final JobArchive archive;
+    private final ObjectMapper json;
 
-    public JobEventStore(SharedConnection redis, JobArchive archive) {
+    /**
+     * @param redis where the streams are, must not be {@code null}
+     * @param archive where the streams of archived jobs are, must not be {@code null}
+     * @param json the application's object mapper, which reads the events' data, must not be {@code null}
+     */
+    public JobEventStore(SharedConnection redis, JobArchive archive, ObjectMapper json) {
         this.redis = redis;
         this.archive = archive;
+        this.json = json;
     }
 
     /**
@@ -56,10 +64,10 @@ public class JobEventStore {
         return redis.send(request).chain(reply -> {
             List<Response> entries = Replies.elements(reply);
             if (!entries.isEmpty()) {
-                return EntryReader.events(redis, keys, jobId, entries, new HashMap<>());
+                return EntryReader.events(redis, keys, jobId, entries, new HashMap<>(), json);
             }
             return archived(keys, jobId).map(job -> job.map(archived -> EntryReader.archived(archived,
-                    slice(archived, afterId, untilId, count))).orElse(List.of()));
+                    slice(archived, afterId, untilId, count), json)).orElse(List.of()));
         });
     }
 
@@ -111,11 +119,12 @@ public class JobEventStore {
         return redis.send(request).chain(reply -> {
             List<Response> entries = Replies.elements(reply);
             if (!entries.isEmpty()) {
-                return EntryReader.events(redis, keys, jobId, entries, new HashMap<>()).map(events -> events.get(0));
+                return EntryReader.events(redis, keys, jobId, entries, new HashMap<>(), json)
+                        .map(events -> events.get(0));
             }
             return archived(keys, jobId).map(job -> job.flatMap(archived -> archived.events().stream()
                     .filter(entry -> entry.id().equals(id)).findFirst()
-                    .map(entry -> EntryReader.archived(archived, List.of(entry)).get(0))).orElse(null));
+                    .map(entry -> EntryReader.archived(archived, List.of(entry), json).get(0))).orElse(null));
         });
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Reconnect;
@@ -92,6 +93,7 @@ final class JobEventTailer {
     private final SharedConnection redis;
     private final JobEventStore store;
     private final Context context;
+    private final ObjectMapper json;
     private final String wakeKey;
     private final Map<String, Hub> hubs = new HashMap<>();
     /** Subscribers attached and not yet gone, for metrics read on other threads. */
@@ -103,8 +105,9 @@ final class JobEventTailer {
     /** The read in flight, retried until it succeeds; cancelled on close. */
     private Cancellable reader;
 
-    JobEventTailer(QueueKeys keys, SharedConnection redis, JobEventStore store, Context context) {
+    JobEventTailer(QueueKeys keys, SharedConnection redis, JobEventStore store, Context context, ObjectMapper json) {
         this.keys = keys;
+        this.json = json;
         this.redis = redis;
         this.store = store;
         this.context = context;
@@ -276,7 +279,7 @@ final class JobEventTailer {
             if (stream.getKey().equals(wakeKey)) {
                 wake = entries.isEmpty() ? null : entries.get(entries.size() - 1).get(0).toString();
             } else if (hub != null && !entries.isEmpty()) {
-                reads.add(EntryReader.events(redis, keys, hub.jobId, entries, hub.workers)
+                reads.add(EntryReader.events(redis, keys, hub.jobId, entries, hub.workers, json)
                         .invoke(read -> events.put(stream.getKey(), read)).replaceWithVoid());
             }
         }

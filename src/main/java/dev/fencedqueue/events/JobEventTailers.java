@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.redis.SharedConnection;
@@ -37,10 +38,12 @@ public class JobEventTailers {
     private final MeterRegistry registry;
     /** Bound to this instance (weakly, as Micrometer's gauges are): removed with it, so that a later one binds anew. */
     private final Gauge subscribersGauge;
+    private final ObjectMapper json;
 
     public JobEventTailers(SharedConnection redis, JobEventStore store, EventsConfig config, Vertx vertx,
-            MeterRegistry registry) {
+            MeterRegistry registry, ObjectMapper json) {
         this.redis = redis;
+        this.json = json;
         this.store = store;
         this.context = vertx.getOrCreateContext();
         this.keepAlive = config.keepAlive();
@@ -76,7 +79,7 @@ public class JobEventTailers {
      */
     Uni<Runnable> follow(JobQueue queue, String jobId, TailSubscriber subscriber) {
         return tailers.computeIfAbsent(queue.name(),
-                name -> new JobEventTailer(queue.keys(), redis, store, context)).follow(jobId, subscriber);
+                name -> new JobEventTailer(queue.keys(), redis, store, context, json)).follow(jobId, subscriber);
     }
 
     @PreDestroy

@@ -2,6 +2,7 @@ package dev.fencedqueue.events;
 
 import java.util.List;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.JobQueue;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,9 +12,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class JobHistory {
 
     private final JobEventStore store;
+    private final ObjectMapper json;
 
-    public JobHistory(JobEventStore store) {
+    public JobHistory(JobEventStore store, ObjectMapper json) {
         this.store = store;
+        this.json = json;
     }
 
     /**
@@ -34,6 +37,7 @@ public class JobHistory {
      *         {@link dev.fencedqueue.queue.JobNotFoundException} when there is no such job
      */
     public Uni<List<JobEvent>> valid(JobQueue queue, String jobId) {
-        return queue.requireJob(jobId).chain(job -> store.readAll(queue.keys(), jobId, null)).map(ValidHistory::of);
+        return queue.requireJob(jobId).chain(job -> store.readAll(queue.keys(), jobId, null))
+                .map(events -> ValidHistory.of(events, json));
     }
 }

@@ -2,6 +2,7 @@ package dev.fencedqueue.events;
 
 import java.util.List;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import io.vertx.core.buffer.Buffer;
 
@@ -32,6 +33,7 @@ final class JobStreamView {
     }
 
     private final Sink sink;
+    private final ObjectMapper json;
     /** The last id of the replay until a newer live event has passed; {@code null} after. */
     private String replayEnd;
     private EpochGate gate;
@@ -40,9 +42,13 @@ final class JobStreamView {
     /** Replayed events of earlier runs that wait with a held start: sent if its run continues them, else dropped. */
     private List<JobEvent> pendingTail = List.of();
 
-    /** @param sink where the events go */
-    JobStreamView(Sink sink) {
+    /**
+     * @param sink where the events go
+     * @param json the application's object mapper, which reads a {@code resume} event's resume point
+     */
+    JobStreamView(Sink sink, ObjectMapper json) {
         this.sink = sink;
+        this.json = json;
     }
 
     /**
@@ -58,7 +64,7 @@ final class JobStreamView {
     boolean start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay) {
         // Once epoch T is current no event of an older epoch can be appended: older ones are history, but for the
         // committed prefix a run continues (its resume point), which a reader keeps.
-        List<JobEvent> current = ValidHistory.of(replay);
+        List<JobEvent> current = ValidHistory.of(replay, json);
         if (job != null && job.state().isTerminal() && current.stream().noneMatch(JobEvent::isTerminal)) {
             sink.end();
             return false;
@@ -106,7 +112,7 @@ final class JobStreamView {
             }
             case RESET_THEN_SEND -> sink.reset(StreamMessage.reset(event.fencingToken(), gate.previousEpoch()));
             case RESUME -> {
-                String resumeFrom = JobEventData.resumeFrom(event.data());
+                String resumeFrom = JobEventData.resumeFrom(event.data(), json);
                 for (JobEvent kept : pendingTail) {
                     if (resumeFrom != null && StreamIds.compare(kept.id(), resumeFrom) <= 0 && !kept.isTerminal()) {
                         sink.event(kept, null);

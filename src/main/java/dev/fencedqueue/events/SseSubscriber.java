@@ -3,6 +3,7 @@ package dev.fencedqueue.events;
 import java.util.ArrayDeque;
 import java.util.List;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
@@ -38,7 +39,7 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
     private ArrayDeque<Buffer> backlog;
     /** Frames of the replay still in the backlog: they do not count against the buffer limit. */
     private int replayWaiting;
-    private final JobStreamView view = new JobStreamView(this);
+    private final JobStreamView view;
     private boolean ending;
     private boolean finished;
     private StreamSpan span = StreamSpan.NONE;
@@ -51,8 +52,11 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
      * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
      * @param bufferLimit the events that may wait (before the start, or in the backlog) before a disconnect
      * @param onSlow called when the subscriber is disconnected for being slow
+     * @param json the application's object mapper, which reads the events' data
      */
-    SseSubscriber(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Runnable onSlow) {
+    SseSubscriber(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Runnable onSlow,
+            ObjectMapper json) {
+        this.view = new JobStreamView(this, json);
         this.response = response;
         this.context = VertxContext.getRootContext(context);
         this.bufferLimit = bufferLimit;

@@ -2,6 +2,7 @@ package dev.fencedqueue.events;
 
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -53,13 +54,15 @@ public final class StoredEvent {
      * @param fencingToken the epoch that writes it
      * @param runWorker the worker of the writing run, or {@code null} when no worker writes it
      * @param data the event's whole data ({@link JobEventData}'s shape), must not be {@code null}; not modified
+     * @param json the application's object mapper, which reads an answer delta back to compare it, must not be
+     *        {@code null}
      * @return how the stream stores it
      */
-    public static Entry of(String type, long fencingToken, String runWorker, ObjectNode data) {
+    public static Entry of(String type, long fencingToken, String runWorker, ObjectNode data, ObjectMapper json) {
         if (runWorker != null && "progress".equals(type)) {
             Entry delta = AnswerDelta.store(data, runWorker);
             if (delta != null && data.toString().equals(read(type, fencingToken, delta.data(), delta.text(),
-                    runWorker))) {
+                    runWorker, json))) {
                 return delta;
             }
         }
@@ -93,16 +96,18 @@ public final class StoredEvent {
      * @param text the entry's {@code text} ({@code ""} when absent)
      * @param runWorker the worker of the run of {@code fencingToken}, needed only by an answer delta ({@code null}
      *        otherwise, or when not known: the data then has no {@code workerId})
+     * @param json the application's object mapper, which parses {@code data}, must not be {@code null}
      * @return the event's data, as {@link JobEventData} shapes it
      * @throws IllegalArgumentException when the data is not JSON (an object, or an answer delta's array)
      */
-    public static String read(String type, long fencingToken, String data, String text, String runWorker) {
+    public static String read(String type, long fencingToken, String data, String text, String runWorker,
+            ObjectMapper json) {
         if (data.startsWith("[")) {
-            return AnswerDelta.read(fencingToken, counters(data), text, runWorker).toString();
+            return AnswerDelta.read(fencingToken, counters(data, json), text, runWorker).toString();
         }
         // Its own fields after the envelope; an entry written whole before the compact form holds the envelope already,
         // and reads back as it was written (setAll keeps each field where of() put it).
-        return JobEventData.of(type, fencingToken, null).setAll(JobEventData.object(data)).toString();
+        return JobEventData.of(type, fencingToken, null).setAll(JobEventData.object(data, json)).toString();
     }
 
     /**
@@ -114,8 +119,8 @@ public final class StoredEvent {
                 fields.getOrDefault("text", ""));
     }
 
-    private static ArrayNode counters(String data) {
-        if (JobEventData.parse(data) instanceof ArrayNode array) {
+    private static ArrayNode counters(String data, ObjectMapper json) {
+        if (JobEventData.parse(data, json) instanceof ArrayNode array) {
             return array;
         }
         throw new IllegalArgumentException("an answer delta's counters are not a JSON array: " + data);

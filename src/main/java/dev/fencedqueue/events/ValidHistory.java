@@ -3,6 +3,8 @@ package dev.fencedqueue.events;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
  * The events of a job a reader should see: those of the current run and, when that run (or the run it continued)
  * resumed, the events of earlier runs up to each resume point. Every event the stream holds passed the fence of its
@@ -20,11 +22,12 @@ final class ValidHistory {
      * @param events a job's events in stream order: the whole stream, or the part after what a reader has seen (then
      *        the result is what it should see of that part: a run that continues keeps the reader's events up to its
      *        resume point, one that starts over drops the rest of the earlier runs' events)
+     * @param json the application's object mapper, which reads a {@code resume} event's resume point
      * @return the events to show, in stream order; a run whose {@code started} is the last event (it has not yet
      *         said whether it continues) ends the list with that {@code started}. The terminal event of a run that a
      *         newer run continues (an operator's retry of a failed job) is not shown: the job did not end there
      */
-    static List<JobEvent> of(List<JobEvent> events) {
+    static List<JobEvent> of(List<JobEvent> events, ObjectMapper json) {
         List<JobEvent> kept = new ArrayList<>(events.size());
         JobEvent started = null; // the latest run's start, until its next event says whether it continues
         long run = Long.MIN_VALUE;
@@ -43,7 +46,7 @@ final class ValidHistory {
             }
             if (started != null && token == started.fencingToken()) {
                 if ("resume".equals(event.type())) {
-                    truncateAfter(kept, JobEventData.resumeFrom(event.data()));
+                    truncateAfter(kept, JobEventData.resumeFrom(event.data(), json));
                     kept.removeIf(JobEvent::isTerminal); // a run that goes on after an ending (a retried job) undoes it
                 } else {
                     kept.clear();

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -48,8 +49,8 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
 
     /** @return {@link FanOut}: a fan-out added over the API is checked as {@code POST .../fan-out} checks it */
     @Override
-    public java.util.Optional<Class<?>> dataType() {
-        return java.util.Optional.of(FanOut.class);
+    public Optional<Class<?>> dataType() {
+        return Optional.of(FanOut.class);
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -55,8 +56,8 @@ public class RedisNotificationFanOut implements RedisChunkedJob<String> {
 
     /** @return {@link FanOut}: a fan-out added over the API is checked as {@code POST .../fan-out} checks it */
     @Override
-    public java.util.Optional<Class<?>> dataType() {
-        return java.util.Optional.of(FanOut.class);
+    public Optional<Class<?>> dataType() {
+        return Optional.of(FanOut.class);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
@@ -140,10 +142,10 @@ final class FlowSpecs {
      * @return its tree
      * @throws IllegalStateException when it is not JSON (Redis holds something this code did not write)
      */
-    static JsonNode parse(com.fasterxml.jackson.databind.ObjectMapper json, String text) {
+    static JsonNode parse(ObjectMapper json, String text) {
         try {
             return json.readTree(text);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("not JSON: " + text, e);
         }
     }

@@ -1,5 +1,9 @@
 package dev.fencedqueue.queue;
 
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -47,7 +51,7 @@ public record JobSchedulerView(String id, String queue, String pattern, Long eve
         if (next == null) {
             return null;
         }
-        java.time.ZoneId zone = tz == null ? java.time.ZoneOffset.UTC : java.time.ZoneId.of(tz);
-        return JobSchedulerJson.text(java.time.Instant.ofEpochMilli(next).atZone(zone).toOffsetDateTime());
+        ZoneId zone = tz == null ? ZoneOffset.UTC : ZoneId.of(tz);
+        return JobSchedulerJson.text(Instant.ofEpochMilli(next).atZone(zone).toOffsetDateTime());
     }
 }

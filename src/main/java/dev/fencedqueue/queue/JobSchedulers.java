@@ -3,7 +3,9 @@ package dev.fencedqueue.queue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.redis.LuaScript;
@@ -85,14 +87,14 @@ public final class JobSchedulers {
     /** @return every scheduler, by id */
     public Uni<List<JobSchedulerView>> list() {
         return queues.redis().send(Request.cmd(Command.HGETALL).arg(index)).chain(reply -> {
-            Map<String, String> all = new java.util.TreeMap<>(Replies.toStringMap(reply));
+            Map<String, String> all = new TreeMap<>(Replies.toStringMap(reply));
             if (all.isEmpty()) {
                 return Uni.createFrom().item(List.<JobSchedulerView>of());
             }
             List<Uni<JobSchedulerView>> views = new ArrayList<>();
             all.forEach((id, queue) -> views.add(view(queues.keys(queue), id)));
             return Uni.join().all(views).andFailFast()
-                    .map(list -> list.stream().filter(java.util.Objects::nonNull).toList());
+                    .map(list -> list.stream().filter(Objects::nonNull).toList());
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -53,7 +54,7 @@ public record QueueKeys(String queue, String prefix) {
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._~-]{1,128}");
     private static final Pattern DERIVED_JOB_ID = Pattern.compile("[A-Za-z0-9._~-]+(:[A-Za-z0-9._~-]+)*");
     /** Suffixes of a job's own keys, never the last part of a derived job id (see {@link #isValidJobId}). */
-    private static final java.util.Set<String> KEY_SUFFIXES = java.util.Set.of("events", "abort", "children",
+    private static final Set<String> KEY_SUFFIXES = Set.of("events", "abort", "children",
             "dependencies", "processed", "failed");
     /** Longest derived job id (children of children, scheduled jobs): characters. */
     public static final int MAX_DERIVED_JOB_ID = 400;

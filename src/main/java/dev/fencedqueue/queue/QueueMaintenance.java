@@ -1,6 +1,7 @@
 package dev.fencedqueue.queue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.fencedqueue.redis.LuaScript;
@@ -84,7 +85,7 @@ public class QueueMaintenance {
         if (grace == null || grace.isNegative() || limit < 1) {
             throw new IllegalArgumentException("`grace` must not be negative and `limit` must be at least 1");
         }
-        return cleanFrom(key, state, grace, limit, new java.util.ArrayList<>());
+        return cleanFrom(key, state, grace, limit, new ArrayList<>());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.fencedqueue.queue;
 
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -56,7 +57,7 @@ public final class SchedulerTicks {
      *         (a pattern has no year, so one that matches once matches again)
      */
     public static boolean everMatches(String pattern) {
-        return ExecutionTime.forCron(parse(pattern)).nextExecution(Instant.EPOCH.atZone(java.time.ZoneOffset.UTC))
+        return ExecutionTime.forCron(parse(pattern)).nextExecution(Instant.EPOCH.atZone(ZoneOffset.UTC))
                 .isPresent();
     }
 

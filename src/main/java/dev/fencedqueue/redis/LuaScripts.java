@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -116,7 +117,7 @@ public class LuaScripts {
     }
 
     private Uni<Response> runWith(LuaScript script, List<String> keys, List<String> args,
-            java.util.function.Function<Request, Uni<Response>> send) {
+            Function<Request, Uni<Response>> send) {
         Source source = sources.get(script);
         return send.apply(request(Command.EVALSHA, source.sha, keys, args))
                 .onFailure(LuaScripts::isNoScript)

@@ -40,9 +40,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class DeepResearch {
 
-    /** Reads the data of {@code plan} events for {@link #childrenAnnounced}. */
-    private static final ObjectMapper READER = new ObjectMapper();
-
     private final ResearchConfig config;
     private final WholeAnswer planner;
     private final ResearchAnswers answers;
@@ -104,16 +101,17 @@ public class DeepResearch {
     /**
      * What a deep research job's flow stream follows besides the job ({@code GET /research/stream/{jobId}/flow}).
      *
-     * @param event an event of a research job
+     * @param event an event of a research job, must not be {@code null}
+     * @param json the application's object mapper, which reads the event's data, must not be {@code null}
      * @return the ids of the children a {@code plan} event announces, in the plan's order; empty for any other event
      *         (and for a {@code plan} whose data cannot be read)
      */
-    public static List<String> childrenAnnounced(JobEvent event) {
+    public static List<String> childrenAnnounced(JobEvent event, ObjectMapper json) {
         if (!ResearchPlan.EVENT.equals(event.type())) {
             return List.of();
         }
         try {
-            return ResearchPlan.of(READER.readTree(event.data())).subQuestions().stream()
+            return ResearchPlan.of(json.readTree(event.data())).subQuestions().stream()
                     .map(ResearchPlan.SubQuestion::jobId).toList();
         } catch (IOException e) {
             return List.of();

@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.time.Instant;
@@ -12,6 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.config.LlmConfig;
@@ -201,8 +204,8 @@ public class LlmConnector {
      * @return the answer's body; fails as {@link #open(URI, String, Map)} says, and with {@link LlmException} when the
      *         body is not JSON
      */
-    public Uni<com.fasterxml.jackson.databind.JsonNode> json(HttpMethod method, URI url, String body,
-            Map<String, String> headers, com.fasterxml.jackson.databind.ObjectMapper json) {
+    public Uni<JsonNode> json(HttpMethod method, URI url, String body,
+            Map<String, String> headers, ObjectMapper json) {
         return open(method, url, body, headers, "application/json").chain(exchange -> Uni.createFrom()
                 .<Buffer>emitter(emitter -> exchange.onContext(() -> {
                     Throwable broken = exchange.brokenBeforeRead().get();
@@ -217,7 +220,7 @@ public class LlmConnector {
                 .map(buffer -> {
                     try {
                         return json.readTree(buffer.toString());
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         throw new LlmException("the LLM server at " + url + " answered with a body that is not JSON: "
                                 + Failures.describe(e));
                     }

@@ -1,6 +1,7 @@
 package dev.fencedqueue.research;
 
 import java.net.URI;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -176,7 +177,7 @@ public final class LlmSpan {
         if (call == null || !call.span.getSpanContext().isValid()) {
             return headers;
         }
-        Map<String, String> traced = new java.util.HashMap<>(headers);
+        Map<String, String> traced = new HashMap<>(headers);
         JobTracing.inject(call.span, traced);
         return traced;
     }

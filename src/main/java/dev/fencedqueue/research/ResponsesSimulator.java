@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,7 +88,7 @@ public class ResponsesSimulator {
         JsonNode request;
         try {
             request = json.readTree(body == null ? "" : body);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             error(context.response(), 400, "the body must be JSON: " + e.getMessage());
             return;
         }

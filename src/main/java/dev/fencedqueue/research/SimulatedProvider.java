@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -175,7 +176,7 @@ public class SimulatedProvider {
         return new State(in.requestLimit(), in.tokenLimit(), in.requests() == null ? null
                 : in.requests().getAvailableTokens(), in.tokens() == null ? null : in.tokens().getAvailableTokens(),
                 admitted.get(), rateLimited.get(), failed.get(),
-                on ? now.until() : null, on ? now.kind().name().toLowerCase(java.util.Locale.ROOT) : null);
+                on ? now.until() : null, on ? now.kind().name().toLowerCase(Locale.ROOT) : null);
     }
 
     private Admission refused(Map<String, String> headers, long waitNanos, String type, String limitName, long limit,

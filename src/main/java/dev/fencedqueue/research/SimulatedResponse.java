@@ -2,6 +2,7 @@ package dev.fencedqueue.research;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -156,7 +157,7 @@ final class SimulatedResponse {
     private ObjectNode snapshotLocked() {
         ObjectNode response = json.createObjectNode().put("id", id).put("object", "response")
                 .put("created_at", createdAtMillis / 1000).put("model", model).put("background", sequenced)
-                .put("status", status.name().toLowerCase(java.util.Locale.ROOT));
+                .put("status", status.name().toLowerCase(Locale.ROOT));
         if (status == Status.INCOMPLETE) {
             response.putObject("incomplete_details").put("reason", "max_output_tokens");
         }

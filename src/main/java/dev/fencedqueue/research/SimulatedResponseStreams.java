@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -82,7 +83,7 @@ final class SimulatedResponseStreams {
     private String type(String event) {
         try {
             return json.readTree(event).path("type").asText();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("the simulator wrote an event that is not JSON", e);
         }
     }

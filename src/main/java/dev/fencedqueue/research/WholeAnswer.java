@@ -1,5 +1,7 @@
 package dev.fencedqueue.research;
 
+import java.util.List;
+
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.tracing.JobTracing;
 import io.opentelemetry.context.Context;
@@ -57,7 +59,7 @@ public class WholeAnswer {
             case RESPONSES -> responses.create(responses.request(prompt), jobId)
                     .chain(events -> text(events.onItem().transformToIterable(event -> {
                         ChatChunk chunk = ResponseChunks.of(event);
-                        return chunk == null ? java.util.List.<ChatChunk>of() : java.util.List.of(chunk);
+                        return chunk == null ? List.<ChatChunk>of() : List.of(chunk);
                     })));
         };
     }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.tracing;
 
+import java.util.List;
 import java.util.Map;
 
 import io.opentelemetry.api.OpenTelemetry;
@@ -37,7 +38,7 @@ public class JobTracing {
     private static final TextMapGetter<String> TRACEPARENT = new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(String carrier) {
-            return java.util.List.of("traceparent");
+            return List.of("traceparent");
         }
 
         @Override

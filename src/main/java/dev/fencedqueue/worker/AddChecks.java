@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import java.io.IOException;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -75,7 +76,7 @@ public class AddChecks {
                     .readValue(json.treeAsTokens(document));
         } catch (JsonProcessingException e) {
             throw DataFields.refusal(path, e);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new InvalidJobDataException(path, "`" + path + "` cannot be read");
         }
         Set<ConstraintViolation<Object>> violations = validator.validate(read);

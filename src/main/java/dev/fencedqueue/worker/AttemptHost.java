@@ -4,7 +4,10 @@ import java.util.concurrent.Executor;
 
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
+import dev.fencedqueue.queue.Flows;
 import dev.fencedqueue.queue.QueueException;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.tracing.JobTracing;
 
 /** What an attempt's {@link JobContext} uses of the worker that runs it, and nothing more. */
 interface AttemptHost {
@@ -16,10 +19,10 @@ interface AttemptHost {
     FencedAppend events();
 
     /** @return flows over all queues: adding children, reading their results */
-    dev.fencedqueue.queue.Flows flows();
+    Flows flows();
 
     /** @return the worker's queue's key layout */
-    dev.fencedqueue.queue.QueueKeys keys();
+    QueueKeys keys();
 
     /** @return the reader of what a run may continue, in the worker's queue */
     CommittedEvents committed();
@@ -39,5 +42,5 @@ interface AttemptHost {
     void ownershipLost(ActiveJob job, QueueException reason);
 
     /** @return the spans of jobs, for the spans an attempt starts (adding children) */
-    dev.fencedqueue.tracing.JobTracing tracing();
+    JobTracing tracing();
 }

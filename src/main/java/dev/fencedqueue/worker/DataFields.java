@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import java.math.BigInteger;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -162,7 +163,7 @@ public final class DataFields {
             return "a string";
         }
         if (type == int.class || type == long.class || type == short.class || type == Integer.class
-                || type == Long.class || type == Short.class || type == java.math.BigInteger.class) {
+                || type == Long.class || type == Short.class || type == BigInteger.class) {
             return "an integer";
         }
         if (type == double.class || type == float.class || Number.class.isAssignableFrom(type)) {
@@ -171,7 +172,7 @@ public final class DataFields {
         if (type == boolean.class || type == Boolean.class) {
             return "true or false";
         }
-        if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
             return "an array";
         }
         if (type.isEnum()) {

@@ -1,12 +1,15 @@
 package dev.fencedqueue.worker;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
+import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -189,7 +192,7 @@ public interface JobContext {
      *         worker cancels the run) when this run no longer owns the job
      * @throws IllegalArgumentException naming the bad field ({@code children[0].queue}); nothing is added then
      */
-    default Uni<Integer> addChildren(List<dev.fencedqueue.queue.FlowJob> children) {
+    default Uni<Integer> addChildren(List<FlowJob> children) {
         throw new UnsupportedOperationException("this context cannot add children");
     }
 
@@ -212,7 +215,7 @@ public interface JobContext {
      * @return child job key ({@code <prefix>:{<queue>}:job:<id>}) -> return value (JSON) of each completed child
      *         (BullMQ's {@code getChildrenValues}); empty when none
      */
-    default Uni<java.util.Map<String, String>> childrenValues() {
+    default Uni<Map<String, String>> childrenValues() {
         throw new UnsupportedOperationException("this context has no children");
     }
 
@@ -220,7 +223,7 @@ public interface JobContext {
      * @return child job key -> reason of each child that failed and that this job ignored
      *         ({@link dev.fencedqueue.queue.ParentPolicy#IGNORE}); empty when none
      */
-    default Uni<java.util.Map<String, String>> failedChildren() {
+    default Uni<Map<String, String>> failedChildren() {
         throw new UnsupportedOperationException("this context has no children");
     }
 
@@ -242,10 +245,10 @@ public interface JobContext {
      * The OpenTelemetry context of this attempt: its span ({@code process <queue>}), in the job's trace. A span a
      * processor starts with it as parent (an LLM call, a chunk) is a child of the attempt.
      *
-     * @return the attempt's context; {@link io.opentelemetry.context.Context#root()} when tracing is off or for contexts
+     * @return the attempt's context; {@link Context#root()} when tracing is off or for contexts
      *         that do not trace
      */
-    default io.opentelemetry.context.Context traceContext() {
-        return io.opentelemetry.context.Context.root();
+    default Context traceContext() {
+        return Context.root();
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedqueue.worker;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -158,7 +159,7 @@ final class JobEnding {
             case LOCK_EXPIRED -> job.span().end("zombie", "the lock could not be renewed within its duration");
             case SHUTDOWN -> job.span().end("handed-back", "the instance stopped");
             case TIMEOUT -> job.span().failed(new JobTimeoutException(job.id(),
-                    java.time.Duration.ofMillis(job.job().timeout())), job.job().attemptsMade() + 1 < job.job().attempts());
+                    Duration.ofMillis(job.job().timeout())), job.job().attemptsMade() + 1 < job.job().attempts());
             case REVOKED -> revoked(job);
         }
         release(job, true);
@@ -180,7 +181,7 @@ final class JobEnding {
                 active.finishing(job);
                 job.cancel(CancelReason.SHUTDOWN);
                 counters.cancelled(job, CancelReason.SHUTDOWN);
-                handBacks.add(finisher.handBack(job, java.time.Duration.ZERO).emitOn(onContext)
+                handBacks.add(finisher.handBack(job, Duration.ZERO).emitOn(onContext)
                         .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId,
                                 job.id(), code))
                         .onFailure().recoverWithItem(-1L)

@@ -14,8 +14,10 @@ import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
 
 /**
  * Writes how an attempt ended: completion ({@code moveToCompleted}), failure ({@code moveToFailed}, which
@@ -26,6 +28,8 @@ import io.smallrye.mutiny.Uni;
  * retried for up to the lock duration, so a Redis restart does not turn a finished job into a rerun.
  */
 final class JobFinisher {
+
+    private static final Logger LOG = Logger.getLogger(JobFinisher.class);
 
     /**
      * What a finishing write did.
@@ -114,7 +118,7 @@ final class JobFinisher {
      *        job waits at the front of its wait list, and no job starts meanwhile); zero for at once
      * @return 0 when handed back, negative when the worker no longer owned it
      */
-    Uni<Long> handBack(ActiveJob job, java.time.Duration delay) {
+    Uni<Long> handBack(ActiveJob job, Duration delay) {
         String id = job.id();
         return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
                 List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
@@ -143,14 +147,12 @@ final class JobFinisher {
     /**
      * @param write a finishing write whose first sending failed because Redis was unreachable
      * @param options the worker's options
-     * @return the write, sent again at once and then resubscribed while Redis is unreachable (back-off from 100 ms
-     *         to 2 s), for up to the lock duration; fails with the last failure after that, or at once with a Redis
-     *         error
+     * @return the write, sent again at once and then resubscribed while Redis is unreachable
+     *         ({@link Reconnect#finishing}: back-off from 100 ms to 2 s), for up to the lock duration; fails with the
+     *         last failure after that, or at once with a Redis error
      */
     static <T> Uni<T> retried(Uni<T> write, WorkerOptions options) {
-        return write.onFailure(SharedConnection::isConnectionFailure).retry()
-                .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2))
-                .expireIn(options.lockDuration().toMillis());
+        return Reconnect.finishing(write, SharedConnection::isConnectionFailure, options.lockDuration());
     }
 
     /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */
@@ -165,7 +167,10 @@ final class JobFinisher {
                 return processor.backoff(job.job(), attemptsMade, failure, backoff.delay())
                         .map(wait -> Math.max(0, wait.toMillis())).orElse(-1L);
             } catch (RuntimeException e) {
-                return -1; // a broken hook must not keep a job retrying
+                // a broken hook must not keep a job retrying
+                LOG.warnf(e, "job %s of queue %s: the processor's custom backoff hook threw after attempt %d; the job "
+                        + "fails for good", job.id(), keys.queue(), attemptsMade);
+                return -1;
             }
         }
         return backoff.delayMillis(attemptsMade);

@@ -2,6 +2,7 @@ package dev.fencedqueue.worker;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeoutException;
 
 import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
@@ -70,7 +71,7 @@ final class MarkerWaiter {
         String seconds = String.format(Locale.ROOT, "%.3f", blockTimeout.toMillis() / 1000.0);
         return connection()
                 .chain(c -> c.send(Request.cmd(Command.BZPOPMIN).arg(markerKey).arg(seconds)))
-                .ifNoItem().after(guardTimeout).failWith(() -> new java.util.concurrent.TimeoutException(
+                .ifNoItem().after(guardTimeout).failWith(() -> new TimeoutException(
                         "no reply to the blocking pop within " + guardTimeout.toMillis() + " ms"))
                 .map(MarkerWaiter::toMarker)
                 .onItemOrFailure().call((marker, failure) -> {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.fencedqueue.Failures;
@@ -69,7 +70,7 @@ public class QueueMetrics {
 
     /** @return the queues whose gauges this instance publishes (its workers serve them), with their last counts */
     Map<String, Map<JobState, Long>> trackedCounts() {
-        Map<String, Map<JobState, Long>> counts = new java.util.TreeMap<>();
+        Map<String, Map<JobState, Long>> counts = new TreeMap<>();
         tracked.forEach((queue, queueMetrics) -> {
             if (queueMetrics.counts != null) {
                 counts.put(queue, queueMetrics.counts);

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.Failures;
@@ -16,6 +17,7 @@ import dev.fencedqueue.events.JobEventData;
 import dev.fencedqueue.queue.ChildFailedException;
 import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
@@ -77,7 +79,7 @@ final class WorkerJobContext implements JobContext {
         try {
             return json.readValue(active.job().data(), type);
         } catch (IOException e) {
-            String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException json
+            String why = e instanceof JsonProcessingException json
                     ? DataFields.refusal("data", json).getMessage() : Failures.describe(e);
             throw new UnrecoverableJobException("job `" + jobId() + "` has data its processor cannot read: " + why, e);
         }
@@ -317,6 +319,6 @@ final class WorkerJobContext implements JobContext {
 
     static boolean meansOwnershipLost(Throwable failure) {
         return failure instanceof OwnershipLostException
-                || failure instanceof dev.fencedqueue.queue.JobNotFoundException;
+                || failure instanceof JobNotFoundException;
     }
 }

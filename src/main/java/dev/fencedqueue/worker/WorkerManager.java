@@ -4,7 +4,11 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -189,8 +193,8 @@ public class WorkerManager {
     }
 
     /** @return the cost unit of each queue of this service's {@link JobProcessor} beans, by queue name */
-    public java.util.Map<String, CostUnit> costUnits() {
-        java.util.Map<String, CostUnit> units = new java.util.TreeMap<>();
+    public Map<String, CostUnit> costUnits() {
+        Map<String, CostUnit> units = new TreeMap<>();
         for (JobProcessor processor : processors) {
             units.put(processor.queue(), processor.costUnit());
         }
@@ -202,8 +206,8 @@ public class WorkerManager {
      *         instance runs workers: every instance of the service has the same), the no-op queue, and the queues of
      *         the workers created here
      */
-    public java.util.Set<String> processedQueues() {
-        java.util.Set<String> names = new java.util.TreeSet<>();
+    public Set<String> processedQueues() {
+        Set<String> names = new TreeSet<>();
         for (JobProcessor processor : processors) {
             names.add(processor.queue());
         }
@@ -217,10 +221,10 @@ public class WorkerManager {
      * @return the processor this service has for the queue: a {@link JobProcessor} bean's, else the processor of a
      *         worker created here (the no-op queue's included); empty when none
      */
-    public java.util.Optional<JobProcessor> processor(String queue) {
+    public Optional<JobProcessor> processor(String queue) {
         for (JobProcessor processor : processors) {
             if (processor.queue().equals(queue)) {
-                return java.util.Optional.of(processor);
+                return Optional.of(processor);
             }
         }
         return workers.stream().filter(worker -> worker.queue().equals(queue)).map(Worker::processor).findFirst();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 /** What a reader should see of a job's stream: the current run, and what it continues of earlier runs. */
@@ -12,13 +13,15 @@ class ValidHistoryTest {
     private static final long T1 = 1_795_000_000_000L;
     private static final long T2 = T1 + 4_000;
     private static final long T3 = T2 + 4_000;
+    /** Stands in for the application's object mapper, which reads a resume event's resume point. */
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void aRunThatStartsOverReplacesEverythingBeforeIt() {
         List<JobEvent> stream = List.of(started("1-0", T1), delta("1-1", T1), started("2-0", T2), delta("2-1", T2),
                 completed("2-2", T2));
 
-        assertThat(ids(ValidHistory.of(stream))).containsExactly("2-0", "2-1", "2-2");
+        assertThat(ids(ValidHistory.of(stream, JSON))).containsExactly("2-0", "2-1", "2-2");
     }
 
     @Test
@@ -27,7 +30,7 @@ class ValidHistoryTest {
                 resume("2-1", T2, "1-2"), delta("2-2", T2), started("3-0", T3), resume("3-1", T3, "2-2"),
                 delta("3-2", T3), completed("3-3", T3));
 
-        assertThat(ids(ValidHistory.of(stream)))
+        assertThat(ids(ValidHistory.of(stream, JSON)))
                 .containsExactly("1-0", "1-1", "1-2", "2-1", "2-2", "3-1", "3-2", "3-3");
     }
 
@@ -37,14 +40,14 @@ class ValidHistoryTest {
         List<JobEvent> stream = List.of(started("1-0", T1), delta("1-1", T1), delta("1-2", T1), started("2-0", T2),
                 resume("2-1", T2, "1-1"), delta("2-2", T2));
 
-        assertThat(ids(ValidHistory.of(stream))).containsExactly("1-0", "1-1", "2-1", "2-2");
+        assertThat(ids(ValidHistory.of(stream, JSON))).containsExactly("1-0", "1-1", "2-1", "2-2");
     }
 
     @Test
     void aRunThatHasNotYetSaidWhatItDoesEndsTheListWithItsStart() {
         List<JobEvent> stream = List.of(started("1-0", T1), delta("1-1", T1), started("2-0", T2));
 
-        assertThat(ids(ValidHistory.of(stream))).containsExactly("1-0", "1-1", "2-0");
+        assertThat(ids(ValidHistory.of(stream, JSON))).containsExactly("1-0", "1-1", "2-0");
     }
 
     @Test
@@ -52,7 +55,7 @@ class ValidHistoryTest {
         List<JobEvent> stream = List.of(started("1-0", T1), delta("1-1", T1), started("2-0", T2),
                 resume("2-1", T2, "1-1"), delta("2-2", T2), started("3-0", T3), delta("3-1", T3));
 
-        assertThat(ids(ValidHistory.of(stream))).containsExactly("3-0", "3-1");
+        assertThat(ids(ValidHistory.of(stream, JSON))).containsExactly("3-0", "3-1");
     }
 
     @Test
@@ -61,7 +64,7 @@ class ValidHistoryTest {
         List<JobEvent> stream = List.of(started("1-0", T1), delta("1-1", T1), failed("1-2", T1), started("2-0", T2),
                 resume("2-1", T2, "1-2"), delta("2-2", T2), completed("2-3", T2));
 
-        assertThat(ids(ValidHistory.of(stream))).containsExactly("1-0", "1-1", "2-1", "2-2", "2-3");
+        assertThat(ids(ValidHistory.of(stream, JSON))).containsExactly("1-0", "1-1", "2-1", "2-2", "2-3");
     }
 
     @Test
@@ -69,7 +72,7 @@ class ValidHistoryTest {
         List<JobEvent> stream = List.of(started("1-0", T1), started("2-0", T2), resume("2-1", T2, "1-0"),
                 delta("2-2", T2));
 
-        assertThat(ids(ValidHistory.of(stream))).containsExactly("1-0", "2-1", "2-2");
+        assertThat(ids(ValidHistory.of(stream, JSON))).containsExactly("1-0", "2-1", "2-2");
     }
 
     private static List<String> ids(List<JobEvent> events) {

@@ -1,10 +1,14 @@
 package dev.fencedqueue.api.admin;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
@@ -50,7 +54,7 @@ public class QueueOverview {
     public List<String> servedQueues() {
         TreeSet<String> others = new TreeSet<>(workers.processedQueues());
         others.remove(researchQueue);
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of(researchQueue), others.stream()).toList();
+        return Stream.concat(Stream.of(researchQueue), others.stream()).toList();
     }
 
     /**
@@ -61,7 +65,7 @@ public class QueueOverview {
     public Uni<List<QueueView>> list() {
         List<String> served = servedQueues();
         return queues.redis().send(Request.cmd(Command.SMEMBERS).arg(unservedKey)).chain(members -> {
-            List<Uni<QueueView>> views = new java.util.ArrayList<>();
+            List<Uni<QueueView>> views = new ArrayList<>();
             served.forEach(name -> views.add(view(queues.queue(name))));
             TreeSet<String> noted = new TreeSet<>();
             members.forEach(member -> noted.add(member.toString()));
@@ -71,7 +75,7 @@ public class QueueOverview {
                         : hasKeys(queue).chain(exists -> exists ? view(queue) : forget(name).replaceWith((QueueView) null)));
             }
             return Uni.join().all(views).andFailFast();
-        }).map(views -> views.stream().filter(java.util.Objects::nonNull).toList());
+        }).map(views -> views.stream().filter(Objects::nonNull).toList());
     }
 
     /**
@@ -80,7 +84,7 @@ public class QueueOverview {
      * @param names queue names (valid ones), may be empty
      * @return completes once noted
      */
-    public Uni<Void> noteUnserved(java.util.Collection<String> names) {
+    public Uni<Void> noteUnserved(Collection<String> names) {
         if (names.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
