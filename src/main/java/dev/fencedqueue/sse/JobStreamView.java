@@ -1,7 +1,11 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.util.List;
 
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.events.StreamIds;
+import dev.fencedqueue.events.ValidHistory;
 import dev.fencedqueue.queue.Job;
 import io.vertx.core.buffer.Buffer;
 

@@ -1,9 +1,10 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.redis.SharedConnection;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.util.List;
 import java.util.Map;
@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -31,6 +33,8 @@ public class FlowEventFollower {
     private final EventsConfig config;
     private final JobTracing tracing;
     private final Buffer retry;
+    /** {@code fq.events.subscriber-write-queue}, bytes. */
+    private final int writeQueueMaxSize;
 
     public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing) {
         this.tracing = tracing;
@@ -38,6 +42,7 @@ public class FlowEventFollower {
         this.tailers = tailers;
         this.config = config;
         this.retry = SseFrames.retry(config.clientRetry());
+        this.writeQueueMaxSize = (int) Math.min(Integer.MAX_VALUE, config.subscriberWriteQueue().asLongValue());
     }
 
     /**
@@ -66,8 +71,8 @@ public class FlowEventFollower {
         return queue.requireJob(rootId).invoke(access).emitOn(command -> connection.runOnContext(ignored -> command.run()))
                 .invoke(root -> {
                     FlowSubscriber[] flow = new FlowSubscriber[1];
-                    flow[0] = new FlowSubscriber(response, connection, rootId, positions, config.subscriberBuffer(),
-                            retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
+                    flow[0] = new FlowSubscriber(response, connection, rootId, positions, writeQueueMaxSize,
+                            config.subscriberBuffer(), retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
                                     after), new StreamSpan(tracing.receive(queue.name(), rootId, root.traceParent(),
                                             request)));
                     flow[0].start();
