@@ -1,6 +1,6 @@
 package dev.fencedqueue.api;
 
-import dev.fencedqueue.events.FlowIds;
+import dev.fencedqueue.sse.FlowIds;
 import dev.fencedqueue.events.StreamIds;
 
 /**

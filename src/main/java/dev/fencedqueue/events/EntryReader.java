@@ -23,7 +23,7 @@ import io.vertx.mutiny.redis.client.Response;
  * asks the job hash for the run's worker ({@code HMGET} of {@code worker:<token>}, one command for every run it does
  * not know yet) and keeps it in the caller's map.
  */
-final class EntryReader {
+public final class EntryReader {
 
     /** The prefix of the job hash's field that names the worker of a run: {@code worker:<fencing token>}. */
     private static final String WORKER = "worker:";
@@ -74,7 +74,7 @@ final class EntryReader {
      * @param json the application's object mapper, which reads the entries' data
      * @return the events in the order of {@code entries}; fails as Redis fails when a worker had to be asked for
      */
-    static Uni<List<JobEvent>> events(SharedConnection redis, QueueKeys keys, String jobId, List<Response> entries,
+    public static Uni<List<JobEvent>> events(SharedConnection redis, QueueKeys keys, String jobId, List<Response> entries,
             Map<Long, String> workers, ObjectMapper json) {
         List<Raw> raws = new ArrayList<>(entries.size());
         Set<Long> unknown = new LinkedHashSet<>();

@@ -109,11 +109,11 @@ public final class JobEventData {
      * @param jobId the job whose stream holds the event
      * @param eventId the event's entry id in that stream, or {@code null} (a {@code reset})
      * @param json the application's object mapper, which parses {@code data}, must not be {@code null}
-     * @return the data as a flow's stream carries it ({@link FlowSubscriber}): with {@code jobId} and, when given,
+     * @return the data as a flow's stream carries it (the flow SSE stream's): with {@code jobId} and, when given,
      *         {@code eventId} added
      * @throws IllegalArgumentException when {@code data} is not a JSON object
      */
-    static String inFlow(String data, String jobId, String eventId, ObjectMapper json) {
+    public static String inFlow(String data, String jobId, String eventId, ObjectMapper json) {
         ObjectNode object = object(data, json);
         object.put("jobId", jobId);
         if (eventId != null) {

@@ -11,9 +11,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * run, so the events up to a run's resume point are one consistent prefix, which a run that announces itself with a
  * {@code resume} event continues; a run that starts over ({@code started} followed by anything else) replaces all
  * that came before. A run's {@code started} is left out once the run resumed: its {@code resume} takes its place, as
- * for a reader ({@link EpochGate}).
+ * for a reader ({@code dev.fencedqueue.sse.EpochGate}).
  */
-final class ValidHistory {
+public final class ValidHistory {
 
     private ValidHistory() {
     }
@@ -27,7 +27,7 @@ final class ValidHistory {
      *         said whether it continues) ends the list with that {@code started}. The terminal event of a run that a
      *         newer run continues (an operator's retry of a failed job) is not shown: the job did not end there
      */
-    static List<JobEvent> of(List<JobEvent> events, ObjectMapper json) {
+    public static List<JobEvent> of(List<JobEvent> events, ObjectMapper json) {
         List<JobEvent> kept = new ArrayList<>(events.size());
         JobEvent started = null; // the latest run's start, until its next event says whether it continues
         long run = Long.MIN_VALUE;

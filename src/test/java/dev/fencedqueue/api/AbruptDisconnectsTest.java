@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.events.JobEventTailers;
+import dev.fencedqueue.sse.JobEventTailers;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.WorkersOffProfile;

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.events.JobEventTailers;
+import dev.fencedqueue.sse.JobEventTailers;
 import dev.fencedqueue.testing.Flood;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.events.StreamIds;
-import dev.fencedqueue.events.StreamMessage;
+import dev.fencedqueue.sse.StreamMessage;
 import dev.fencedqueue.queue.QueueEvent;
 import dev.fencedqueue.queue.Queues;
 import io.smallrye.mutiny.Multi;

@@ -1,4 +1,6 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
+
+import dev.fencedqueue.events.JobEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

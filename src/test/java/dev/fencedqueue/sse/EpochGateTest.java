@@ -1,10 +1,12 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
-import static dev.fencedqueue.events.EpochGate.Admission.DROP;
-import static dev.fencedqueue.events.EpochGate.Admission.HOLD;
-import static dev.fencedqueue.events.EpochGate.Admission.RESET_THEN_SEND;
-import static dev.fencedqueue.events.EpochGate.Admission.RESUME;
-import static dev.fencedqueue.events.EpochGate.Admission.SEND;
+import dev.fencedqueue.events.JobEvent;
+
+import static dev.fencedqueue.sse.EpochGate.Admission.DROP;
+import static dev.fencedqueue.sse.EpochGate.Admission.HOLD;
+import static dev.fencedqueue.sse.EpochGate.Admission.RESET_THEN_SEND;
+import static dev.fencedqueue.sse.EpochGate.Admission.RESUME;
+import static dev.fencedqueue.sse.EpochGate.Admission.SEND;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

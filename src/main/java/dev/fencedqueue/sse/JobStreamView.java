@@ -1,8 +1,13 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.util.List;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.events.StreamIds;
+import dev.fencedqueue.events.ValidHistory;
 import dev.fencedqueue.queue.Job;
 import io.vertx.core.buffer.Buffer;
 

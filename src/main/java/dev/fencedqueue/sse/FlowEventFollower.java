@@ -1,4 +1,4 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.util.List;
 import java.util.Map;
@@ -7,6 +7,9 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -32,6 +35,8 @@ public class FlowEventFollower {
     private final EventsConfig config;
     private final JobTracing tracing;
     private final Buffer retry;
+    /** {@code fq.events.subscriber-write-queue}, bytes. */
+    private final int writeQueueMaxSize;
     private final ObjectMapper json;
 
     public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing,
@@ -42,6 +47,7 @@ public class FlowEventFollower {
         this.tailers = tailers;
         this.config = config;
         this.retry = SseFrames.retry(config.clientRetry());
+        this.writeQueueMaxSize = (int) Math.min(Integer.MAX_VALUE, config.subscriberWriteQueue().asLongValue());
     }
 
     /**
@@ -70,8 +76,8 @@ public class FlowEventFollower {
         return queue.requireJob(rootId).invoke(access).emitOn(command -> connection.runOnContext(ignored -> command.run()))
                 .invoke(root -> {
                     FlowSubscriber[] flow = new FlowSubscriber[1];
-                    flow[0] = new FlowSubscriber(response, connection, rootId, positions, config.subscriberBuffer(),
-                            retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
+                    flow[0] = new FlowSubscriber(response, connection, rootId, positions, writeQueueMaxSize,
+                            config.subscriberBuffer(), retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
                                     after), new StreamSpan(tracing.receive(queue.name(), rootId, root.traceParent(),
                                             request)), json);
                     flow[0].start();

@@ -1,4 +1,4 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import dev.fencedqueue.tracing.TraceAttributes;
 import io.opentelemetry.api.trace.Span;

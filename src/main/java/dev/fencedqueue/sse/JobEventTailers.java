@@ -1,10 +1,12 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.redis.SharedConnection;

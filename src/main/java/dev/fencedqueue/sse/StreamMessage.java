@@ -1,4 +1,7 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventData;
 
 /**
  * One message of a job's SSE stream (WHATWG HTML, "Server-sent events").

@@ -1,4 +1,6 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
+
+import dev.fencedqueue.events.StreamIds;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import io.vertx.core.Context;
 

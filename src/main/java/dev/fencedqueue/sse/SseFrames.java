@@ -1,4 +1,6 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
+
+import dev.fencedqueue.events.JobEvent;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

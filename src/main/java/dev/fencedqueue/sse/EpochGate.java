@@ -1,4 +1,6 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
+
+import dev.fencedqueue.events.JobEvent;
 
 /**
  * What one SSE subscriber may see: events of one epoch at a time (a reader never sees an older epoch after a newer

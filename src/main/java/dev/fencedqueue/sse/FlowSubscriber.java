@@ -1,7 +1,6 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,11 +8,13 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.events.StreamIds;
 import dev.fencedqueue.queue.Job;
-import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import org.jboss.logging.Logger;
 
@@ -25,9 +26,10 @@ import org.jboss.logging.Logger;
  * stream ({@link FlowIds}), so that a reconnect resumes them all. The response ends once the root and every child
  * followed have ended; it is answered {@code 204 No Content} instead when a reconnecting reader already had all of it.
  *
- * <p>Every method runs on the event loop of the response's connection ({@link #execute}). Memory is bounded as for
- * one job's stream: a member's live events that arrive before its replay wait in a queue, and past
- * {@code bufferLimit} frames the connection has not taken (or events waiting) the reader is disconnected and resumes
+ * <p>Every method runs on the event loop of the response's connection ({@link #execute}). The transport (head,
+ * keep-alive, bounded backlog, slow-reader disconnect, end) is the one a job's stream has ({@link SseConnection});
+ * memory is bounded as for it: a member's live events that arrive before its replay wait in a queue, and past
+ * {@code bufferLimit} of them, or of frames the connection has not taken, the reader is disconnected and resumes
  * with {@code Last-Event-ID}.
  */
 final class FlowSubscriber {
@@ -35,12 +37,9 @@ final class FlowSubscriber {
     private static final Logger LOG = Logger.getLogger(FlowSubscriber.class);
 
     private final StreamSpan span;
-    private final HttpServerResponse response;
-    private final Context context;
+    private final SseConnection connection;
     private final String rootId;
     private final int bufferLimit;
-    private final Buffer retry;
-    private final Runnable onSlow;
     private final Function<JobEvent, List<String>> childrenOf;
     private final BiConsumer<Member, String> follow;
     private final boolean reconnect;
@@ -49,17 +48,13 @@ final class FlowSubscriber {
     private final Map<String, Member> members = new LinkedHashMap<>();
     /** key -> entry id of the last event shown of that job. */
     private final Map<String, String> positions;
-    private final List<Runnable> unregisters = new ArrayList<>();
-    private boolean headWritten;
-    private int waiting;
-    private boolean finished;
-    private long lastSentNanos = System.nanoTime();
 
     /**
      * @param response the response, not yet written
      * @param context the current Vert.x context: that of the request's connection
      * @param rootId the flow's root job
      * @param positions key -> entry id of the reader's {@code Last-Event-ID} ({@link FlowIds#parse}), empty for none
+     * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
      * @param bufferLimit the frames (or early events of one job) that may wait before a disconnect
      * @param retry the {@code retry:} block
      * @param onSlow called when the reader is disconnected for being slow
@@ -70,26 +65,24 @@ final class FlowSubscriber {
      * @param json the application's object mapper, which reads the events' data
      */
     FlowSubscriber(HttpServerResponse response, Context context, String rootId, Map<String, String> positions,
-            int bufferLimit, Buffer retry, Runnable onSlow, Function<JobEvent, List<String>> childrenOf,
-            BiConsumer<Member, String> follow, StreamSpan span, ObjectMapper json) {
+            int writeQueueMaxSize, int bufferLimit, Buffer retry, Runnable onSlow,
+            Function<JobEvent, List<String>> childrenOf, BiConsumer<Member, String> follow, StreamSpan span,
+            ObjectMapper json) {
         this.span = span;
         this.json = json;
-        this.response = response;
-        this.context = VertxContext.getRootContext(context);
+        this.connection = new SseConnection(response, context, writeQueueMaxSize, bufferLimit, retry, onSlow);
         this.rootId = rootId;
         this.positions = new LinkedHashMap<>(positions);
         this.reconnect = !positions.isEmpty();
         this.bufferLimit = bufferLimit;
-        this.retry = retry;
-        this.onSlow = onSlow;
         this.childrenOf = childrenOf;
         this.follow = follow;
-        response.closeHandler(ignored -> finish());
+        connection.span(span);
     }
 
     /** Runs {@code action} on the connection's event loop. */
     void execute(Runnable action) {
-        context.runOnContext(ignored -> action.run());
+        connection.execute(action);
     }
 
     /** Follows the root and the children the reader's position names. */
@@ -107,9 +100,9 @@ final class FlowSubscriber {
      * reset after it; either way the client reconnects.
      */
     void fail(Throwable failure) {
-        if (!finished) {
+        if (!connection.finished()) {
             LOG.warnf("a flow's SSE stream failed: %s", failure.toString());
-            disconnect();
+            connection.disconnect();
         }
     }
 
@@ -119,7 +112,7 @@ final class FlowSubscriber {
      * follows it again even when nothing of it was shown yet.
      */
     private void join(String key, String jobId) {
-        if (finished || members.containsKey(key)) {
+        if (connection.finished() || members.containsKey(key)) {
             return;
         }
         Member member = new Member(key, jobId);
@@ -134,60 +127,13 @@ final class FlowSubscriber {
         }
         String data = JobEventData.inFlow(message.data(), member.jobId, message.id(), json);
         String id = message.id() == null ? null : FlowIds.format(positions);
-        send(Buffer.buffer(SseFrames.text(new StreamMessage(id, message.event(), data, null))));
-    }
-
-    private void send(Buffer frame) {
-        if (finished) {
-            return;
-        }
-        head();
-        lastSentNanos = System.nanoTime();
-        if (response.writeQueueFull()) {
-            if (++waiting > bufferLimit) {
-                LOG.debugf("disconnecting a slow flow SSE subscriber (%d frames waiting); it resumes with Last-Event-ID",
-                        waiting);
-                onSlow.run();
-                disconnect();
-                return;
-            }
-            response.drainHandler(ignored -> waiting = 0);
-        }
-        response.write(frame);
-    }
-
-    private void head() {
-        if (!headWritten) {
-            headWritten = true;
-            response.setStatusCode(200).setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream")
-                    .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
-            response.write(retry);
-        }
-    }
-
-    /** Sends a keep-alive comment when nothing was sent for {@code idleNanos} (the head first, when not yet sent). */
-    void keepAlive(long nowNanos, long idleNanos) {
-        if (!finished && nowNanos - lastSentNanos >= idleNanos) {
-            send(SseFrames.keepAlive());
-        }
-    }
-
-    /** Closes the connection (shutdown, a slow reader, a failure); its client reconnects. */
-    void disconnect() {
-        if (!finished) {
-            if (headWritten) {
-                response.reset();
-            } else {
-                response.setStatusCode(503).end();
-            }
-            finish();
-        }
+        connection.write(Buffer.buffer(SseFrames.text(new StreamMessage(id, message.event(), data, null))));
     }
 
     /** Ends the response once every member has ended: with 204 when a reconnecting reader got nothing new. */
     private void endIfDone() {
         Member root = members.get(FlowIds.ROOT);
-        if (finished || !root.ended) {
+        if (connection.finished() || !root.ended) {
             return;
         }
         for (Member member : members.values()) {
@@ -198,28 +144,16 @@ final class FlowSubscriber {
                 return;
             }
         }
-        if (!headWritten && reconnect) {
-            response.setStatusCode(204).end();
-        } else {
-            head();
-            response.end();
+        if (reconnect) {
+            connection.endEmpty(); // nothing new was written: 204
         }
-        finish();
+        connection.end();
     }
 
     /** Writes the head once every member known at the start has handed over its replay and the flow goes on. */
     private void replayed() {
-        if (!finished && !headWritten && members.values().stream().allMatch(member -> member.started)) {
-            head();
-        }
-    }
-
-    private void finish() {
-        if (!finished) {
-            finished = true;
-            span.end();
-            unregisters.forEach(Runnable::run);
-            unregisters.clear();
+        if (members.values().stream().allMatch(member -> member.started)) {
+            connection.head();
         }
     }
 
@@ -248,11 +182,7 @@ final class FlowSubscriber {
          * @param unregister unregisters the member from the tailer; run when the response finishes (at once if it has)
          */
         void onFinish(Runnable unregister) {
-            if (finished) {
-                unregister.run();
-            } else {
-                unregisters.add(unregister);
-            }
+            connection.onFinish(unregister);
         }
 
         /**
@@ -264,7 +194,7 @@ final class FlowSubscriber {
          * @param replay the job's stream after it
          */
         void start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay) {
-            if (finished) {
+            if (connection.finished()) {
                 return;
             }
             started = true;
@@ -280,19 +210,18 @@ final class FlowSubscriber {
 
         @Override
         public Context context() {
-            return context;
+            return connection.context();
         }
 
         @Override
         public void deliver(Iterable<FramedEvent> batch) {
-            if (finished) {
+            if (connection.finished()) {
                 return;
             }
             if (early != null) {
                 batch.forEach(early::add);
                 if (early.size() > bufferLimit) {
-                    onSlow.run();
-                    disconnect();
+                    connection.disconnectSlow(early.size());
                 }
                 return;
             }
@@ -304,12 +233,12 @@ final class FlowSubscriber {
 
         @Override
         public void keepAlive(long nowNanos, long idleNanos) {
-            FlowSubscriber.this.keepAlive(nowNanos, idleNanos);
+            connection.keepAlive(nowNanos, idleNanos);
         }
 
         @Override
         public void disconnect() {
-            FlowSubscriber.this.disconnect();
+            connection.disconnect();
         }
 
         @Override

@@ -1,8 +1,11 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.JobEventStore;
+import dev.fencedqueue.events.StreamIds;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
@@ -64,7 +67,7 @@ public class JobEventFollower {
     public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response,
             Consumer<Job> access) {
         SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), writeQueueMaxSize,
-                config.subscriberBuffer(), tailers::slowDisconnect, json);
+                config.subscriberBuffer(), retry, tailers::slowDisconnect, json);
         String resumeAfter = StreamIds.isValid(lastEventId) ? lastEventId : null;
         Span request = Span.current(); // the reader's request, on the route's thread
         // The job is read once: it decides the 204, and what of the replay is current.
@@ -95,7 +98,7 @@ public class JobEventFollower {
                     .emitOn(subscriber::execute)
                     .invoke(replay -> {
                         subscriber.onFinish(unregister);
-                        subscriber.start(job, epoch, resumeAfter, replay, retry, new StreamSpan(
+                        subscriber.start(job, epoch, resumeAfter, replay, new StreamSpan(
                                 tracing.receive(queue.name(), job.id(), job.traceParent(), request)));
                     }))
                     .onFailure().invoke(unregister)

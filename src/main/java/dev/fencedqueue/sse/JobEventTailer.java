@@ -1,4 +1,4 @@
-package dev.fencedqueue.events;
+package dev.fencedqueue.sse;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +14,10 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.EntryReader;
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Reconnect;

@@ -1,0 +1,154 @@
+package dev.fencedqueue.sse;
+
+import java.util.ArrayDeque;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.Job;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+
+/**
+ * One SSE response following a job: its replay, then the live events the tailer hands it, through its
+ * {@link EpochGate}, written through its {@link SseConnection} (head, keep-alive, bounded backlog, slow-reader
+ * disconnect, end). Every method runs on the event loop of the response's connection ({@link #context()}), so the
+ * writes need no hop and no lock; the tailer hands live events over in batches, one task per event loop.
+ *
+ * <p>Memory is bounded: live events that arrive before the replay is written wait in a queue, past {@code bufferLimit}
+ * of them the subscriber is disconnected (and the connection bounds what waits after it); its client resumes with
+ * {@code Last-Event-ID}. A slow subscriber therefore never holds others back: nobody waits for it.
+ */
+final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
+
+    private final SseConnection connection;
+    private final int bufferLimit;
+    /** Live events handed over before {@link #start}; {@code null} after it. */
+    private ArrayDeque<FramedEvent> early = new ArrayDeque<>();
+    private final JobStreamView view;
+    private StreamSpan span = StreamSpan.NONE;
+
+    /**
+     * @param response the response, not yet written; this subscriber writes its status, headers and body
+     * @param context the current Vert.x context: that of the request's connection
+     * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
+     * @param bufferLimit the events that may wait (before the start, or in the backlog) before a disconnect
+     * @param retry the {@code retry:} block
+     * @param onSlow called when the subscriber is disconnected for being slow
+     * @param json the application's object mapper, which reads the events' data
+     */
+    SseSubscriber(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Buffer retry,
+            Runnable onSlow, ObjectMapper json) {
+        this.view = new JobStreamView(this, json);
+        this.connection = new SseConnection(response, context, writeQueueMaxSize, bufferLimit, retry, onSlow);
+        this.bufferLimit = bufferLimit;
+        connection.onFinish(() -> early = null);
+    }
+
+    /** @return the event loop context of the connection, where every method of this subscriber must run */
+    @Override
+    public Context context() {
+        return connection.context();
+    }
+
+    /** Runs {@code action} on {@link #context()}. */
+    void execute(Runnable action) {
+        connection.execute(action);
+    }
+
+    /**
+     * @param onFinish called once, on {@link #context()}, when the response ends or its connection closes; at once
+     *        when that has already happened
+     */
+    void onFinish(Runnable onFinish) {
+        connection.onFinish(onFinish);
+    }
+
+    /**
+     * Sends the status, the headers, the {@code retry:} field and the replay, then whatever arrived live meanwhile.
+     *
+     * @param job the job, as read before the replay
+     * @param clientEpoch the epoch of the client's {@code Last-Event-ID}, -1 when none or when the stream does not
+     *        hold that entry (then, with a {@code resumeAfter}, the first event sent is preceded by a {@code reset})
+     * @param resumeAfter the client's {@code Last-Event-ID}, or {@code null}
+     * @param replay the job's stream after {@code resumeAfter}, in order
+     * @param span the reader's span, ended with the stream
+     */
+    void start(Job job, long clientEpoch, String resumeAfter, List<JobEvent> replay, StreamSpan span) {
+        this.span = span;
+        connection.span(span);
+        if (connection.finished()) {
+            return;
+        }
+        span.resumedAfter(resumeAfter);
+        connection.head();
+        connection.replaying();
+        boolean goesOn = view.start(job, clientEpoch, resumeAfter, replay);
+        // What the connection has not taken of the replay waits in the backlog, but is not a sign of slowness yet.
+        connection.replayed();
+        if (!goesOn) {
+            return;
+        }
+        ArrayDeque<FramedEvent> arrived = early;
+        early = null;
+        if (!connection.finished()) {
+            deliver(arrived);
+        }
+    }
+
+    /** @param batch live events of the job, in stream order, each after every event handed over before */
+    @Override
+    public void deliver(Iterable<FramedEvent> batch) {
+        if (connection.finished()) {
+            return;
+        }
+        if (early != null) {
+            batch.forEach(early::add);
+            if (early.size() > bufferLimit) {
+                connection.disconnectSlow(early.size());
+            }
+            return;
+        }
+        for (FramedEvent live : batch) {
+            view.live(live);
+        }
+    }
+
+    /**
+     * Sends a keep-alive comment when nothing was sent for {@code idleNanos}; disconnects the subscriber when its
+     * connection has taken nothing for that long while frames wait (a client that stopped reading). Nothing before
+     * the replay is written.
+     */
+    @Override
+    public void keepAlive(long nowNanos, long idleNanos) {
+        if (early == null) {
+            connection.keepAlive(nowNanos, idleNanos);
+        }
+    }
+
+    /** Closes the connection (shutdown, or too slow a client); its client reconnects. */
+    @Override
+    public void disconnect() {
+        connection.disconnect();
+    }
+
+    @Override
+    public void event(JobEvent event, Buffer frame) {
+        span.sent(event.type());
+        connection.write(frame != null ? frame : SseFrames.message(StreamMessage.of(event)));
+    }
+
+    @Override
+    public void reset(StreamMessage reset) {
+        span.reset();
+        connection.write(SseFrames.message(reset));
+    }
+
+    /** Ends the response once the backlog is written: an {@code EventSource} then reconnects and gets 204. */
+    @Override
+    public void end() {
+        connection.end();
+    }
+}
