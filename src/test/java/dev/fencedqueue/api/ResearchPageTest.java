@@ -2,6 +2,7 @@ package dev.fencedqueue.api;
 
 import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -83,7 +84,7 @@ class ResearchPageTest extends ResearchTestSupport {
         long runOfA = status(jobId).getLong("fencingToken");
         assertThat(lines()).extracting(line -> line.get("fencingToken")).containsOnly(runOfA);
 
-        workerA.freeze(true);
+        freeze(workerA);
         workerB.start();
         awaitOutcome("completed");
 
@@ -124,7 +125,7 @@ class ResearchPageTest extends ResearchTestSupport {
                 new MutationObserver(() => window.answerTexts.push(document.getElementById('answer-text').textContent))
                     .observe(document.getElementById('answer-text'), { childList: true, subtree: true, characterData: true });""");
 
-        workerA.freeze(true);
+        freeze(workerA);
         workerB.start();
         await().atMost(TIMEOUT).until(() -> processorB.started() > 0);
         JobContext second = processorB.attempt(0).context();

@@ -1,6 +1,7 @@
 package dev.fencedqueue.events;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -54,7 +55,7 @@ class ResumeReadersTest extends ResearchTestSupport {
         try (SseClient live = SseClient.open(stream)) {
             await().atMost(TIMEOUT).until(() -> deltas(live.events()).equals("Hello, world"));
 
-            workerA.freeze(true);
+            freeze(workerA);
             workerB.start();
             ProbeProcessor.Attempt second = awaitAttempt(processorB);
             assertThat(second.context().resumePoint()).contains(lastOfA);
@@ -112,7 +113,7 @@ class ResumeReadersTest extends ResearchTestSupport {
         String stream = base + "research/stream/" + jobId;
         try (SseClient live = SseClient.open(stream)) {
             await().atMost(TIMEOUT).until(() -> deltas(live.events()).equals("Hello"));
-            workerA.freeze(true);
+            freeze(workerA);
             workerB.start();
             ProbeProcessor.Attempt second = awaitAttempt(processorB);
             try (SseClient between = SseClient.open(stream)) {
@@ -147,7 +148,7 @@ class ResumeReadersTest extends ResearchTestSupport {
         String jobId = startJob("take me over");
         delta(awaitAttempt(processorA).context(), "Hello");
         try (SseClient live = SseClient.open(base + "research/stream/" + jobId)) {
-            workerA.freeze(true);
+            freeze(workerA);
             workerB.start();
             awaitAttempt(processorB).context().resume().await().atMost(TIMEOUT);
             worker(processorC, "worker-C").start();

@@ -1,5 +1,7 @@
 package dev.fencedqueue.testing;
 
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 
@@ -128,11 +130,11 @@ public abstract class ResearchTestSupport {
      */
     protected static long takeOver(Worker from, Worker to, String jobId) {
         long before = status(jobId).getLong("fencingToken");
-        from.freeze(true);
+        freeze(from);
         to.start();
         long after = await("the job is taken over").atMost(Timeouts.TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > before);
-        from.freeze(false);
+        thaw(from);
         await("the zombie lets go of the job").atMost(Timeouts.TIMEOUT)
                 .until(() -> !from.activeJobIds().contains(jobId));
         return after;

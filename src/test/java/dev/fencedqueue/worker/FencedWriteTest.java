@@ -1,6 +1,7 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -78,7 +79,7 @@ class FencedWriteTest extends QueueTestSupport {
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
 
-        worker.freeze(true);
+        freeze(worker);
         awaitJob(jobId, job -> job.state() == JobState.WAITING);
 
         assertThatThrownBy(() -> attempt.context().progress(50, "after hand-back").await().atMost(TIMEOUT))
@@ -176,7 +177,7 @@ class FencedWriteTest extends QueueTestSupport {
      */
     private long takeOver(Worker workerA, ProbeProcessor processorB, String jobId) {
         long epochOfA = redis.job(queue, jobId).fencingToken();
-        workerA.freeze(true);
+        freeze(workerA);
         start(processorB, "worker-B");
         ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
         assertThat(current.fencingToken()).as("a newer epoch").isGreaterThan(epochOfA);

@@ -1,6 +1,7 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -150,7 +151,7 @@ class ResumePointTest extends QueueTestSupport {
     }
 
     private ProbeProcessor.Attempt takeOver(Worker workerA, ProbeProcessor processorB) {
-        workerA.freeze(true);
+        freeze(workerA);
         start(processorB, "worker-B");
         return awaitAttempt(processorB, 0);
     }

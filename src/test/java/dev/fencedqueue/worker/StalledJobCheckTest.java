@@ -1,6 +1,8 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -54,7 +56,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
         CompletableFuture<CancelReason> zombieCancelled = zombie.context().cancelled().subscribeAsCompletionStage();
 
-        workerA.freeze(true);
+        freeze(workerA);
         Job handedBack = awaitJob(jobId, job -> job.state() == JobState.WAITING);
         assertThat(handedBack.stalledCounter()).isEqualTo(1);
         assertThat(handedBack.fencingToken()).isEqualTo(zombie.fencingToken());
@@ -69,7 +71,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         assertThat(taken.attemptsStarted()).isEqualTo(2);
 
         // A wakes up: its next lock renewal finds the newer token and cancels its pipeline.
-        workerA.freeze(false);
+        thaw(workerA);
         assertThat(zombieCancelled).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.OWNERSHIP_LOST);
         await().atMost(TIMEOUT).until(() -> workerA.activeJobIds().isEmpty());
         assertThat(processorB.attempt(0).isCancelled()).isFalse();
@@ -83,13 +85,13 @@ class StalledJobCheckTest extends QueueTestSupport {
         String jobId = add(JobOptions.defaults().withAttempts(5));
         ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
 
-        workerA.freeze(true);
+        freeze(workerA);
         Worker workerB = workers.start(processorB, options("worker-B", 1));
         ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
         assertThat(onB.fencingToken()).isGreaterThan(onA.fencingToken());
         assertThat(redis.job(queue, jobId).stalledCounter()).as("one stall is allowed").isEqualTo(1);
 
-        workerB.freeze(true);
+        freeze(workerB);
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
 
         assertThat(job.failedReason()).isEqualTo(STALLED_REASON);
