@@ -138,14 +138,14 @@ public final class Worker {
     }
 
     /**
-     * Test and chaos-drill hook: while frozen, the worker fetches no job, renews no lock (so checks no
-     * fencing token) and ignores revoke notices, as if paused by GC or cut from Redis; its running jobs go
-     * on and their writes still reach Redis, where they are rejected once another run owns the job. The
-     * stalled-job check goes on, as another instance's would.
+     * Test seam, not an API (the tests reach it through their {@code WorkerTestAccess}): while frozen, the worker
+     * fetches no job, renews no lock (so checks no fencing token) and ignores revoke notices, as if paused by GC or
+     * cut from Redis; its running jobs go on and their writes still reach Redis, where they are rejected once another
+     * run owns the job. The stalled-job check goes on, as another instance's would.
      *
      * @param frozen {@code true} to freeze, {@code false} to thaw
      */
-    public void freeze(boolean frozen) {
+    void freeze(boolean frozen) {
         this.frozen = frozen;
         context.runOnContext(ignored -> {
             updateAccepting();

@@ -2,6 +2,7 @@ package dev.fencedqueue.api;
 
 import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -17,6 +18,7 @@ import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SimulatorStreams;
+import dev.fencedqueue.testing.Takeover;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.Worker;
@@ -83,7 +85,7 @@ class ResearchPageTest extends ResearchTestSupport {
         long runOfA = status(jobId).getLong("fencingToken");
         assertThat(lines()).extracting(line -> line.get("fencingToken")).containsOnly(runOfA);
 
-        workerA.freeze(true);
+        freeze(workerA);
         workerB.start();
         awaitOutcome("completed");
 
@@ -107,14 +109,9 @@ class ResearchPageTest extends ResearchTestSupport {
      */
     @Test
     void pageKeepsTheAnswerWhenANewerRunResumesIt() {
-        ProbeProcessor processorA = ProbeProcessor.held(research.queue());
-        ProbeProcessor processorB = ProbeProcessor.held(research.queue());
-        Worker workerA = worker(processorA, "worker-A");
-        Worker workerB = worker(processorB, "worker-B");
-        workerA.start();
+        Takeover takeover = heldPair();
         String jobId = startJob("resume in the browser");
-        await().atMost(TIMEOUT).until(() -> processorA.started() > 0);
-        JobContext first = processorA.attempt(0).context();
+        JobContext first = takeover.awaitAttemptOfA().context();
         delta(first, "The answer ");
         delta(first, "begins");
         browser().get(base + "?jobId=" + jobId);
@@ -124,13 +121,11 @@ class ResearchPageTest extends ResearchTestSupport {
                 new MutationObserver(() => window.answerTexts.push(document.getElementById('answer-text').textContent))
                     .observe(document.getElementById('answer-text'), { childList: true, subtree: true, characterData: true });""");
 
-        workerA.freeze(true);
-        workerB.start();
-        await().atMost(TIMEOUT).until(() -> processorB.started() > 0);
-        JobContext second = processorB.attempt(0).context();
+        ProbeProcessor.Attempt onB = takeover.takeOver();
+        JobContext second = onB.context();
         second.resume().await().atMost(TIMEOUT);
         delta(second, " and goes on.");
-        processorB.attempt(0).complete("done");
+        onB.complete("done");
         awaitOutcome("completed");
 
         assertThat(text("answer-text")).contains("The answer begins and goes on.");

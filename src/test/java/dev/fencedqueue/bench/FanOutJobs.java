@@ -11,7 +11,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.KeepJobs;
 
-/** What both fan-out benchmarks do with their jobs: add an unthrottled fan-out, wait for a state. */
+/** What {@link FanOutScenario} does with its jobs: add an unthrottled fan-out, wait for a state. */
 final class FanOutJobs {
 
     /** Longest wait for a fan-out to reach a state. */

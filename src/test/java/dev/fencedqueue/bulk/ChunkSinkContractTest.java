@@ -3,6 +3,8 @@ package dev.fencedqueue.bulk;
 import static dev.fencedqueue.testing.TestWorkers.options;
 import static dev.fencedqueue.testing.Timeouts.FAN_OUT_END;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -170,7 +172,7 @@ abstract class ChunkSinkContractTest {
         String jobId = FanOuts.start(channel, 100, null, Map.of());
         await("epoch 1 read its third chunk and waits").atMost(TIMEOUT).until(zombieRead::isReached);
 
-        zombie.freeze(true); // no more lock renewals: its lock expires and the job is taken over
+        freeze(zombie); // no more lock renewals: its lock expires and the job is taken over
         startWorker("w-successor", 1);
         await("epoch 2 claimed the cursor and waits before its first chunk").atMost(TIMEOUT)
                 .until(successorRead::isReached);
@@ -185,7 +187,7 @@ abstract class ChunkSinkContractTest {
         successorRead.release();
         await("epoch 2 finishes the job").atMost(FAN_OUT_END)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
-        zombie.freeze(false);
+        thaw(zombie);
         await().atMost(TIMEOUT).until(() -> zombie.activeJobIds().isEmpty());
 
         assertThat(redis.job(queue, jobId).fencingToken()).as("the current epoch was never refused")

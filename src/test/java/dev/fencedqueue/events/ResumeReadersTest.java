@@ -15,10 +15,10 @@ import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;
+import dev.fencedqueue.testing.Takeover;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.UnrecoverableJobException;
-import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -39,24 +39,18 @@ class ResumeReadersTest extends ResearchTestSupport {
 
     @Test
     void readersKeepTheAnswerAcrossARunThatContinuesIt() {
-        ProbeProcessor processorA = ProbeProcessor.held(research.queue());
-        ProbeProcessor processorB = ProbeProcessor.held(research.queue());
-        Worker workerA = worker(processorA, "worker-A");
-        Worker workerB = worker(processorB, "worker-B");
-        workerA.start();
+        Takeover takeover = heldPair();
         String jobId = startJob("resume me");
         String stream = base + "research/stream/" + jobId;
         SseClient between;
 
-        JobContext first = awaitAttempt(processorA).context();
+        JobContext first = takeover.awaitAttemptOfA().context();
         delta(first, "Hello");
         String lastOfA = delta(first, ", world");
         try (SseClient live = SseClient.open(stream)) {
             await().atMost(TIMEOUT).until(() -> deltas(live.events()).equals("Hello, world"));
 
-            workerA.freeze(true);
-            workerB.start();
-            ProbeProcessor.Attempt second = awaitAttempt(processorB);
+            ProbeProcessor.Attempt second = takeover.takeOver();
             assertThat(second.context().resumePoint()).contains(lastOfA);
             // A reader that connects before the new run said what it does gets the earlier run's events with its resume.
             between = SseClient.open(stream);
@@ -101,20 +95,14 @@ class ResumeReadersTest extends ResearchTestSupport {
 
     @Test
     void aRunThatStartsOverIsStillAnnouncedByAReset() {
-        ProbeProcessor processorA = ProbeProcessor.held(research.queue());
-        ProbeProcessor processorB = ProbeProcessor.held(research.queue());
-        Worker workerA = worker(processorA, "worker-A");
-        Worker workerB = worker(processorB, "worker-B");
-        workerA.start();
+        Takeover takeover = heldPair();
         String jobId = startJob("start me over");
 
-        delta(awaitAttempt(processorA).context(), "Hello");
+        delta(takeover.awaitAttemptOfA().context(), "Hello");
         String stream = base + "research/stream/" + jobId;
         try (SseClient live = SseClient.open(stream)) {
             await().atMost(TIMEOUT).until(() -> deltas(live.events()).equals("Hello"));
-            workerA.freeze(true);
-            workerB.start();
-            ProbeProcessor.Attempt second = awaitAttempt(processorB);
+            ProbeProcessor.Attempt second = takeover.takeOver();
             try (SseClient between = SseClient.open(stream)) {
                 await().atMost(TIMEOUT).until(() -> between.status().isDone()); // its replay ends at the new start
                 delta(second.context(), "Bonjour");
@@ -138,20 +126,14 @@ class ResumeReadersTest extends ResearchTestSupport {
      */
     @Test
     void aResumeAfterAStallOrAHandBackSaysTakeover() {
-        ProbeProcessor processorA = ProbeProcessor.held(research.queue());
-        ProbeProcessor processorB = ProbeProcessor.held(research.queue());
+        Takeover takeover = heldPair();
         ProbeProcessor processorC = ProbeProcessor.held(research.queue());
-        Worker workerA = worker(processorA, "worker-A");
-        Worker workerB = worker(processorB, "worker-B");
-        workerA.start();
         String jobId = startJob("take me over");
-        delta(awaitAttempt(processorA).context(), "Hello");
+        delta(takeover.awaitAttemptOfA().context(), "Hello");
         try (SseClient live = SseClient.open(base + "research/stream/" + jobId)) {
-            workerA.freeze(true);
-            workerB.start();
-            awaitAttempt(processorB).context().resume().await().atMost(TIMEOUT);
+            takeover.takeOver().context().resume().await().atMost(TIMEOUT);
             worker(processorC, "worker-C").start();
-            manager.stop(workerB).await().atMost(TIMEOUT); // hands the job back, as on SIGTERM
+            manager.stop(takeover.workerB()).await().atMost(TIMEOUT); // hands the job back, as on SIGTERM
             ProbeProcessor.Attempt onC = awaitAttempt(processorC);
             onC.context().resume().await().atMost(TIMEOUT);
             onC.complete("done");

@@ -1,5 +1,6 @@
 package dev.fencedqueue.events;
 
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -72,7 +73,7 @@ class SseThroughFlakyNetworkTest extends ResearchTestSupport {
                     .until(() -> status(jobId).getInt("progress.percent") >= 10);
             long tokenA = status(jobId).getLong("fencingToken");
             processorA.close();
-            workerA.freeze(true);
+            freeze(workerA);
             workerB.start();
             await("every reader ends").atMost(STEP)
                     .until(() -> readers.stream().allMatch(reader -> reader.done.isDone()));

@@ -1,6 +1,7 @@
 package dev.fencedqueue.events;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -51,7 +52,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
 
             // A is paused: no renewal, no revoke notice, and its writes are held back.
             processorA.close();
-            workerA.freeze(true);
+            freeze(workerA);
             simulatorAtFullSpeed(); // B's run, which nothing interrupts; A's stream keeps its pace
             workerB.start();
             epochOfB = await().atMost(TIMEOUT).until(() -> status(jobId), status ->
@@ -105,7 +106,7 @@ class ZombieTakeoverTest extends ResearchTestSupport {
             lastSeen = seen.get(seen.size() - 1).id();
             epochOfA = seen.get(0).fencingToken();
         }
-        workerA.freeze(true);
+        freeze(workerA);
         simulatorAtFullSpeed();
         workerB.start();
         long epochOfB = await().atMost(TIMEOUT)

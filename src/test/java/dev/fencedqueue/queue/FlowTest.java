@@ -1,6 +1,7 @@
 package dev.fencedqueue.queue;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -219,7 +220,7 @@ class FlowTest extends QueueTestSupport {
         List<FlowJob> children = List.of(FlowJob.of(other.name(), "leaf", null).withKey("k"));
         assertThat(first.context().addChildren(children).await().atMost(TIMEOUT)).isEqualTo(1);
 
-        workerA.freeze(true);
+        freeze(workerA);
         ProbeProcessor heldB = ProbeProcessor.held(queue.name());
         workers.start(heldB, TestWorkers.options("worker-B").build());
         ProbeProcessor.Attempt second = awaitAttempt(heldB, 0);
@@ -262,7 +263,7 @@ class FlowTest extends QueueTestSupport {
         FlowNode added = add(FlowJob.of(queue.name(), "collect", null).withChildren(List.of(
                 FlowJob.of(other.name(), "stuck", null))));
         awaitAttempt(stuck, 0);
-        frozen.freeze(true);
+        freeze(frozen);
 
         Job parent = awaitJob(added.jobId(), job -> job.state() == JobState.FAILED);
 

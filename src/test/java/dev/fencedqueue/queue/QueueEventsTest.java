@@ -1,6 +1,8 @@
 package dev.fencedqueue.queue;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -101,9 +103,9 @@ class QueueEventsTest extends QueueTestSupport {
         Worker frozen = workers.start(processor, TestWorkers.options("w-stall").build());
         String stalled = add(JobOptions.defaults());
         await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        frozen.freeze(true);
+        freeze(frozen);
         awaitEvents(events, stalled, "stalled");
-        frozen.freeze(false);
+        thaw(frozen);
         await().atMost(TIMEOUT).until(() -> processor.started() == 2);
         processor.attempt(1).fail(new IllegalStateException("gave up"));
         awaitEvents(events, stalled, "failed");

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -62,7 +63,7 @@ class RedisClusterTest extends ResearchTestSupport {
             await().atMost(STEP).until(() -> reader.events().stream().anyMatch(e -> "progress".equals(e.event())));
             tokenA = status(jobId).getLong("fencingToken");
             processorA.close();
-            workerA.freeze(true);
+            freeze(workerA);
             workerB.start();
             await().atMost(STEP).until(() -> "worker-B".equals(status(jobId).getString("workerId")));
             tokenB = status(jobId).getLong("fencingToken");

@@ -1,5 +1,6 @@
 package dev.fencedqueue.queue;
 
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -119,14 +120,14 @@ class RedisLosesWritesTest extends ResearchTestSupport {
             beforeTakeover.run();
 
             processorA.close();
-            workerA.freeze(true);
+            freeze(workerA);
             workerB.start();
             await().atMost(STEP).until(() -> "worker-B".equals(status(jobId).getString("workerId")));
             tokenB = status(jobId).getLong("fencingToken");
             await("the reader saw the run Redis will forget").atMost(STEP)
                     .until(() -> !progressOf(reader, "worker-B").isEmpty());
             processorB.close(); // B runs on; its writes wait
-            workerB.freeze(true);
+            freeze(workerB);
 
             int acceptedFromB = processorB.acceptedWrites();
             loseIt.run();
@@ -200,7 +201,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
             await().atMost(STEP).until(() -> !progressOf(reader, "worker-B").isEmpty());
             long tokenB = status(jobId).getLong("fencingToken");
             processorB.close();
-            workerB.freeze(true);
+            freeze(workerB);
 
             redis.master().call("HSET", keys.job(jobId), "fencingToken", ahead); // B's activation forgotten ...
             redis.master().call("HDEL", keys.job(jobId), "lockedUntil"); // ... and its lock gone with it

@@ -8,13 +8,9 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -24,6 +20,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
+import dev.fencedqueue.testing.LocalHttpServer;
+import dev.fencedqueue.testing.LocalHttpServer.Exchange;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -32,18 +30,18 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The OpenAI-compatible streaming client against a real HTTP server started here (one path per behaviour, in
- * OpenAI's streaming format) and against the built-in simulator's endpoint: the request it sends, the chunks it
- * reads, each misbehaviour's outcome, and the retries and {@code Retry-After} around opening, and a refusal the fleet waits for.
+ * The OpenAI-compatible streaming client against a real HTTP server ({@link LocalHttpServer}, one path per
+ * behaviour, in OpenAI's streaming format) and against the built-in simulator's endpoint: the request it sends, the
+ * chunks it reads, each misbehaviour's outcome, and the retries and {@code Retry-After} around opening, and a refusal
+ * the fleet waits for.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -67,27 +65,14 @@ class ChatCompletionsClientTest {
     @Inject
     SimulatorConfig simulatorConfig;
 
-    private HttpServer server;
-    private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
-    private final Map<String, AtomicInteger> tries = new ConcurrentHashMap<>();
+    @RegisterExtension
+    final LocalHttpServer server = new LocalHttpServer(() -> vertx, this::serve);
+
     private final List<LlmConnector> connectors = new ArrayList<>();
 
-    /** What the test server saw of one request. */
-    record Exchange(String path, Map<String, String> headers, CompletableFuture<String> body,
-            CompletableFuture<Void> closed, long atNanos) {
-    }
-
-    @BeforeEach
-    void startServer() throws Exception {
-        server = vertx.createHttpServer().requestHandler(this::serve);
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
-                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
     @AfterEach
-    void stopServer() throws Exception {
+    void closeConnectors() {
         connectors.forEach(LlmConnector::close);
-        server.close().toCompletionStage().toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Test
@@ -197,7 +182,7 @@ class ChatCompletionsClientTest {
 
         chunks.awaitCompletion(TIMEOUT);
 
-        assertThat(tries.get("/busy-once/v1/chat/completions")).hasValue(2);
+        assertThat(server.requests("/busy-once/v1/chat/completions")).isEqualTo(2);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).as("waited for Retry-After: 1")
                 .isGreaterThanOrEqualTo(Duration.ofMillis(950));
         assertThat(chunks.getItems()).isNotEmpty();
@@ -221,7 +206,7 @@ class ChatCompletionsClientTest {
                 .isInstanceOfSatisfying(LlmBusyException.class, busy -> assertThat(busy.waitTime())
                         .isEqualTo(Duration.ofSeconds(1)));
         assertThat(refusals).singleElement().satisfies(refusal -> assertThat(refusal.status()).isEqualTo(429));
-        assertThat(tries.get("/busy-once/v1/chat/completions")).as("not retried here").hasValue(1);
+        assertThat(server.requests("/busy-once/v1/chat/completions")).as("not retried here").isEqualTo(1);
     }
 
     @Test
@@ -229,14 +214,14 @@ class ChatCompletionsClientTest {
         AssertSubscriber<ChatChunk> retried = subscribe(client("/down-twice", config()
                 .retries(3, Duration.ofMillis(10), Duration.ofMillis(100))).stream("q", "job-8"));
         retried.awaitCompletion(TIMEOUT);
-        assertThat(tries.get("/down-twice/v1/chat/completions")).hasValue(3);
+        assertThat(server.requests("/down-twice/v1/chat/completions")).isEqualTo(3);
 
         AssertSubscriber<ChatChunk> refused = subscribe(client("/bad-request", config()
                 .retries(3, Duration.ofMillis(10), Duration.ofMillis(100))).stream("q", "job-9"));
         refused.awaitFailure(TIMEOUT);
         assertThat(refused.getFailure()).isInstanceOf(LlmException.class).isNotInstanceOf(LlmUnavailableException.class)
                 .hasMessageContaining("400");
-        assertThat(tries.get("/bad-request/v1/chat/completions")).hasValue(1);
+        assertThat(server.requests("/bad-request/v1/chat/completions")).isEqualTo(1);
     }
 
     @Test
@@ -296,15 +281,8 @@ class ChatCompletionsClientTest {
         assertThat(counts(jobId).completed()).isZero();
     }
 
-    private void serve(HttpServerRequest request) {
-        Map<String, String> headers = new ConcurrentHashMap<>();
-        request.headers().forEach(header -> headers.put(header.getKey().toLowerCase(), header.getValue()));
-        Exchange exchange = new Exchange(request.path(), headers, new CompletableFuture<>(), new CompletableFuture<>(),
-                System.nanoTime());
-        exchanges.add(exchange);
-        int attempt = tries.computeIfAbsent(request.path(), p -> new AtomicInteger()).incrementAndGet();
-        request.connection().closeHandler(ignored -> exchange.closed().complete(null));
-        request.body().onSuccess(body -> exchange.body().complete(body.toString()));
+    private void serve(HttpServerRequest request, Exchange exchange) {
+        int attempt = exchange.nth();
         HttpServerResponse response = request.response();
         String route = request.path().replace("/v1/chat/completions", "");
         switch (route) {
@@ -366,9 +344,7 @@ class ChatCompletionsClientTest {
     }
 
     private Exchange exchange(String route) {
-        String path = route + "/v1/chat/completions";
-        return await().atMost(TIMEOUT).until(
-                () -> exchanges.stream().filter(e -> e.path().equals(path)).findFirst().orElse(null), e -> e != null);
+        return server.exchange(route + "/v1/chat/completions");
     }
 
     private TestLlmConfig config() {
@@ -381,7 +357,7 @@ class ChatCompletionsClientTest {
 
     /** @return a client of the test server's {@code route}, whose connector tells {@code gate} of its calls */
     private ChatCompletionsClient client(String route, TestLlmConfig config, LlmBudgetGate gate) {
-        config.url("http://127.0.0.1:" + server.actualPort() + route);
+        config.url(server.url(route));
         LlmConnector connector = new LlmConnector(vertx, config, gate);
         connectors.add(connector);
         return new ChatCompletionsClient(connector, config, json);

@@ -13,13 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.testing.LocalHttpServer;
+import dev.fencedqueue.testing.LocalHttpServer.Exchange;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -27,16 +26,15 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The streaming LLM client against a real HTTP server started here (one path per behaviour) and against
+ * The streaming LLM client against a real HTTP server ({@link LocalHttpServer}, one path per behaviour) and against
  * the built-in simulator. Clients for the test server are built directly, with an idle timeout no stall of the
  * machine reaches, but for the test of the idle timeout itself.
  */
@@ -62,26 +60,14 @@ class ResearchProtocolClientTest {
     @Inject
     SimulatorStats simulatorStats;
 
-    private HttpServer server;
-    private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LocalHttpServer server = new LocalHttpServer(() -> vertx, this::serve);
+
     private final List<LlmConnector> connectors = new ArrayList<>();
 
-    /** What the test server saw of one request. */
-    record Exchange(String path, CompletableFuture<String> body, CompletableFuture<Void> ended,
-            CompletableFuture<Void> closed) {
-    }
-
-    @BeforeEach
-    void startServer() throws Exception {
-        server = vertx.createHttpServer().requestHandler(this::serve);
-        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
-                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
     @AfterEach
-    void stopServer() throws Exception {
+    void closeConnectors() {
         connectors.forEach(LlmConnector::close);
-        server.close().toCompletionStage().toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Test
@@ -92,7 +78,7 @@ class ResearchProtocolClientTest {
 
         assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(30, "reading"),
                 new LlmMessage.Progress(60, "two\nlines"), new LlmMessage.Summary("all done"));
-        assertThat(exchange("/stream").body()).succeedsWithin(TIMEOUT)
+        assertThat(server.exchange("/stream").body()).succeedsWithin(TIMEOUT)
                 .isEqualTo("{\"query\":\"AI trends\",\"jobId\":\"job-1\"}");
     }
 
@@ -120,6 +106,7 @@ class ResearchProtocolClientTest {
         try {
             messages.awaitCompletion(TIMEOUT);
         } catch (AssertionError e) {
+            List<Exchange> exchanges = server.exchanges();
             Exchange last = exchanges.isEmpty() ? null : exchanges.get(exchanges.size() - 1);
             throw new AssertionError("call " + call + ": " + e.getMessage() + "; the client received "
                     + messages.getItems() + (messages.getFailure() == null ? "" : " and failed: " + messages.getFailure())
@@ -147,7 +134,7 @@ class ResearchProtocolClientTest {
 
         assertThat(messages.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("malformed");
         assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(10, "fine so far"));
-        assertThat(exchange("/malformed").closed()).succeedsWithin(TIMEOUT);
+        assertThat(server.exchange("/malformed").closed()).succeedsWithin(TIMEOUT);
     }
 
     @Test
@@ -167,10 +154,11 @@ class ResearchProtocolClientTest {
      */
     @Test
     void aStreamThatBrokeBeforeItWasReadFailsWhenRead() {
-        LlmConfig config = new TestLlmConfig(llmConfig).url(url("/closed")).idleTimeout(TIMEOUT);
+        LlmConfig config = new TestLlmConfig(llmConfig).url(server.url("/closed")).idleTimeout(TIMEOUT);
         LlmConnector connector = new LlmConnector(vertx, config);
         connectors.add(connector);
-        LlmExchange exchange = connector.open(URI.create(url("/closed")), "{}", Map.of()).await().atMost(TIMEOUT);
+        LlmExchange exchange = connector.open(URI.create(server.url("/closed")), "{}", Map.of())
+                .await().atMost(TIMEOUT);
         // The connection closes while nothing reads the response: the exchange keeps the failure for its reader (a
         // close handler registered now could come after the close, and never run).
         await("the stream broke before it was read").atMost(TIMEOUT)
@@ -190,13 +178,13 @@ class ResearchProtocolClientTest {
         messages.awaitFailure(TIMEOUT);
 
         assertThat(messages.getFailure()).isInstanceOf(LlmException.class).hasMessageContaining("malformed LLM message");
-        assertThat(exchange("/unexpected").closed()).succeedsWithin(TIMEOUT);
+        assertThat(server.exchange("/unexpected").closed()).succeedsWithin(TIMEOUT);
     }
 
     @Test
     void silenceLongerThanTheIdleTimeoutFailsTheStream() {
         long subscribedAt = System.nanoTime();
-        ResearchProtocolClient client = clientFor(url("/silent"), IDLE_TIMEOUT);
+        ResearchProtocolClient client = clientFor(server.url("/silent"), IDLE_TIMEOUT);
         AssertSubscriber<LlmMessage> messages = subscribe(client.research("q", "job-5"));
 
         messages.awaitFailure(TIMEOUT);
@@ -204,14 +192,14 @@ class ResearchProtocolClientTest {
         assertThat(Duration.ofNanos(System.nanoTime() - subscribedAt)).isGreaterThanOrEqualTo(IDLE_TIMEOUT);
         assertThat(messages.getFailure()).isInstanceOf(LlmException.class);
         assertThat(messages.getItems()).containsExactly(new LlmMessage.Progress(5, "thinking"));
-        assertThat(exchange("/silent").closed()).succeedsWithin(TIMEOUT);
+        assertThat(server.exchange("/silent").closed()).succeedsWithin(TIMEOUT);
     }
 
     @Test
     void cancellingTheStreamClosesTheHttpConnection() {
         AssertSubscriber<LlmMessage> messages = subscribe(client("/endless").research("q", "job-6"));
         messages.awaitItems(2, TIMEOUT);
-        Exchange exchange = exchange("/endless");
+        Exchange exchange = server.exchange("/endless");
         assertThat(exchange.closed()).isNotDone();
 
         messages.cancel();
@@ -262,12 +250,7 @@ class ResearchProtocolClientTest {
         assertThat(counts(jobId).completed()).isZero();
     }
 
-    private void serve(HttpServerRequest request) {
-        Exchange exchange = new Exchange(request.path(), new CompletableFuture<>(), new CompletableFuture<>(),
-                new CompletableFuture<>());
-        exchanges.add(exchange);
-        request.connection().closeHandler(ignored -> exchange.closed().complete(null));
-        request.body().onSuccess(body -> exchange.body().complete(body.toString()));
+    private void serve(HttpServerRequest request, Exchange exchange) {
         HttpServerResponse response = request.response();
         if (request.path().equals("/unavailable")) {
             response.setStatusCode(503).end("{\"error\":\"overloaded\"}");
@@ -277,8 +260,7 @@ class ResearchProtocolClientTest {
         switch (request.path()) {
             case "/stream" -> response.write(": a comment\n\nevent: progress\nid: 1\ndata: {\"percent\":30,\"message\":\"reading\"}\n\n")
                     .compose(v -> response.write("data: {\"percent\":60,\ndata: \"message\":\"two\\nlines\"}\r\n\r\n"))
-                    .compose(v -> response.end("data: {\"status\":\"completed\",\"summary\":\"all done\"}\n\n"))
-                    .onSuccess(v -> exchange.ended().complete(null));
+                    .compose(v -> response.end("data: {\"status\":\"completed\",\"summary\":\"all done\"}\n\n"));
             case "/malformed" -> response.write("data: {\"percent\":10,\"message\":\"fine so far\"}\n\n")
                     .compose(v -> response.write("data: {not json\n\n"));
             case "/unexpected" -> response.write("data: {\"status\":\"thinking\"}\n\n");
@@ -294,17 +276,8 @@ class ResearchProtocolClientTest {
         }
     }
 
-    private Exchange exchange(String path) {
-        return await().atMost(TIMEOUT).until(
-                () -> exchanges.stream().filter(e -> e.path().equals(path)).findFirst().orElse(null), e -> e != null);
-    }
-
     private ResearchProtocolClient client(String path) {
-        return clientFor(url(path), TIMEOUT);
-    }
-
-    private String url(String path) {
-        return "http://127.0.0.1:" + server.actualPort() + path;
+        return clientFor(server.url(path), TIMEOUT);
     }
 
     private ResearchProtocolClient clientFor(String url, Duration idleTimeout) {

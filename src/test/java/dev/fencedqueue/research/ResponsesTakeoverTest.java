@@ -4,6 +4,8 @@ import static dev.fencedqueue.research.ResumedAnswerTest.awaitCompleted;
 import static dev.fencedqueue.research.ResumedAnswerTest.awaitTokens;
 import static dev.fencedqueue.research.ResumedAnswerTest.uninterrupted;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -97,12 +99,12 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
         jobs.values().forEach(jobId -> awaitTokens(jobId, 200));
         Map<String, Long> before = new HashMap<>();
         jobs.values().forEach(jobId -> before.put(jobId, status(jobId).getLong("fencingToken")));
-        workerA.freeze(true);
+        freeze(workerA);
         worker(research, "worker-B").start();
         jobs.values().forEach(jobId -> await("job " + jobId + " is taken over").atMost(TIMEOUT)
                 .until(() -> status(jobId).getLong("fencingToken"), token -> token > before.get(jobId)));
         simulatorAtFullSpeed();
-        workerA.freeze(false);
+        thaw(workerA);
         jobs.values().forEach(jobId -> awaitCompleted(jobId));
 
         for (String directive : directives) {

@@ -1,6 +1,8 @@
 package dev.fencedqueue.research;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -52,10 +54,10 @@ class TokenAccountingTest extends ResearchTestSupport {
                 tokens -> tokens != null && tokens >= 20);
 
         long runOfA = status(jobId).getLong("fencingToken");
-        workerA.freeze(true); // as if paused by GC: no renewal, so B takes the job over
+        freeze(workerA); // as if paused by GC: no renewal, so B takes the job over
         workerB.start();
         await().atMost(Duration.ofSeconds(15)).until(() -> status(jobId).getLong("fencingToken") > runOfA);
-        workerA.freeze(false);
+        thaw(workerA);
 
         await("the zombie's stream is closed").atMost(TIMEOUT)
                 .until(() -> SimulatorStreams.of(jobId).closedEarly() == 1);

@@ -1,5 +1,6 @@
 package dev.fencedqueue.testing;
 
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 
@@ -82,6 +83,14 @@ public abstract class ResearchTestSupport {
         return workers.create(processor, WorkerOptions.from(config, workerId));
     }
 
+    /**
+     * @return two held processors of the research queue and their workers, {@code worker-A} started and
+     *         {@code worker-B} not ({@link Takeover#of}), configured as the service's
+     */
+    protected Takeover heldPair() {
+        return Takeover.of(research.queue(), this::worker);
+    }
+
     /** @return a research worker, configured as the service's, started */
     protected Worker startResearchWorker(String workerId) {
         Worker worker = worker(research, workerId);
@@ -117,9 +126,9 @@ public abstract class ResearchTestSupport {
     }
 
     /**
-     * A takeover as a stalled worker causes one: {@code from} is frozen (as if paused by GC: it stops renewing its lock
-     * but its job goes on), {@code to} is started and takes the job over once the lock expired, then {@code from} is
-     * unfrozen; its next write is refused and it lets go of the job.
+     * A takeover as a stalled worker causes one ({@link Takeover}, watching the job's status): {@code from} is frozen
+     * (as if paused by GC: it stops renewing its lock but its job goes on), {@code to} is started and takes the job
+     * over once the lock expired, then {@code from} is unfrozen; its next write is refused and it lets go of the job.
      *
      * @param from the worker running the job, started
      * @param to another worker of the job's queue, not started
@@ -127,12 +136,8 @@ public abstract class ResearchTestSupport {
      * @return the fencing token of {@code to}'s run
      */
     protected static long takeOver(Worker from, Worker to, String jobId) {
-        long before = status(jobId).getLong("fencingToken");
-        from.freeze(true);
-        to.start();
-        long after = await("the job is taken over").atMost(Timeouts.TIMEOUT)
-                .until(() -> status(jobId).getLong("fencingToken"), token -> token > before);
-        from.freeze(false);
+        long after = Takeover.takeOver(from, to, () -> status(jobId).getLong("fencingToken"));
+        thaw(from);
         await("the zombie lets go of the job").atMost(Timeouts.TIMEOUT)
                 .until(() -> !from.activeJobIds().contains(jobId));
         return after;

@@ -1,6 +1,7 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -22,6 +23,7 @@ import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.Takeover;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -45,16 +47,14 @@ class FencedWriteTest extends QueueTestSupport {
 
     @Test
     void rejectsProgressFromStaleFencingToken() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, "worker-A");
+        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults());
-        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
+        ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
         zombie.context().progress(10, "epoch 1 at work").await().atMost(TIMEOUT);
         String zombieLockToken = redis.lockToken(queue, jobId);
 
-        takeOver(workerA, processorB, jobId);
-        ProbeProcessor.Attempt current = processorB.attempt(0);
+        ProbeProcessor.Attempt current = takeOver(takeover, jobId);
         current.context().progress(20, "epoch 2 at work").await().atMost(TIMEOUT);
         int eventsBefore = redis.events(queue, jobId).size();
 
@@ -78,7 +78,7 @@ class FencedWriteTest extends QueueTestSupport {
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
 
-        worker.freeze(true);
+        freeze(worker);
         awaitJob(jobId, job -> job.state() == JobState.WAITING);
 
         assertThatThrownBy(() -> attempt.context().progress(50, "after hand-back").await().atMost(TIMEOUT))
@@ -121,12 +121,11 @@ class FencedWriteTest extends QueueTestSupport {
 
     @Test
     void rejectsCompletionFromStaleEpochSoTheJobEndsOnce() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, "worker-A");
+        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults());
-        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
-        long current = takeOver(workerA, processorB, jobId);
+        ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
+        long current = takeOver(takeover, jobId).fencingToken();
 
         zombie.complete("zombie result");
         await().atMost(TIMEOUT).until(() -> workerA.stats().rejectedWrites() == 1);
@@ -135,7 +134,7 @@ class FencedWriteTest extends QueueTestSupport {
         assertThat(stillRunning.returnValue()).isNull();
         assertThat(redis.terminalEvents(queue, jobId)).isEmpty();
 
-        processorB.attempt(0).complete("current result");
+        takeover.processorB().attempt(0).complete("current result");
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
 
         assertThat(job.returnValue()).isEqualTo("\"current result\"");
@@ -147,12 +146,11 @@ class FencedWriteTest extends QueueTestSupport {
 
     @Test
     void rejectsFailureFromStaleEpochSoNoRetryIsScheduled() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, "worker-A");
+        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults().withAttempts(3));
-        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
-        long current = takeOver(workerA, processorB, jobId);
+        ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
+        long current = takeOver(takeover, jobId).fencingToken();
 
         zombie.fail(new IllegalStateException("zombie failure"));
         await().atMost(TIMEOUT).until(() -> workerA.stats().rejectedWrites() == 1);
@@ -161,29 +159,27 @@ class FencedWriteTest extends QueueTestSupport {
         assertThat(stillRunning.attemptsMade()).isZero();
         assertThat(stillRunning.failedReason()).isNull();
 
-        processorB.attempt(0).complete("current result");
+        takeover.processorB().attempt(0).complete("current result");
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
 
         assertThat(job.attemptsMade()).isEqualTo(1);
-        assertThat(processorB.started()).isEqualTo(1);
+        assertThat(takeover.processorB().started()).isEqualTo(1);
         assertOneTerminalEventLast(jobId, "completed", current);
     }
 
     /**
-     * Freezes A until its job stalls, then lets B take it in a new epoch.
+     * Freezes A until its job stalls, then lets B take it in a new epoch ({@link Takeover#takeOver()}).
      *
-     * @return the fencing token of B's epoch
+     * @return B's attempt, in the new epoch
      */
-    private long takeOver(Worker workerA, ProbeProcessor processorB, String jobId) {
+    private ProbeProcessor.Attempt takeOver(Takeover takeover, String jobId) {
         long epochOfA = redis.job(queue, jobId).fencingToken();
-        workerA.freeze(true);
-        start(processorB, "worker-B");
-        ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
+        ProbeProcessor.Attempt current = takeover.takeOver();
         assertThat(current.fencingToken()).as("a newer epoch").isGreaterThan(epochOfA);
         Job job = redis.job(queue, jobId);
         assertThat(job.fencingToken()).isEqualTo(current.fencingToken());
         assertThat(job.workerId()).isEqualTo("worker-B");
-        return current.fencingToken();
+        return current;
     }
 
     private void assertOneTerminalEventLast(String jobId, String type, long token) {
@@ -201,9 +197,13 @@ class FencedWriteTest extends QueueTestSupport {
     }
 
     private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = workers.create(processor, TestWorkers.options(workerId)
-                .drainDelay(Duration.ofSeconds(2)).build());
+        Worker worker = worker(processor, workerId);
         worker.start();
         return worker;
+    }
+
+    /** @return a worker with the test options and a drain delay of 2 s, not started */
+    private Worker worker(JobProcessor processor, String workerId) {
+        return workers.create(processor, TestWorkers.options(workerId).drainDelay(Duration.ofSeconds(2)).build());
     }
 }

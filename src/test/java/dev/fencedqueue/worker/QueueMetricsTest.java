@@ -1,6 +1,8 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -89,9 +91,9 @@ class QueueMetricsTest extends QueueTestSupport {
         add();
         awaitAttempt(held, 0);
 
-        workerA.freeze(true);
+        freeze(workerA);
         await("the job is taken back").atMost(TIMEOUT).until(() -> stalled() >= 1);
-        workerA.freeze(false);
+        thaw(workerA);
         await().atMost(TIMEOUT).until(() -> held.started() == 2);
         assertThat(stalled()).as("one stall, counted once").isEqualTo(1);
         assertThat(given().get("/q/metrics").then().extract().asString())

@@ -19,6 +19,7 @@ import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.Takeover;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -60,17 +61,15 @@ class ResumePointTest extends QueueTestSupport {
 
     @Test
     void takeoverReadsTheResumePointAndTheLastCheckpointOfTheEarlierRun() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, "worker-A");
+        Takeover takeover = Takeover.of(queue.name(), this::worker);
         String jobId = add(JobOptions.defaults());
-        JobContext first = awaitAttempt(processorA, 0).context();
+        JobContext first = takeover.awaitAttemptOfA().context();
         first.checkpoint(state(1, "resp_1")).await().atMost(TIMEOUT);
         first.publish("delta", json.createObjectNode().put("text", "Hello"), state(2, "resp_1")).await().atMost(TIMEOUT);
         String lastOfFirstRun = first.publish("delta", json.createObjectNode().put("text", ", world"))
                 .await().atMost(TIMEOUT);
 
-        JobContext second = takeOver(workerA, processorB).context();
+        JobContext second = takeover.takeOver().context();
 
         assertThat(second.resumePoint()).as("the last event of the first run").contains(lastOfFirstRun);
         assertThat(second.committedCheckpoint()).contains(state(2, "resp_1"));
@@ -83,13 +82,11 @@ class ResumePointTest extends QueueTestSupport {
 
     @Test
     void rejectsCheckpointsFromStaleFencingToken() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = start(processorA, "worker-A");
+        Takeover takeover = Takeover.of(queue.name(), this::worker);
         String jobId = add(JobOptions.defaults());
-        JobContext zombie = awaitAttempt(processorA, 0).context();
+        JobContext zombie = takeover.awaitAttemptOfA().context();
         zombie.checkpoint(state(1, "resp_1")).await().atMost(TIMEOUT);
-        JobContext current = takeOver(workerA, processorB).context();
+        JobContext current = takeover.takeOver().context();
         current.checkpoint(state(5, "resp_2")).await().atMost(TIMEOUT);
         int eventsBefore = redis.events(queue, jobId).size();
 
@@ -101,7 +98,7 @@ class ResumePointTest extends QueueTestSupport {
 
         assertThat(redis.events(queue, jobId)).hasSize(eventsBefore);
         assertThat(hashField(jobId, "checkpoint")).isEqualTo(state(5, "resp_2").toString());
-        assertThat(workerA.stats().rejectedWrites()).isEqualTo(1);
+        assertThat(takeover.workerA().stats().rejectedWrites()).isEqualTo(1);
         assertThat(appendDirectly(jobId, current, "{\"text\":\"current\"}", state(6, "resp_2").toString()))
                 .as("the current run's event and checkpoint land together").isNotEqualTo(-7);
         assertThat(redis.events(queue, jobId)).hasSize(eventsBefore + 1);
@@ -144,15 +141,14 @@ class ResumePointTest extends QueueTestSupport {
     }
 
     private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = workers.create(processor, TestWorkers.options(workerId).drainDelay(Duration.ofSeconds(2)).build());
+        Worker worker = worker(processor, workerId);
         worker.start();
         return worker;
     }
 
-    private ProbeProcessor.Attempt takeOver(Worker workerA, ProbeProcessor processorB) {
-        workerA.freeze(true);
-        start(processorB, "worker-B");
-        return awaitAttempt(processorB, 0);
+    /** @return a worker with the test options and a drain delay of 2 s, not started */
+    private Worker worker(JobProcessor processor, String workerId) {
+        return workers.create(processor, TestWorkers.options(workerId).drainDelay(Duration.ofSeconds(2)).build());
     }
 
     /** @return the appendEvent script's reply to a delta with a checkpoint, sent as {@code context}'s attempt */

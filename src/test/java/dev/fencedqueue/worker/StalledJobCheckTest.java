@@ -1,6 +1,8 @@
 package dev.fencedqueue.worker;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
+import static dev.fencedqueue.worker.WorkerTestAccess.thaw;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,6 +23,7 @@ import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.testing.Takeover;
 import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -47,21 +50,20 @@ class StalledJobCheckTest extends QueueTestSupport {
 
     @Test
     void reclaimsJobWhenLockExpiresAndTheStaleWorkerStops() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = workers.start(processorA, options("worker-A", 1));
+        Takeover takeover = heldPair();
+        Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults());
-        ProbeProcessor.Attempt zombie = awaitAttempt(processorA, 0);
+        ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
         CompletableFuture<CancelReason> zombieCancelled = zombie.context().cancelled().subscribeAsCompletionStage();
 
-        workerA.freeze(true);
+        freeze(workerA);
         Job handedBack = awaitJob(jobId, job -> job.state() == JobState.WAITING);
         assertThat(handedBack.stalledCounter()).isEqualTo(1);
         assertThat(handedBack.fencingToken()).isEqualTo(zombie.fencingToken());
         assertThat(redis.activeIds(queue)).isEmpty();
 
-        workers.start(processorB, options("worker-B", 1));
-        ProbeProcessor.Attempt current = awaitAttempt(processorB, 0);
+        takeover.workerB().start();
+        ProbeProcessor.Attempt current = awaitAttempt(takeover.processorB(), 0);
         assertThat(current.fencingToken()).as("a new epoch").isGreaterThan(zombie.fencingToken());
         Job taken = redis.job(queue, jobId);
         assertThat(taken.state()).isEqualTo(JobState.ACTIVE);
@@ -69,27 +71,23 @@ class StalledJobCheckTest extends QueueTestSupport {
         assertThat(taken.attemptsStarted()).isEqualTo(2);
 
         // A wakes up: its next lock renewal finds the newer token and cancels its pipeline.
-        workerA.freeze(false);
+        thaw(workerA);
         assertThat(zombieCancelled).succeedsWithin(TIMEOUT).isEqualTo(CancelReason.OWNERSHIP_LOST);
         await().atMost(TIMEOUT).until(() -> workerA.activeJobIds().isEmpty());
-        assertThat(processorB.attempt(0).isCancelled()).isFalse();
+        assertThat(current.isCancelled()).isFalse();
     }
 
     @Test
     void failsJobThatStalledMoreThanMaxStalledCount() {
-        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
-        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
-        Worker workerA = workers.start(processorA, options("worker-A", 1));
+        Takeover takeover = heldPair();
         String jobId = add(JobOptions.defaults().withAttempts(5));
-        ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
+        ProbeProcessor.Attempt onA = takeover.awaitAttemptOfA();
 
-        workerA.freeze(true);
-        Worker workerB = workers.start(processorB, options("worker-B", 1));
-        ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
+        ProbeProcessor.Attempt onB = takeover.takeOver();
         assertThat(onB.fencingToken()).isGreaterThan(onA.fencingToken());
         assertThat(redis.job(queue, jobId).stalledCounter()).as("one stall is allowed").isEqualTo(1);
 
-        workerB.freeze(true);
+        freeze(takeover.workerB());
         Job job = awaitJob(jobId, j -> j.state() == JobState.FAILED);
 
         assertThat(job.failedReason()).isEqualTo(STALLED_REASON);
@@ -204,6 +202,11 @@ class StalledJobCheckTest extends QueueTestSupport {
 
     private long pttl(String key) {
         return redis.send(Request.cmd(Command.PTTL).arg(key)).toLong();
+    }
+
+    /** @return the held pair ({@link Takeover#of}), each worker with {@link #options} allowing one stall */
+    private Takeover heldPair() {
+        return Takeover.of(queue.name(), (processor, workerId) -> workers.create(processor, options(workerId, 1)));
     }
 
     /** Lock 1 s renewed every 300 ms, stalled check every 500 ms. */
