@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
  * Reads a Lua script and inlines its includes, as BullMQ's script loader does: each line
  * {@code --- @include "name"} is replaced by the file {@code lua/includes/<name>.lua}, whose own include lines are
  * resolved the same way first, so that an include comes before everything that uses it. Each include is inlined
- * once per script, where it is first named; a later line naming it again is dropped with its line break. A script therefore names only
- * the includes it uses itself.
+ * once per script, where it is first named; a later line naming it again is dropped with its line break. A script
+ * therefore names only the includes it uses itself.
  */
 final class LuaSource {
 

@@ -7,7 +7,7 @@ import java.util.concurrent.Executor;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
-import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.redis.RedisFailures;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -104,7 +104,7 @@ final class CompletionBatcher {
         ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args, reply -> {
             if (reply.succeeded()) {
                 onContext.execute(() -> deliver(batch, reply.result(), lockPrefix));
-            } else if (SharedConnection.isConnectionFailure(reply.cause())) {
+            } else if (RedisFailures.isConnectionFailure(reply.cause())) {
                 // Sent again (the script's finish record makes that safe) while Redis is unreachable
                 JobFinisher.retried(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args), options)
                         .subscribe().with(retried -> onContext.execute(() -> deliver(batch, retried, lockPrefix)),

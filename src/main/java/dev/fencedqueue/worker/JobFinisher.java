@@ -14,7 +14,7 @@ import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
-import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.redis.RedisFailures;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -137,7 +137,7 @@ final class JobFinisher {
      *         retrying pipeline, which allocates a queue and a timer, is built only after a first failure)
      */
     static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
-        return write.onFailure(SharedConnection::isConnectionFailure).recoverWithUni(() -> retried(write, options));
+        return write.onFailure(RedisFailures::isConnectionFailure).recoverWithUni(() -> retried(write, options));
     }
 
     /**
@@ -148,7 +148,7 @@ final class JobFinisher {
      *         error
      */
     static <T> Uni<T> retried(Uni<T> write, WorkerOptions options) {
-        return write.onFailure(SharedConnection::isConnectionFailure).retry()
+        return write.onFailure(RedisFailures::isConnectionFailure).retry()
                 .withBackOff(Duration.ofMillis(100), Duration.ofSeconds(2))
                 .expireIn(options.lockDuration().toMillis());
     }
