@@ -31,6 +31,7 @@ public class JobQueue {
     private final Flows flows;
     private final AddJobArgs addJob;
     private final JobListing listing;
+    private final ClientStarts clientStarts;
 
     JobQueue(QueueContext ctx, Flows flows) {
         this.ctx = ctx;
@@ -38,6 +39,7 @@ public class JobQueue {
         this.addJob = new AddJobArgs(ctx);
         this.listing = new JobListing(ctx, this::isPaused);
         this.maintenance = new QueueMaintenance(ctx);
+        this.clientStarts = new ClientStarts(ctx);
         this.flows = flows;
     }
 
@@ -54,6 +56,11 @@ public class JobQueue {
     /** @return removal, retry, clean, drain and obliterate */
     public QueueMaintenance maintenance() {
         return maintenance;
+    }
+
+    /** @return the starts of jobs per client, counted in fixed windows shared by the fleet */
+    public ClientStarts clientStarts() {
+        return clientStarts;
     }
 
     /**
