@@ -45,11 +45,8 @@ public class LlmBudget {
      */
     public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease,
             Duration unavailableTimeout) {
-        return scripts.run(LuaScript.RESERVE_LLM_BUDGET, key.keys(keyPrefix), List.of(
-                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute()),
-                Long.toString(limits.maxConcurrent()), Long.toString(Math.max(0, tokens)), leaseId,
-                Long.toString(Math.max(1, lease.toMillis())), Long.toString(Math.max(0, unavailableTimeout.toMillis()))))
-                .map(LlmBudget::reservation);
+        return scripts.run(new ReserveLlmBudgetArgs(key.keys(keyPrefix), limits, tokens, leaseId, lease,
+                unavailableTimeout)).map(LlmBudget::reservation);
     }
 
     /**
@@ -92,10 +89,7 @@ public class LlmBudget {
      * @return the requests and the tokens the budget admits now, -1 for a limit there is not
      */
     public Uni<long[]> correct(BudgetKey key, BudgetLimits limits, ProviderLimits provider) {
-        return scripts.run(LuaScript.CORRECT_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1), List.of(
-                Long.toString(provider.requestLimit()), Long.toString(provider.requestsRemaining()),
-                Long.toString(provider.tokenLimit()), Long.toString(provider.tokensRemaining()),
-                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute())))
+        return scripts.run(new CorrectLlmBudgetArgs(key.keys(keyPrefix).subList(0, 1), limits, provider))
                 .map(reply -> new long[] {reply.get(0).toLong(), reply.get(1).toLong()});
     }
 

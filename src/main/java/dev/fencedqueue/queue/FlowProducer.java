@@ -106,10 +106,8 @@ public final class FlowProducer {
      *         write
      */
     public Uni<Boolean> moveToWaitingChildren(QueueKeys queue, String jobId, String lockToken, long fencingToken) {
-        return queues.scripts().run(LuaScript.MOVE_TO_WAITING_CHILDREN,
-                List.of(queue.active(), queue.job(jobId), queue.dependencies(jobId), queue.waitingChildren(),
-                        queue.events(), queue.marker(), queue.meta(), queue.waitList(), queue.prioritized()),
-                List.of(jobId, lockToken, Long.toString(fencingToken), queues.context(queue.queue()).queueEventsArg()))
+        return queues.scripts().run(new MoveToWaitingChildrenArgs(queue, jobId, lockToken, fencingToken,
+                        queues.context(queue.queue()).queueEventsArg()))
                 .map(reply -> {
                     long code = reply.get(0).toLong();
                     if (code < 0) {

@@ -166,11 +166,7 @@ public class JobQueue {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(LuaScript.ABORT_JOB,
-                List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.job(jobId), keys.events(jobId), keys.events(),
-                        keys.marker(), keys.meta()),
-                List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
+        return ctx.scripts().run(new AbortJobArgs(ctx, jobId, reason))
                 .map(reply -> new AbortResult(jobId, ScriptErrors.stateOrThrow(LuaScript.ABORT_JOB, keys.queue(), jobId,
                         reply)))
                 // Not in Redis: a job that moved to the archive has ended; say so (409), not that it never was (404).
@@ -331,10 +327,7 @@ public class JobQueue {
     }
 
     private Uni<Boolean> setPaused(boolean paused) {
-        return ctx.scripts().run(LuaScript.SET_PAUSED,
-                List.of(keys.meta(), keys.marker(), keys.waitList(), keys.prioritized(), keys.events()),
-                List.of(paused ? "1" : "0", ctx.queueEventsArg()))
-                .map(reply -> reply.toInteger() == 1);
+        return ctx.scripts().run(new SetPausedArgs(ctx, paused)).map(reply -> reply.toInteger() == 1);
     }
 
     /**

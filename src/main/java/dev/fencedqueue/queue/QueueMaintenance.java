@@ -112,9 +112,7 @@ public class QueueMaintenance {
 
     private Uni<List<String>> cleanFrom(String key, JobState state, Duration grace, int limit, List<String> removed) {
         int batch = Math.min(BATCH, limit - removed.size());
-        return ctx.scripts().run(LuaScript.CLEAN_JOBS, List.of(key, keys.events()),
-                List.of(keys.prefix(), state.value(), Long.toString(grace.toMillis()), Integer.toString(batch),
-                        ctx.queueEventsArg()))
+        return ctx.scripts().run(new CleanJobsArgs(ctx, key, state, grace, batch))
                 .chain(reply -> {
                     Replies.elements(reply).forEach(id -> removed.add(id.toString()));
                     boolean more = reply.size() == batch && removed.size() < limit;
@@ -123,9 +121,7 @@ public class QueueMaintenance {
     }
 
     private Uni<Long> drainFrom(boolean delayed, long removed) {
-        return ctx.scripts().run(LuaScript.DRAIN_QUEUE,
-                List.of(keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.events()),
-                List.of(keys.prefix(), delayed ? "1" : "0", Integer.toString(BATCH), ctx.queueEventsArg()))
+        return ctx.scripts().run(new DrainQueueArgs(ctx, delayed, BATCH))
                 .chain(reply -> reply.toLong() == 0 ? Uni.createFrom().item(removed)
                         : drainFrom(delayed, removed + reply.toLong()));
     }

@@ -56,6 +56,28 @@ public class LuaScripts {
     }
 
     /**
+     * Runs a script call, as {@link #run(LuaScript, List, List)} does.
+     *
+     * @param call the script and its arguments, must not be {@code null}
+     * @return the script's reply; fails with {@link RedisUnavailableException} when Redis is unreachable
+     * @throws IllegalArgumentException as {@link #run(LuaScript, List, List)} does
+     */
+    public Uni<Response> run(ScriptCall call) {
+        return run(call.script(), call.keys(), call.args());
+    }
+
+    /**
+     * Runs a script call and tells {@code handler} its outcome, as {@link #run(LuaScript, List, List, Handler)} does.
+     *
+     * @param call the script and its arguments, must not be {@code null}
+     * @param handler told once, on an event loop, as {@link #run(LuaScript, List, List, Handler)} says
+     * @throws IllegalArgumentException as {@link #run(LuaScript, List, List)} does
+     */
+    public void run(ScriptCall call, Handler<AsyncResult<Response>> handler) {
+        run(call.script(), call.keys(), call.args(), handler);
+    }
+
+    /**
      * Runs a script and tells {@code handler} its outcome, as {@link #run(LuaScript, List, List)} does but without a
      * {@code Uni}: for the scripts every job runs.
      *
