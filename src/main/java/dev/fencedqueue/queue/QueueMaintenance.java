@@ -35,10 +35,7 @@ public class QueueMaintenance {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(LuaScript.REMOVE_JOB,
-                List.of(keys.job(jobId), keys.waitList(), keys.active(), keys.delayed(),
-                        keys.prioritized(), keys.completed(), keys.failed(), keys.stalled(), keys.events()),
-                List.of(keys.prefix(), jobId, ctx.queueEventsArg()))
+        return ctx.scripts().run(new RemoveJobArgs(ctx, jobId))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.REMOVE_JOB, keys.queue(), jobId, reply));
     }
 
@@ -54,10 +51,7 @@ public class QueueMaintenance {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(LuaScript.RETRY_JOB,
-                List.of(keys.failed(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(jobId),
-                        keys.events()),
-                List.of(jobId, ctx.queueEventsArg()))
+        return ctx.scripts().run(new RetryJobArgs(ctx, jobId))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RETRY_JOB, keys.queue(), jobId, reply)).replaceWithVoid();
     }
 
@@ -127,8 +121,7 @@ public class QueueMaintenance {
     }
 
     private Uni<Long> obliterateFrom(boolean force, long deleted) {
-        return ctx.scripts().run(LuaScript.OBLITERATE_QUEUE, List.of(keys.meta(), keys.active()),
-                List.of(keys.prefix(), force ? "1" : "0", Integer.toString(BATCH)))
+        return ctx.scripts().run(new ObliterateQueueArgs(keys, force, BATCH))
                 .chain(reply -> {
                     long count = reply.get(0).toLong();
                     if (count < 0) {
