@@ -60,8 +60,7 @@ public class LlmBudget {
      * @return whether the call was in flight (false: its lease had run out, and nothing was settled)
      */
     public Uni<Boolean> settle(BudgetKey key, BudgetLimits limits, String leaseId, long tokensUsed) {
-        return scripts.run(LuaScript.SETTLE_LLM_BUDGET, key.keys(keyPrefix), List.of(leaseId,
-                Long.toString(Math.max(-1, tokensUsed)), Long.toString(limits.tokensPerMinute())))
+        return scripts.run(new SettleLlmBudgetArgs(key.keys(keyPrefix), limits, leaseId, tokensUsed))
                 .map(reply -> reply.toInteger() == 1);
     }
 
@@ -119,9 +118,8 @@ public class LlmBudget {
      *         unavailable
      */
     public Uni<Outage> open(BudgetKey key, String leaseId, Duration delay, Duration maxDelay) {
-        return scripts.run(LuaScript.OPEN_LLM_CIRCUIT, key.keys(keyPrefix).subList(0, 1), List.of(
-                Long.toString(Math.max(1, delay.toMillis())), Long.toString(Math.max(delay.toMillis(),
-                        maxDelay.toMillis())), leaseId)).map(LlmBudget::outage);
+        return scripts.run(new OpenLlmCircuitArgs(key.keys(keyPrefix).subList(0, 1), leaseId, delay, maxDelay))
+                .map(LlmBudget::outage);
     }
 
     /**
