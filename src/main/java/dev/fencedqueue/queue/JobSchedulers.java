@@ -205,25 +205,17 @@ public final class JobSchedulers {
             long next = missed ? SchedulerTicks.next(scheduler, now).orElse(-1) : after.orElse(-1);
             boolean produce = !missed || scheduler.missed() == JobScheduler.Missed.RUN_ONCE;
             JobQueue target = queues.queue(scheduler.template().queue());
-            List<String> args = new ArrayList<>(30);
-            args.add(id);
-            args.add(Long.toString(tick));
-            args.add(Long.toString(next));
-            args.add(produce ? "1" : "0");
-            args.add(scheduler.limit() == null ? "0" : Integer.toString(scheduler.limit()));
-            args.add(singleFlightKey(scheduler));
             // A tick's job starts a trace of its own. Every instance may try the tick; only the span of the one that
             // produced the job is ended, so exported: a span never ended is never exported.
             Span send = queues.tracing().send(target.name(), Context.root(), 1)
                     .setAttribute(TraceAttributes.SCHEDULER_ID, id).setAttribute(TraceAttributes.SCHEDULER_TICK, tick);
-            args.addAll(target.addJob().args(scheduler.template().name(), scheduler.template().data(),
+            List<String> addJobArgs = target.addJob().args(scheduler.template().name(), scheduler.template().data(),
                     scheduler.template().options().withJobId(id + ":" + tick), "", ParentPolicy.FAIL, id,
-                    Long.toString(tick), JobTracing.traceParent(send)));
-            List<String> scriptKeys = new ArrayList<>(11);
-            scriptKeys.add(keys.schedules());
-            scriptKeys.add(keys.schedulerState(id));
-            scriptKeys.addAll(target.addJob().keys());
-            return queues.scripts().run(LuaScript.PRODUCE_TICK, scriptKeys, args).map(reply -> {
+                    Long.toString(tick), JobTracing.traceParent(send));
+            ProduceTickArgs call = new ProduceTickArgs(keys, id, tick, next, produce,
+                    scheduler.limit() == null ? 0 : scheduler.limit(), singleFlightKey(scheduler),
+                    target.addJob().keys(), addJobArgs);
+            return queues.scripts().run(call).map(reply -> {
                 if (reply.get(0).toInteger() != 2) {
                     return 0;
                 }
