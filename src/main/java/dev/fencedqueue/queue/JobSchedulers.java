@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -66,8 +65,8 @@ public final class JobSchedulers {
                     throw new IllegalArgumentException("`endDate` is past the scheduler's last tick, so it would never "
                             + "tick: " + JobSchedulerJson.text(scheduler.endDate()));
                 }
-                return moved.chain(() -> queues.scripts().run(LuaScript.UPSERT_SCHEDULER, stateKeys(keys, id),
-                        List.of(id, JobSchedulerJson.write(scheduler).toString(), Long.toString(next.orElse(-1)))))
+                return moved.chain(() -> queues.scripts().run(SchedulerStateArgs.upsert(keys, id,
+                                JobSchedulerJson.write(scheduler).toString(), next.orElse(-1))))
                         .chain(() -> queues.redis().send(Request.cmd(Command.HSET).arg(index).arg(id).arg(keys.queue())))
                         .chain(() -> view(keys, id));
             });
@@ -123,8 +122,7 @@ public final class JobSchedulers {
             QueueKeys keys = queues.keys(queue);
             return Uni.combine().all().unis(stored(queue, id), redisTime()).asTuple().chain(both -> {
                 long next = both.getItem1() == null ? -1 : SchedulerTicks.next(both.getItem1(), both.getItem2()).orElse(-1);
-                return queues.scripts().run(LuaScript.PAUSE_SCHEDULER, stateKeys(keys, id),
-                        List.of(id, paused ? "1" : "0", Long.toString(next)));
+                return queues.scripts().run(SchedulerStateArgs.pause(keys, id, paused, next));
             }).chain(() -> view(keys, id));
         });
     }
@@ -240,7 +238,7 @@ public final class JobSchedulers {
     }
 
     private Uni<Integer> remove(QueueKeys keys, String id) {
-        return queues.scripts().run(LuaScript.REMOVE_SCHEDULER, stateKeys(keys, id), List.of(id)).map(Response::toInteger);
+        return queues.scripts().run(SchedulerStateArgs.remove(keys, id)).map(Response::toInteger);
     }
 
     private Uni<JobSchedulerView> view(QueueKeys keys, String id) {
@@ -286,10 +284,6 @@ public final class JobSchedulers {
     private Uni<String> queueOf(String id) {
         return queues.redis().send(Request.cmd(Command.HGET).arg(index).arg(id))
                 .map(queue -> queue == null ? null : queue.toString());
-    }
-
-    private static List<String> stateKeys(QueueKeys keys, String id) {
-        return List.of(keys.schedulers(), keys.schedules(), keys.schedulerState(id));
     }
 
     /** @return the Redis clock, ms since the epoch */
