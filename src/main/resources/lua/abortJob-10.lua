@@ -38,7 +38,6 @@
 --- @include "tenantLimits"
 --- @include "queueEvent"
 --- @include "releaseDedup"
---- @include "removeJobKeys"
 --- @include "applyRetention"
 --- @include "noteParent"
 

@@ -11,7 +11,6 @@
   Returns {code, holder}: 1 the caller holds the key now (or held it already); 0 another job holds it, holder
   is that job's id.
 ]]
---- @include "nowMs"
 --- @include "singleFlightHolder"
 
 local holder = singleFlightHolder(KEYS[1], ARGV[2], ARGV[1])

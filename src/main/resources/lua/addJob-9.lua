@@ -48,11 +48,6 @@
   deduplication id is live, and its id is returned); -15 nothing was added: the idempotency key is within its time to
   live for another request (another name or data), and the id of the job it was first used for is returned.
 ]]
---- @include "nowMs"
---- @include "fairShare"
---- @include "pushReady"
---- @include "scheduleDelayed"
---- @include "queueEvent"
 --- @include "addJobCore"
 
 return addJobCore(KEYS, ARGV)

@@ -28,19 +28,13 @@
     -7  stale fencing token or attempt: a newer epoch, or another attempt, owns the job
     -9  the job is not active (finished, aborted, or handed back to the queue)
 ]]
+--- @include "checkOwnership"
 --- @include "appendJobEvent"
 --- @include "queueEvent"
 
-local job = redis.call('HMGET', KEYS[1], 'state', 'lockToken', 'fencingToken')
-local state = job[1]
-if not state then
-    return -1
-end
-if job[3] ~= ARGV[1] or job[2] ~= ARGV[9] then
-    return -7
-end
-if state ~= 'active' then
-    return -9
+local code = checkOwnership(KEYS[1], ARGV[9], ARGV[1])
+if code ~= 0 then
+    return code
 end
 local checkpoint = ARGV[10] or ''
 if checkpoint ~= '' then

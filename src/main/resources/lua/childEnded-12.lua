@@ -37,12 +37,10 @@
   (a notice for the parent's own parent is then left in this queue).
 ]]
 --- @include "nowMs"
---- @include "fairShare"
 --- @include "pushReady"
 --- @include "appendJobEvent"
 --- @include "jobEventData"
 --- @include "queueEvent"
---- @include "removeJobKeys"
 --- @include "releaseDedup"
 --- @include "applyRetention"
 --- @include "noteParent"

@@ -35,7 +35,6 @@
 --- @include "appendJobEvent"
 --- @include "jobEventData"
 --- @include "queueEvent"
---- @include "removeJobKeys"
 --- @include "releaseDedup"
 --- @include "applyRetention"
 --- @include "noteParent"

@@ -27,13 +27,6 @@
   concurrency reached.
 ]]
 --- @include "nowMs"
---- @include "fairShare"
---- @include "tenantLimits"
---- @include "pushReady"
---- @include "appendJobEvent"
---- @include "jobEventData"
---- @include "queueEvent"
---- @include "takeReady"
 --- @include "activateJobs"
 
 local now, nowText, nowMicros = nowMs()

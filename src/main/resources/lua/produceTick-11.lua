@@ -23,11 +23,6 @@
   Returns {code, jobId}: 0 the tick was no longer the scheduler's next (produced elsewhere, or the scheduler changed,
   paused or removed): nothing done; 1 the tick was skipped or refused; 2 its job was added (or existed), jobId its id.
 ]]
---- @include "nowMs"
---- @include "fairShare"
---- @include "pushReady"
---- @include "scheduleDelayed"
---- @include "queueEvent"
 --- @include "addJobCore"
 --- @include "singleFlightHolder"
 

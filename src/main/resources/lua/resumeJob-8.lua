@@ -19,8 +19,6 @@
   Returns {code, state}: 1 resumed; -1 no such job; -14 the job is not aborted, nothing changed. state is the
   job's state before the call ('' when there is no job).
 ]]
---- @include "fairShare"
---- @include "pushReady"
 --- @include "requeueJob"
 --- @include "queueEvent"
 

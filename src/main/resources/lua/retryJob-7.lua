@@ -16,8 +16,6 @@
   Returns {code, state}: 1 retried; -1 no such job; -12 the job is not failed (aborted jobs are never
   retried), nothing changed. state is the job's state before the call ('' when there is no job).
 ]]
---- @include "fairShare"
---- @include "pushReady"
 --- @include "requeueJob"
 --- @include "queueEvent"
 

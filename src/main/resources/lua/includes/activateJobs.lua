@@ -24,7 +24,6 @@
 --   code -4  the queue is paused
 --   code -5  rate limited; extra = ms until the window resets
 --   code -10 the global concurrency is reached
--- Needs the includes fairShare, pushReady, takeReady, appendJobEvent, jobEventData and queueEvent.
 --
 -- Among a job's fields: 'checkpoint' is the last state a run committed (JobContext.checkpoint), for the next run to
 -- resume from; 'resumePoint' the id of the last event the job's stream held when the current run was activated;
@@ -34,6 +33,12 @@
 -- written by the script that did so ('takeover': the stalled check or a worker's hand-back; 'retry': a failed
 -- attempt's retry, an operator's retry or resume; 'children': a parent whose children ended), which a run that
 -- continues the job's events says in its resume event.
+--- @include "fairShare"
+--- @include "pushReady"
+--- @include "takeReady"
+--- @include "appendJobEvent"
+--- @include "jobEventData"
+--- @include "queueEvent"
 
 -- Reads a job hash for activation: returns its fields as HGETALL gives them (an empty list when the job is gone),
 -- whether it has its 'timestamp' (which every job has: a job without one is gone), the positions of the values

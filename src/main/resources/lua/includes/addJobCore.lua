@@ -1,6 +1,10 @@
 -- Include (inlined by `--- @include`): the whole of addJob, for the scripts that add a job among other writes
 -- (addJob itself, produceTick). K: the KEYS of addJob, A: its ARGV (see addJob-9.lua for both), as Lua tables.
--- Returns what addJob returns. Needs the includes nowMs, pushReady, scheduleDelayed and queueEvent.
+-- Returns what addJob returns.
+--- @include "nowMs"
+--- @include "pushReady"
+--- @include "scheduleDelayed"
+--- @include "queueEvent"
 local function addJobCore(K, A)
     local prefix = A[1]
     local idempotencyRef, fingerprint

@@ -4,6 +4,7 @@
 -- count 0 removes only the job that just finished (jobId), as BullMQ's 'true' does, so that jobs kept by
 -- their own options stay. At most 1,000 jobs per limit and call, so a script never runs long; the next
 -- finishing job removes the rest. Returns how many jobs were removed.
+--- @include "removeJobKeys"
 local function applyRetention(setKey, prefix, now, keep, jobId)
     if not keep then
         return 0

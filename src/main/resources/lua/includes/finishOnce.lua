@@ -14,7 +14,7 @@
 -- expires ttl ms after that second ends: a key of its own per call, each with its expiry, would keep tens of thousands
 -- of keys in Redis's table of expiring keys on a busy queue, which every key lookup of every command then searches.
 -- A repeat looks in the hashes of the seconds a record of its call can be in (ttl ms back).
--- Needs the include activateJobs (readJob).
+--- @include "activateJobs"
 
 local FINISH_SLICE_MS = 1000
 

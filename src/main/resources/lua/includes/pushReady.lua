@@ -1,5 +1,4 @@
--- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs the
--- fairShare include before it.
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Makes a job ready to run: appends it to its tenant's wait list (or, when it has a priority, to its tenant's
 -- prioritized set, ordered by priority then insertion), puts the tenant among the backlogged ones of fair dispatch
 -- when more than one tenant has jobs ready (fairShare; not while it is held at its concurrency limit), and sets the
@@ -7,6 +6,7 @@
 -- waitKey, prioritizedKey, markerKey, metaKey: the queue's key names (the wait list and prioritized set of tenant
 -- 'default'); priority: 0 = none, lower runs first; lifo: true puts the job at the front of the wait list;
 -- tenant: the job's tenant, nil to read it from the job hash (false when it has none: 'default').
+--- @include "fairShare"
 local function pushReady(waitKey, prioritizedKey, markerKey, metaKey, jobId, priority, lifo, tenant)
     local prefix = string.sub(metaKey, 1, -5)
     if tenant == nil then

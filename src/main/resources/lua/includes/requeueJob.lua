@@ -1,8 +1,8 @@
--- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs the
--- pushReady include too.
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Moves a job out of the failed set back to the wait list (or the prioritized set) with a fresh count of
 -- attempts, as a retry or a resume does; its next run is a new epoch, which continues the job as a retry
 -- ('resumeReason' 'retry', which the resume event of that run says). A paused queue keeps it waiting.
+--- @include "pushReady"
 local function requeueJob(failedKey, waitKey, prioritizedKey, markerKey, metaKey, jobKey, jobId)
     redis.call('ZREM', failedKey, jobId)
     redis.call('HSET', jobKey, 'attemptsMade', 0, 'stalledCounter', 0)

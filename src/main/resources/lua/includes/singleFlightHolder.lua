@@ -1,4 +1,4 @@
--- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs nowMs.
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- The running job that holds a single-flight key, if one does: the key names its holder and has no expiry of its
 -- own, so it counts as held only while that job is active with a live lock (a holder that crashed or stalled gives it
 -- up when its lock expires; a finished one gives it up at once).
@@ -6,6 +6,7 @@
 --   prefix  the queue's key prefix, 'fq:{name}:' (the holder's hash is read under it)
 --   caller  a job id that does not count as another holder ('' for none)
 -- Returns the holder's job id, or nil when no other running job holds the key.
+--- @include "nowMs"
 local function singleFlightHolder(key, prefix, caller)
     local holder = redis.call('GET', key)
     if holder and holder ~= caller then

@@ -1,7 +1,8 @@
--- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs the
--- fairShare and tenantLimits includes before it.
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- Takes the next ready jobs of a queue for activation (activateJobs): the queue's own wait list and prioritized set
 -- while 'default' is its only tenant with jobs ready, else by fair dispatch between its tenants (fairShare).
+--- @include "fairShare"
+--- @include "tenantLimits"
 
 -- Pops up to n ready job ids of one tenant, wait list first, appending them to ids and the state each left
 -- ('waiting' or 'prioritized') to states. Returns how many it took.

@@ -1,7 +1,7 @@
--- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values. Needs the
--- fairShare include before it.
+-- Include (inlined by `--- @include`): no KEYS or ARGV of its own; the caller passes keys and values.
 -- A tenant's limits under fair dispatch (fairShare): the most of its jobs running at once and the most starting per
 -- window in each queue, fleet-wide. A tenant at either is held out of dispatch (capped) until it is below it again.
+--- @include "fairShare"
 
 -- Per-tenant concurrency (a tenant's most jobs running fleet-wide), enforced under fair dispatch:
 --   prefix .. 'tenants:concurrency'  hash: tenant -> its limit, copied from its settings by the instances serving the queue

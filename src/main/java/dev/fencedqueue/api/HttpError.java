@@ -11,9 +11,9 @@ import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.redis.NotReplicatedException;
+import dev.fencedqueue.redis.RedisFailures;
 import dev.fencedqueue.redis.RedisFullException;
 import dev.fencedqueue.redis.RedisUnavailableException;
-import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.InvalidJobDataException;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.core.MediaType;
@@ -83,7 +83,7 @@ public record HttpError(int status, ApiError body, Map<String, String> headers) 
             return new HttpError(503, ApiError.of("redis_full", full.getMessage() + "; retry later"),
                     Map.of("Retry-After", Long.toString(RedisFullException.RETRY_AFTER.toSeconds())));
         }
-        if (failure instanceof RedisUnavailableException || SharedConnection.isConnectionFailure(failure)) {
+        if (failure instanceof RedisUnavailableException || RedisFailures.isConnectionFailure(failure)) {
             LOG.debugf("Redis unavailable: %s", Failures.describe(failure));
             return of(503, ApiError.REDIS_UNAVAILABLE);
         }

@@ -1,30 +1,26 @@
 package dev.fencedqueue.api;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.redis.LuaScript;
-import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The rate limit of {@code POST /research/start} per client address ({@code fq.research.start-rate-limit} requests
- * per {@code fq.research.start-rate-limit-window}): a fixed window per address, counted in Redis by
- * {@code rateLimit.lua}, so every instance of the fleet shares it. Off when the limit is not set.
+ * per {@code fq.research.start-rate-limit-window}): a fixed window per address, counted in Redis by the queue
+ * ({@link dev.fencedqueue.queue.ClientStarts}), so every instance of the fleet shares it. Off when the limit is not
+ * set.
  */
 @ApplicationScoped
 public class StartRateLimit {
 
-    private final LuaScripts scripts;
     private final Optional<Integer> limit;
     private final Duration window;
 
-    public StartRateLimit(LuaScripts scripts, ResearchConfig config) {
-        this.scripts = scripts;
+    public StartRateLimit(ResearchConfig config) {
         this.limit = config.startRateLimit();
         this.window = config.startRateLimitWindow();
     }
@@ -41,13 +37,12 @@ public class StartRateLimit {
         if (limit.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return scripts.run(LuaScript.RATE_LIMIT, List.of(queue.keys().startRateLimit(client)),
-                List.of(limit.get().toString(), Long.toString(window.toMillis()))).map(reply -> {
-                    if (reply.get(0).toInteger() == 0) {
-                        throw new TooManyRequestsException("at most " + limit.get() + " jobs may be started per "
-                                + window.toSeconds() + " s from one address", Duration.ofMillis(reply.get(1).toLong()));
-                    }
-                    return null;
-                });
+        return queue.clientStarts().count(client, limit.get(), window).map(retryAfter -> {
+            if (retryAfter.isPresent()) {
+                throw new TooManyRequestsException("at most " + limit.get() + " jobs may be started per "
+                        + window.toSeconds() + " s from one address", retryAfter.get());
+            }
+            return null;
+        });
     }
 }

@@ -9,12 +9,12 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
+import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ArchiveConfig;
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.worker.BlockingInvocation;
 import dev.fencedqueue.worker.WorkerManager;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

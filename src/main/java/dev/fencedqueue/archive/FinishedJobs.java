@@ -8,7 +8,6 @@ import java.util.Set;
 
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
@@ -94,8 +93,8 @@ final class FinishedJobs {
      * @return 1 dropped, 0 left alone (it is not that finishing any more), -1 gone already
      */
     Uni<Long> drop(QueueKeys keys, ArchivedJob job) {
-        return scripts.run(LuaScript.DROP_ARCHIVED_JOB, List.of(keys.job(job.jobId()), keys.completed(), keys.failed()),
-                List.of(keys.prefix(), job.jobId(), job.hash().get("finishedOn"))).map(Response::toLong);
+        return scripts.run(new DropArchivedJobArgs(keys, job.jobId(), job.hash().get("finishedOn")))
+                .map(Response::toLong);
     }
 
     /**
@@ -106,7 +105,6 @@ final class FinishedJobs {
      * @return -1 when the job was gone, 0 when it is there
      */
     Uni<Long> forget(QueueKeys keys, String jobId) {
-        return scripts.run(LuaScript.DROP_ARCHIVED_JOB, List.of(keys.job(jobId), keys.completed(), keys.failed()),
-                List.of(keys.prefix(), jobId, "")).map(Response::toLong);
+        return scripts.run(new DropArchivedJobArgs(keys, jobId, "")).map(Response::toLong);
     }
 }

@@ -7,12 +7,12 @@ import java.util.concurrent.ExecutorService;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.bulk.DatabaseUnavailableException;
 import dev.fencedqueue.config.ArchiveConfig;
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.JobArchive;
-import dev.fencedqueue.worker.BlockingInvocation;
 import io.quarkus.cache.Cache;
 import io.quarkus.cache.CacheName;
 import io.quarkus.cache.CaffeineCache;

@@ -45,11 +45,8 @@ public class LlmBudget {
      */
     public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease,
             Duration unavailableTimeout) {
-        return scripts.run(LuaScript.RESERVE_LLM_BUDGET, key.keys(keyPrefix), List.of(
-                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute()),
-                Long.toString(limits.maxConcurrent()), Long.toString(Math.max(0, tokens)), leaseId,
-                Long.toString(Math.max(1, lease.toMillis())), Long.toString(Math.max(0, unavailableTimeout.toMillis()))))
-                .map(LlmBudget::reservation);
+        return scripts.run(new ReserveLlmBudgetArgs(key.keys(keyPrefix), limits, tokens, leaseId, lease,
+                unavailableTimeout)).map(LlmBudget::reservation);
     }
 
     /**
@@ -63,8 +60,7 @@ public class LlmBudget {
      * @return whether the call was in flight (false: its lease had run out, and nothing was settled)
      */
     public Uni<Boolean> settle(BudgetKey key, BudgetLimits limits, String leaseId, long tokensUsed) {
-        return scripts.run(LuaScript.SETTLE_LLM_BUDGET, key.keys(keyPrefix), List.of(leaseId,
-                Long.toString(Math.max(-1, tokensUsed)), Long.toString(limits.tokensPerMinute())))
+        return scripts.run(new SettleLlmBudgetArgs(key.keys(keyPrefix), limits, leaseId, tokensUsed))
                 .map(reply -> reply.toInteger() == 1);
     }
 
@@ -93,11 +89,7 @@ public class LlmBudget {
      * @return the requests and the tokens the budget admits now, -1 for a limit there is not
      */
     public Uni<long[]> correct(BudgetKey key, BudgetLimits limits, ProviderLimits provider) {
-        return scripts.run(LuaScript.CORRECT_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1), List.of(
-                Long.toString(provider.requestLimit()), Long.toString(provider.requestsRemaining()),
-                Long.toString(provider.tokenLimit()), Long.toString(provider.tokensRemaining()),
-                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute()),
-                Long.toString(provider.requestsReset()), Long.toString(provider.tokensReset())))
+        return scripts.run(new CorrectLlmBudgetArgs(key.keys(keyPrefix).subList(0, 1), limits, provider))
                 .map(reply -> new long[] {reply.get(0).toLong(), reply.get(1).toLong()});
     }
 
@@ -127,9 +119,8 @@ public class LlmBudget {
      *         unavailable
      */
     public Uni<Outage> open(BudgetKey key, String leaseId, Duration delay, Duration maxDelay) {
-        return scripts.run(LuaScript.OPEN_LLM_CIRCUIT, key.keys(keyPrefix).subList(0, 1), List.of(
-                Long.toString(Math.max(1, delay.toMillis())), Long.toString(Math.max(delay.toMillis(),
-                        maxDelay.toMillis())), leaseId)).map(LlmBudget::outage);
+        return scripts.run(new OpenLlmCircuitArgs(key.keys(keyPrefix).subList(0, 1), leaseId, delay, maxDelay))
+                .map(LlmBudget::outage);
     }
 
     /**

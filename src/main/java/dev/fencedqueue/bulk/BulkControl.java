@@ -118,10 +118,8 @@ public class BulkControl {
      */
     public Uni<JobState> resume(String queue, String jobId) {
         QueueContext ctx = queues.context(queue);
-        QueueKeys keys = ctx.keys();
-        return ctx.scripts().run(LuaScript.RESUME_JOB, List.of(keys.failed(), keys.waitList(), keys.prioritized(),
-                keys.marker(), keys.meta(), keys.job(jobId), keys.events(), keys.abortFlag(jobId)),
-                List.of(jobId, ctx.queueEventsArg())).map(reply -> ScriptErrors.stateOrThrow(LuaScript.RESUME_JOB, queue, jobId, reply));
+        return ctx.scripts().run(new ResumeJobArgs(ctx, jobId))
+                .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RESUME_JOB, queue, jobId, reply));
     }
 
     /**

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import dev.fencedqueue.worker.BlockingInvocation;
+import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
 

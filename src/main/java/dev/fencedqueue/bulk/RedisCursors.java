@@ -1,6 +1,5 @@
 package dev.fencedqueue.bulk;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -67,15 +66,7 @@ public class RedisCursors {
      */
     public Uni<Boolean> commit(long fencingToken, String attemptId, Cursor from, String to, int items,
             RedisChunkWrites writes) {
-        List<String> args = new ArrayList<>(6 + writes.encoded().size());
-        args.add(Long.toString(fencingToken));
-        args.add(attemptId);
-        args.add(from.position());
-        args.add(to);
-        args.add(Integer.toString(items));
-        args.add(Integer.toString(writes.size()));
-        args.addAll(writes.encoded());
-        return scripts.run(LuaScript.COMMIT_CHUNK, writes.keys(), args).map(reply -> {
+        return scripts.run(new CommitChunkArgs(fencingToken, attemptId, from, to, items, writes)).map(reply -> {
             int code = reply.get(0).toInteger();
             if (code == WRONG_TYPE) {
                 throw new IllegalStateException("the chunk was not written: key `" + reply.get(1)

@@ -1,7 +1,5 @@
 package dev.fencedqueue.events;
 
-import java.util.List;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.queue.QueueContext;
@@ -53,11 +51,7 @@ public final class FencedAppend {
             ObjectNode data, String progress, String checkpoint) {
         StoredEvent.Entry entry = type == null ? new StoredEvent.Entry("", "", "")
                 : StoredEvent.of(type, fencingToken, workerId, data, ctx.json());
-        return ctx.scripts().run(LuaScript.APPEND_EVENT,
-                List.of(keys.job(jobId), keys.events(jobId), keys.events()),
-                List.of(Long.toString(fencingToken), entry.type(), entry.data(), ctx.streamLengthArg(),
-                        progress == null ? "0" : "1", progress == null ? "" : progress, jobId, ctx.queueEventsArg(),
-                        lockToken, checkpoint == null ? "" : checkpoint, entry.text()))
+        return ctx.scripts().run(new AppendEventArgs(ctx, jobId, fencingToken, lockToken, entry, progress, checkpoint))
                 .map(reply -> {
                     if (reply.type() == ResponseType.NUMBER) {
                         throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId, reply.toLong(),

@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 
+import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.bulk.PostgresCursors;
-import dev.fencedqueue.worker.BlockingInvocation;
 import io.smallrye.mutiny.Uni;
 
 /**

@@ -71,18 +71,11 @@ public final class FlowProducer {
         String parentKey = parent.job(parentId);
         List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, parentTenant, children, queues.keyPrefix());
         specs.forEach(spec -> spec.put(FlowSpecs.TRACE_PARENT, traceParent));
-        List<String> args = new ArrayList<>(2 + 2 * specs.size());
-        args.add(lockToken);
-        args.add(Long.toString(fencingToken));
         List<String> childKeys = new ArrayList<>(specs.size());
         for (ObjectNode spec : specs) {
-            String childKey = queues.keys(spec.get("queue").asText()).job(spec.get("jobId").asText());
-            childKeys.add(childKey);
-            args.add(childKey);
-            args.add(spec.toString());
+            childKeys.add(queues.keys(spec.get("queue").asText()).job(spec.get("jobId").asText()));
         }
-        return queues.scripts().run(LuaScript.ADD_CHILDREN, List.of(parent.job(parentId), parent.children(parentId),
-                parent.dependencies(parentId), parent.pendingChildren()), args)
+        return queues.scripts().run(new AddChildrenArgs(parent, parentId, lockToken, fencingToken, childKeys, specs))
                 .map(reply -> {
                     long code = reply.toLong();
                     if (code < 0) {
@@ -106,10 +99,8 @@ public final class FlowProducer {
      *         write
      */
     public Uni<Boolean> moveToWaitingChildren(QueueKeys queue, String jobId, String lockToken, long fencingToken) {
-        return queues.scripts().run(LuaScript.MOVE_TO_WAITING_CHILDREN,
-                List.of(queue.active(), queue.job(jobId), queue.dependencies(jobId), queue.waitingChildren(),
-                        queue.events(), queue.marker(), queue.meta(), queue.waitList(), queue.prioritized()),
-                List.of(jobId, lockToken, Long.toString(fencingToken), queues.context(queue.queue()).queueEventsArg()))
+        return queues.scripts().run(new MoveToWaitingChildrenArgs(queue, jobId, lockToken, fencingToken,
+                        queues.context(queue.queue()).queueEventsArg()))
                 .map(reply -> {
                     long code = reply.get(0).toLong();
                     if (code < 0) {

@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -58,13 +57,9 @@ public final class FlowRelay {
         QueueContext ctx = queues.context(parent.queue());
         QueueKeys keys = ctx.keys();
         String parentId = parent.jobId();
-        return queues.scripts().run(LuaScript.CHILD_ENDED,
-                List.of(keys.job(parentId), keys.dependencies(parentId), keys.processed(parentId),
-                        keys.failedChildren(parentId), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(),
-                        keys.waitingChildren(), keys.failed(), keys.events(parentId), keys.events()),
-                List.of(keys.prefix(), parentId, child.job(childId), notice.get("outcome").asText(),
-                        notice.get("value").asText(), notice.path("policy").asText("fail"), ctx.streamLengthArg(),
-                        ctx.queueEventsArg()))
+        return queues.scripts().run(new ChildEndedArgs(ctx, parentId, child.job(childId),
+                        notice.get("outcome").asText(), notice.get("value").asText(),
+                        notice.path("policy").asText("fail")))
                 .chain(code -> code.toInteger() == 3 ? deliver(keys, parentId) : Uni.createFrom().voidItem())
                 .chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(child.parentNotices()).arg(childId)))
                 .replaceWithVoid();

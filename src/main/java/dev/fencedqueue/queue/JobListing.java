@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -66,8 +65,7 @@ final class JobListing {
 
     /** See {@link JobQueue#getTenantJobs(String)}. */
     Uni<JobQueue.TenantJobs> tenantJobs(String tenant) {
-        return ctx.scripts().run(LuaScript.READY_JOBS, List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
-                List.of(keys.prefix(), "tenant", "0", "0", tenant))
+        return ctx.scripts().run(new ReadyJobsArgs(keys, "tenant", 0, 0, tenant))
                 .map(reply -> new JobQueue.TenantJobs(reply.get(0).toLong(), reply.get(1).toLong()));
     }
 
@@ -100,8 +98,7 @@ final class JobListing {
 
     /** Runs {@code readyJobs.lua}: the ready jobs of every tenant. */
     private Uni<Response> readyJobs(String mode, int start, int stop) {
-        return ctx.scripts().run(LuaScript.READY_JOBS, List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
-                List.of(keys.prefix(), mode, Integer.toString(start), Integer.toString(stop), ""));
+        return ctx.scripts().run(new ReadyJobsArgs(keys, mode, start, stop, ""));
     }
 
     private Uni<Response> send(Request request) {

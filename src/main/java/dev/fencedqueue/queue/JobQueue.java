@@ -31,6 +31,7 @@ public class JobQueue {
     private final Flows flows;
     private final AddJobArgs addJob;
     private final JobListing listing;
+    private final ClientStarts clientStarts;
 
     JobQueue(QueueContext ctx, Flows flows) {
         this.ctx = ctx;
@@ -38,6 +39,7 @@ public class JobQueue {
         this.addJob = new AddJobArgs(ctx);
         this.listing = new JobListing(ctx, this::isPaused);
         this.maintenance = new QueueMaintenance(ctx);
+        this.clientStarts = new ClientStarts(ctx);
         this.flows = flows;
     }
 
@@ -54,6 +56,11 @@ public class JobQueue {
     /** @return removal, retry, clean, drain and obliterate */
     public QueueMaintenance maintenance() {
         return maintenance;
+    }
+
+    /** @return the starts of jobs per client, counted in fixed windows shared by the fleet */
+    public ClientStarts clientStarts() {
+        return clientStarts;
     }
 
     /**
@@ -159,11 +166,7 @@ public class JobQueue {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(LuaScript.ABORT_JOB,
-                List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                        keys.job(jobId), keys.events(jobId), keys.events(),
-                        keys.marker(), keys.meta()),
-                List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(), ctx.queueEventsArg()))
+        return ctx.scripts().run(new AbortJobArgs(ctx, jobId, reason))
                 .map(reply -> new AbortResult(jobId, ScriptErrors.stateOrThrow(LuaScript.ABORT_JOB, keys.queue(), jobId,
                         reply)))
                 // Not in Redis: a job that moved to the archive has ended; say so (409), not that it never was (404).
@@ -324,10 +327,7 @@ public class JobQueue {
     }
 
     private Uni<Boolean> setPaused(boolean paused) {
-        return ctx.scripts().run(LuaScript.SET_PAUSED,
-                List.of(keys.meta(), keys.marker(), keys.waitList(), keys.prioritized(), keys.events()),
-                List.of(paused ? "1" : "0", ctx.queueEventsArg()))
-                .map(reply -> reply.toInteger() == 1);
+        return ctx.scripts().run(new SetPausedArgs(ctx, paused)).map(reply -> reply.toInteger() == 1);
     }
 
     /**

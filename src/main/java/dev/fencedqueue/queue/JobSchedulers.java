@@ -8,7 +8,6 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -68,8 +67,8 @@ public final class JobSchedulers {
                     throw new IllegalArgumentException("`endDate` is past the scheduler's last tick, so it would never "
                             + "tick: " + JobSchedulerJson.text(scheduler.endDate()));
                 }
-                return moved.chain(() -> queues.scripts().run(LuaScript.UPSERT_SCHEDULER, stateKeys(keys, id),
-                        List.of(id, JobSchedulerJson.write(scheduler).toString(), Long.toString(next.orElse(-1)))))
+                return moved.chain(() -> queues.scripts().run(SchedulerStateArgs.upsert(keys, id,
+                                JobSchedulerJson.write(scheduler).toString(), next.orElse(-1))))
                         .chain(() -> queues.redis().send(Request.cmd(Command.HSET).arg(index).arg(id).arg(keys.queue())))
                         .chain(() -> view(keys, id));
             });
@@ -125,8 +124,7 @@ public final class JobSchedulers {
             QueueKeys keys = queues.keys(queue);
             return Uni.combine().all().unis(stored(queue, id), redisTime()).asTuple().chain(both -> {
                 long next = both.getItem1() == null ? -1 : SchedulerTicks.next(both.getItem1(), both.getItem2()).orElse(-1);
-                return queues.scripts().run(LuaScript.PAUSE_SCHEDULER, stateKeys(keys, id),
-                        List.of(id, paused ? "1" : "0", Long.toString(next)));
+                return queues.scripts().run(SchedulerStateArgs.pause(keys, id, paused, next));
             }).chain(() -> view(keys, id));
         });
     }
@@ -207,25 +205,17 @@ public final class JobSchedulers {
             long next = missed ? SchedulerTicks.next(scheduler, now).orElse(-1) : after.orElse(-1);
             boolean produce = !missed || scheduler.missed() == JobScheduler.Missed.RUN_ONCE;
             JobQueue target = queues.queue(scheduler.template().queue());
-            List<String> args = new ArrayList<>(30);
-            args.add(id);
-            args.add(Long.toString(tick));
-            args.add(Long.toString(next));
-            args.add(produce ? "1" : "0");
-            args.add(scheduler.limit() == null ? "0" : Integer.toString(scheduler.limit()));
-            args.add(singleFlightKey(scheduler));
             // A tick's job starts a trace of its own. Every instance may try the tick; only the span of the one that
             // produced the job is ended, so exported: a span never ended is never exported.
             Span send = queues.tracing().send(target.name(), Context.root(), 1)
                     .setAttribute(TraceAttributes.SCHEDULER_ID, id).setAttribute(TraceAttributes.SCHEDULER_TICK, tick);
-            args.addAll(target.addJob().args(scheduler.template().name(), scheduler.template().data(),
+            List<String> addJobArgs = target.addJob().args(scheduler.template().name(), scheduler.template().data(),
                     scheduler.template().options().withJobId(id + ":" + tick), "", ParentPolicy.FAIL, id,
-                    Long.toString(tick), JobTracing.traceParent(send)));
-            List<String> scriptKeys = new ArrayList<>(11);
-            scriptKeys.add(keys.schedules());
-            scriptKeys.add(keys.schedulerState(id));
-            scriptKeys.addAll(target.addJob().keys());
-            return queues.scripts().run(LuaScript.PRODUCE_TICK, scriptKeys, args).map(reply -> {
+                    Long.toString(tick), JobTracing.traceParent(send));
+            ProduceTickArgs call = new ProduceTickArgs(keys, id, tick, next, produce,
+                    scheduler.limit() == null ? 0 : scheduler.limit(), singleFlightKey(scheduler),
+                    target.addJob().keys(), addJobArgs);
+            return queues.scripts().run(call).map(reply -> {
                 if (reply.get(0).toInteger() != 2) {
                     return 0;
                 }
@@ -250,7 +240,7 @@ public final class JobSchedulers {
     }
 
     private Uni<Integer> remove(QueueKeys keys, String id) {
-        return queues.scripts().run(LuaScript.REMOVE_SCHEDULER, stateKeys(keys, id), List.of(id)).map(Response::toInteger);
+        return queues.scripts().run(SchedulerStateArgs.remove(keys, id)).map(Response::toInteger);
     }
 
     private Uni<JobSchedulerView> view(QueueKeys keys, String id) {
@@ -296,10 +286,6 @@ public final class JobSchedulers {
     private Uni<String> queueOf(String id) {
         return queues.redis().send(Request.cmd(Command.HGET).arg(index).arg(id))
                 .map(queue -> queue == null ? null : queue.toString());
-    }
-
-    private static List<String> stateKeys(QueueKeys keys, String id) {
-        return List.of(keys.schedulers(), keys.schedules(), keys.schedulerState(id));
     }
 
     /** @return the Redis clock, ms since the epoch */

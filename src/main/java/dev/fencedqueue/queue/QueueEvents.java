@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.fencedqueue.redis.RedisFailures;
 import dev.fencedqueue.redis.Replies;
-import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -71,7 +71,7 @@ final class QueueEvents {
         }
 
         Uni<Void> close() {
-            SharedConnection.closeNow(connection.getAndSet(null));
+            RedisFailures.closeNow(connection.getAndSet(null));
             return Uni.createFrom().voidItem();
         }
     }

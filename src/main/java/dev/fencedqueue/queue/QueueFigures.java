@@ -3,7 +3,6 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 import java.util.List;
 
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -31,9 +30,7 @@ public final class QueueFigures {
      *         waits; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
      */
     public Uni<Double> oldestWaitingAge(QueueKeys keys) {
-        Uni<Response> oldest = queues.context(keys.queue()).scripts().run(LuaScript.READY_JOBS,
-                List.of(keys.waitList(), keys.prioritized(), keys.tenantsReady()),
-                List.of(keys.prefix(), "oldest", "0", "0"));
+        Uni<Response> oldest = queues.context(keys.queue()).scripts().run(ReadyJobsArgs.of(keys, "oldest"));
         Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
         return Uni.combine().all().unis(oldest, time).asTuple().map(read -> {
             long since = read.getItem1().toLong();

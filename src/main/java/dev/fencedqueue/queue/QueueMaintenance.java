@@ -36,10 +36,7 @@ public class QueueMaintenance {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(LuaScript.REMOVE_JOB,
-                List.of(keys.job(jobId), keys.waitList(), keys.active(), keys.delayed(),
-                        keys.prioritized(), keys.completed(), keys.failed(), keys.stalled(), keys.events()),
-                List.of(keys.prefix(), jobId, ctx.queueEventsArg()))
+        return ctx.scripts().run(new RemoveJobArgs(ctx, jobId))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.REMOVE_JOB, keys.queue(), jobId, reply));
     }
 
@@ -55,10 +52,7 @@ public class QueueMaintenance {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(LuaScript.RETRY_JOB,
-                List.of(keys.failed(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(jobId),
-                        keys.events()),
-                List.of(jobId, ctx.queueEventsArg()))
+        return ctx.scripts().run(new RetryJobArgs(ctx, jobId))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RETRY_JOB, keys.queue(), jobId, reply)).replaceWithVoid();
     }
 
@@ -113,9 +107,7 @@ public class QueueMaintenance {
 
     private Uni<List<String>> cleanFrom(String key, JobState state, Duration grace, int limit, List<String> removed) {
         int batch = Math.min(BATCH, limit - removed.size());
-        return ctx.scripts().run(LuaScript.CLEAN_JOBS, List.of(key, keys.events()),
-                List.of(keys.prefix(), state.value(), Long.toString(grace.toMillis()), Integer.toString(batch),
-                        ctx.queueEventsArg()))
+        return ctx.scripts().run(new CleanJobsArgs(ctx, key, state, grace, batch))
                 .chain(reply -> {
                     Replies.elements(reply).forEach(id -> removed.add(id.toString()));
                     boolean more = reply.size() == batch && removed.size() < limit;
@@ -124,16 +116,13 @@ public class QueueMaintenance {
     }
 
     private Uni<Long> drainFrom(boolean delayed, long removed) {
-        return ctx.scripts().run(LuaScript.DRAIN_QUEUE,
-                List.of(keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.events()),
-                List.of(keys.prefix(), delayed ? "1" : "0", Integer.toString(BATCH), ctx.queueEventsArg()))
+        return ctx.scripts().run(new DrainQueueArgs(ctx, delayed, BATCH))
                 .chain(reply -> reply.toLong() == 0 ? Uni.createFrom().item(removed)
                         : drainFrom(delayed, removed + reply.toLong()));
     }
 
     private Uni<Long> obliterateFrom(boolean force, long deleted) {
-        return ctx.scripts().run(LuaScript.OBLITERATE_QUEUE, List.of(keys.meta(), keys.active()),
-                List.of(keys.prefix(), force ? "1" : "0", Integer.toString(BATCH)))
+        return ctx.scripts().run(new ObliterateQueueArgs(keys, force, BATCH))
                 .chain(reply -> {
                     long count = reply.get(0).toLong();
                     if (count < 0) {

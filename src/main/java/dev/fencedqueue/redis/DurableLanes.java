@@ -193,7 +193,7 @@ final class DurableLanes {
          */
         private SentCommand command(RedisConnection open, Handler<AsyncResult<Response>> handler) {
             return new SentCommand((connection, failure) -> {
-                if (SharedConnection.isConnectionFailure(failure)) {
+                if (RedisFailures.isConnectionFailure(failure)) {
                     onLoop(() -> drop(connection, failure));
                 }
             }, context.owner(), open, reply -> onLoop(() -> handler.handle(reply)));
@@ -271,7 +271,7 @@ final class DurableLanes {
             if (open != connection) {
                 return;
             }
-            if (SharedConnection.isConnectionFailure(failure)) {
+            if (RedisFailures.isConnectionFailure(failure)) {
                 drop(open, failure);
                 return;
             }
@@ -331,7 +331,7 @@ final class DurableLanes {
             waitsInFlight = 0;
             waitScheduled = false;
             covered = sent;
-            SharedConnection.closeNow(open);
+            RedisFailures.closeNow(open);
             while (!waiters.isEmpty()) {
                 waiters.pollFirst().emitter().fail(failure);
             }

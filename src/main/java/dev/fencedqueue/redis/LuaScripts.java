@@ -1,8 +1,5 @@
 package dev.fencedqueue.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,8 +8,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.AsyncResult;
@@ -24,15 +19,13 @@ import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Registry of the queue's Lua scripts: reads each file once (resolving {@code --- @include "name"} lines
- * from {@code lua/includes/}), computes its SHA1 and runs it with {@code EVALSHA}, falling back to
- * {@code EVAL} (which also caches the script in Redis) when Redis answers {@code NOSCRIPT}, for example
- * after a restart.
+ * Registry of the queue's Lua scripts: reads each file once (inlining its {@code --- @include "name"} lines from
+ * {@code lua/includes/}, recursively and each once: see {@link LuaSource}), computes its SHA1 and runs it with
+ * {@code EVALSHA}, falling back to {@code EVAL} (which also caches the script in Redis) when Redis answers
+ * {@code NOSCRIPT}, for example after a restart.
  */
 @ApplicationScoped
 public class LuaScripts {
-
-    private static final Pattern INCLUDE = Pattern.compile("(?m)^--- @include \"([A-Za-z]+)\"$");
 
     private final SharedConnection connection;
     private final RedisMemory memory;
@@ -42,7 +35,7 @@ public class LuaScripts {
         this.connection = connection;
         this.memory = memory;
         for (LuaScript script : LuaScript.values()) {
-            String text = resolveIncludes(read(script.resource()));
+            String text = LuaSource.resolve(script.resource());
             sources.put(script, new Source(text, sha1(text)));
         }
         connection.onConnect(this::load);
@@ -61,6 +54,28 @@ public class LuaScripts {
     public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
         requireKeys(script, keys);
         return runWith(script, keys, args, connection::send);
+    }
+
+    /**
+     * Runs a script call, as {@link #run(LuaScript, List, List)} does.
+     *
+     * @param call the script and its arguments, must not be {@code null}
+     * @return the script's reply; fails with {@link RedisUnavailableException} when Redis is unreachable
+     * @throws IllegalArgumentException as {@link #run(LuaScript, List, List)} does
+     */
+    public Uni<Response> run(ScriptCall call) {
+        return run(call.script(), call.keys(), call.args());
+    }
+
+    /**
+     * Runs a script call and tells {@code handler} its outcome, as {@link #run(LuaScript, List, List, Handler)} does.
+     *
+     * @param call the script and its arguments, must not be {@code null}
+     * @param handler told once, on an event loop, as {@link #run(LuaScript, List, List, Handler)} says
+     * @throws IllegalArgumentException as {@link #run(LuaScript, List, List)} does
+     */
+    public void run(ScriptCall call, Handler<AsyncResult<Response>> handler) {
+        run(call.script(), call.keys(), call.args(), handler);
     }
 
     /**
@@ -182,28 +197,6 @@ public class LuaScripts {
 
     private static boolean isNoScript(Throwable failure) {
         return String.valueOf(failure.getMessage()).startsWith("NOSCRIPT");
-    }
-
-    private static String resolveIncludes(String text) {
-        Matcher matcher = INCLUDE.matcher(text);
-        StringBuilder resolved = new StringBuilder();
-        while (matcher.find()) {
-            String include = read("lua/includes/" + matcher.group(1) + ".lua");
-            matcher.appendReplacement(resolved, Matcher.quoteReplacement(include));
-        }
-        matcher.appendTail(resolved);
-        return resolved.toString();
-    }
-
-    private static String read(String resource) {
-        try (InputStream in = LuaScripts.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing Lua script resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + resource, e);
-        }
     }
 
     private static String sha1(String text) {

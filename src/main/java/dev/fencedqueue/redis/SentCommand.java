@@ -82,6 +82,6 @@ final class SentCommand implements Handler<AsyncResult<io.vertx.redis.client.Res
 
     private void fail(Throwable failure) {
         owner.commandFailed(connection, failure);
-        handler.handle(Future.failedFuture(SharedConnection.callerFailure(failure)));
+        handler.handle(Future.failedFuture(RedisFailures.callerFailure(failure)));
     }
 }

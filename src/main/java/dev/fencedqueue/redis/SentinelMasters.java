@@ -133,7 +133,7 @@ final class SentinelMasters {
                         }
                     });
                     Runnable again = () -> {
-                        SharedConnection.closeNow(connection);
+                        RedisFailures.closeNow(connection);
                         if (!closed) {
                             vertx.setTimer(Reconnect.FIRST_DELAY.toMillis(), ignored -> listen(sentinel, onSwitch));
                         }

@@ -98,7 +98,8 @@ public class SharedConnection {
             return writes.apply(this::send);
         }
         return lanes.run(writes)
-                .onFailure(failure -> !(failure instanceof RedisUnavailableException) && isConnectionFailure(failure))
+                .onFailure(failure -> !(failure instanceof RedisUnavailableException)
+                        && RedisFailures.isConnectionFailure(failure))
                 .transform(failure -> new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure))
                 .onFailure().transform(RedisFullException::ifOutOfMemory)
                 .onFailure().invoke(this::failed);
@@ -165,23 +166,13 @@ public class SharedConnection {
                             .send(request, timeout),
                     failure -> {
                         failed(failure);
-                        handler.handle(Future.failedFuture(callerFailure(failure)));
+                        handler.handle(Future.failedFuture(RedisFailures.callerFailure(failure)));
                     });
         }
     }
 
-    /**
-     * @return the failure a caller is told: {@link RedisUnavailableException} for a failure to reach Redis,
-     *         {@link RedisFullException} for Redis's {@code OOM} reply, else {@code failure} itself
-     */
-    static Throwable callerFailure(Throwable failure) {
-        return isConnectionFailure(failure) && !(failure instanceof RedisUnavailableException)
-                ? new RedisUnavailableException("Redis is unavailable: " + Failures.describe(failure), failure)
-                : RedisFullException.ifOutOfMemory(failure);
-    }
-
     private void commandFailed(RedisConnection connection, Throwable failure) {
-        if (isConnectionFailure(failure)) {
+        if (RedisFailures.isConnectionFailure(failure)) {
             drop(connection);
         }
         failed(failure);
@@ -207,7 +198,7 @@ public class SharedConnection {
         lanes.dropAll();
         Slot slot = current.getAndSet(null);
         if (slot != null && slot.open != null) {
-            closeNow(slot.open);
+            RedisFailures.closeNow(slot.open);
         }
     }
 
@@ -263,7 +254,8 @@ public class SharedConnection {
     private void drop(RedisConnection connection) {
         Slot slot = current.get();
         if (slot != null && slot.open == connection && current.compareAndSet(slot, null)) {
-            closeNow(connection); // not back to the pool: a failed connection must not be handed out again
+            // not back to the pool: a failed connection must not be handed out again
+            RedisFailures.closeNow(connection);
         }
     }
 
@@ -271,51 +263,6 @@ public class SharedConnection {
     private static final class Slot {
         Uni<RedisConnection> connection;
         volatile RedisConnection open;
-    }
-
-    /**
-     * Closes a long-lived connection now, even while a blocking command ({@code BZPOPMIN},
-     * {@code XREAD BLOCK}) is pending on it: the socket is closed instead of the connection going back to
-     * its pool with the command still pending.
-     *
-     * @param connection a connection of {@link #client()}, or {@code null} (nothing to do)
-     */
-    public static void closeNow(RedisConnection connection) {
-        if (connection == null) {
-            return;
-        }
-        if (connection.getDelegate() instanceof io.vertx.redis.client.impl.PooledRedisConnection pooled) {
-            pooled.actual().forceClose();
-        } else {
-            connection.close().subscribe().with(ignored -> {
-            }, ignored -> {
-            });
-        }
-    }
-
-    /**
-     * Tells whether a failure means Redis is unreachable (as opposed to Redis answering with an error).
-     *
-     * @param failure any failure, must not be {@code null}
-     * @return {@code true} for refused, reset or closed connections ({@code CONNECTION_CLOSED} from the
-     *         Vert.x client included) and for timeouts
-     */
-    public static boolean isConnectionFailure(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof RedisUnavailableException || t instanceof TimeoutException
-                    || t instanceof java.io.IOException || t instanceof io.netty.channel.ConnectTimeoutException) {
-                return true;
-            }
-            String message = String.valueOf(t.getMessage());
-            if (message.startsWith("CONNECTION_CLOSED") || message.startsWith("Connection is closed")
-                    || message.startsWith("Connection reset") || message.startsWith("Connection refused")) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
     }
 
     /** Stops watching the master and closes every connection (the bean's end; also for an instance made by hand). */

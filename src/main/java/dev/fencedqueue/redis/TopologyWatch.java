@@ -81,7 +81,7 @@ final class TopologyWatch {
      * @param failure the command's failure, must not be {@code null}
      */
     void afterFailure(Throwable failure) {
-        if (SharedConnection.isConnectionFailure(failure) || String.valueOf(failure.getMessage()).startsWith("READONLY")
+        if (RedisFailures.isConnectionFailure(failure) || String.valueOf(failure.getMessage()).startsWith("READONLY")
                 || failure instanceof NotReplicatedException) {
             checkSoon();
         }

@@ -14,7 +14,6 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.Tenants;
 import dev.fencedqueue.queue.TokenQuota;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobCancelledException;
 import io.micrometer.core.instrument.Counter;
@@ -153,14 +152,8 @@ public class LlmTokens {
         long savedCost = cost.isPresent() ? prices.micros(0, attempt.savedTokens()).orElse(0) : 0;
         String day = TokenQuota.Period.DAY.id(now);
         String month = TokenQuota.Period.MONTH.id(now);
-        return ctx.scripts().run(LuaScript.ADD_TOKENS, List.of(ctx.keys().job(jobId), ctx.keys().tenantTokens(day),
-                ctx.keys().tenantTokens(month), ctx.keys().tenantCost(day), ctx.keys().tenantCost(month)),
-                List.of(outcome, Long.toString(attempt.promptTokens()), Long.toString(attempt.completionTokens()),
-                        Long.toString(attempt.lostTokens()), Long.toString(attempt.savedTokens()),
-                        attempt.takeover() == null ? "" : attempt.takeover().value(),
-                        Long.toString(DAY_COUNTERS_LIVE.toMillis()), Long.toString(MONTH_COUNTERS_LIVE.toMillis()),
-                        Long.toString(fencingToken), cost.isPresent() ? Long.toString(cost.getAsLong()) : "",
-                        Long.toString(savedCost)))
+        return ctx.scripts().run(new AddTokensArgs(ctx, jobId, fencingToken, attempt, day, month, DAY_COUNTERS_LIVE,
+                        MONTH_COUNTERS_LIVE, cost, savedCost))
                 .map(reply -> reply.get(0).toString().isEmpty() ? new Recorded(fallback, null)
                         : new Recorded(reply.get(0).toString(), reply.get(1).toString()))
                 .onFailure().recoverWithItem(failure -> {

@@ -6,8 +6,7 @@ import java.util.concurrent.Executor;
 
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.redis.LuaScript;
-import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.redis.RedisFailures;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -41,7 +40,6 @@ final class CompletionBatcher {
     private final List<String> scriptKeys;
     private final String streamLength;
     private final String queueEvents;
-    private final String lockDuration;
     private List<Pending> pending = new ArrayList<>();
 
     CompletionBatcher(QueueContext ctx, WorkerOptions options, Executor onContext) {
@@ -49,11 +47,9 @@ final class CompletionBatcher {
         this.keys = ctx.keys();
         this.options = options;
         this.onContext = onContext;
-        this.scriptKeys = List.of(keys.active(), keys.completed(), keys.waitList(), keys.prioritized(), keys.delayed(),
-                keys.marker(), keys.meta(), keys.events());
+        this.scriptKeys = MoveToCompletedArgs.keysOf(keys);
         this.streamLength = ctx.streamLengthArg();
         this.queueEvents = ctx.queueEventsArg();
-        this.lockDuration = Long.toString(options.lockDuration().toMillis());
     }
 
     /**
@@ -83,30 +79,20 @@ final class CompletionBatcher {
         List<Pending> batch = pending;
         pending = new ArrayList<>();
         int fetch = 0;
-        List<String> args = new ArrayList<>(7 + 5 * batch.size());
-        args.add(keys.prefix());
-        args.add(streamLength);
-        args.add(queueEvents);
-        args.add(null);
-        String lockPrefix = JobFetcher.lockPrefix();
-        args.add(lockPrefix);
-        args.add(lockDuration);
-        args.add(options.workerId());
+        List<MoveToCompletedArgs.Completed> jobs = new ArrayList<>(batch.size());
         for (Pending p : batch) {
             fetch += p.fetch;
-            args.add(p.job.id());
-            args.add(p.job.lockToken());
-            args.add(Long.toString(p.job.fencingToken()));
-            args.add(p.returnValue);
-            args.add(p.event);
+            jobs.add(new MoveToCompletedArgs.Completed(p.job, p.returnValue, p.event));
         }
-        args.set(3, Integer.toString(fetch));
-        ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args, reply -> {
+        String lockPrefix = JobFetcher.lockPrefix();
+        MoveToCompletedArgs call = new MoveToCompletedArgs(scriptKeys, keys.prefix(), streamLength, queueEvents,
+                new NextJobs(options.workerId(), fetch, lockPrefix, options.lockDuration()), jobs);
+        ctx.scripts().run(call, reply -> {
             if (reply.succeeded()) {
                 onContext.execute(() -> deliver(batch, reply.result(), lockPrefix));
-            } else if (SharedConnection.isConnectionFailure(reply.cause())) {
+            } else if (RedisFailures.isConnectionFailure(reply.cause())) {
                 // Sent again (the script's finish record makes that safe) while Redis is unreachable
-                JobFinisher.retried(ctx.scripts().run(LuaScript.MOVE_TO_COMPLETED, scriptKeys, args), options)
+                JobFinisher.retried(ctx.scripts().run(call), options)
                         .subscribe().with(retried -> onContext.execute(() -> deliver(batch, retried, lockPrefix)),
                                 failure -> failed(batch, failure));
             } else {

@@ -1,7 +1,6 @@
 package dev.fencedqueue.worker;
 
 import java.time.Instant;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
@@ -10,7 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Reconnect;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
@@ -168,12 +166,8 @@ final class JobFetcher {
         activating = true;
         long sentAt = System.nanoTime();
         String lockPrefix = lockPrefix();
-        ctx.scripts().run(LuaScript.MOVE_TO_ACTIVE,
-                List.of(keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(),
-                        keys.events()),
-                List.of(keys.prefix(), Integer.toString(wanted), lockPrefix,
-                        Long.toString(options.lockDuration().toMillis()), options.workerId(), ctx.streamLengthArg(),
-                        ctx.queueEventsArg()))
+        ctx.scripts().run(new MoveToActiveArgs(ctx, new NextJobs(options.workerId(), wanted, lockPrefix,
+                        options.lockDuration())))
                 .emitOn(onContext)
                 .subscribe().with(reply -> {
                     slots.unreserve(wanted);

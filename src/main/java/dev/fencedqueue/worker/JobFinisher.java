@@ -2,7 +2,6 @@ package dev.fencedqueue.worker;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
 
@@ -13,9 +12,8 @@ import dev.fencedqueue.events.StoredEvent;
 import dev.fencedqueue.queue.Backoff;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.Reconnect;
-import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.redis.RedisFailures;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
@@ -101,13 +99,8 @@ final class JobFinisher {
      */
     Uni<Outcome> fail(ActiveJob job, Throwable failure, int fetch, String lockPrefix) {
         long retryDelay = retryDelay(job, failure);
-        String id = job.id();
-        return finish(LuaScript.MOVE_TO_FAILED,
-                List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(), keys.marker(),
-                        keys.meta(), keys.job(id), keys.events(id), keys.events()),
-                List.of(keys.prefix(), id, job.lockToken(), Long.toString(job.fencingToken()), reason(failure),
-                        Long.toString(retryDelay), ctx.streamLengthArg(), ctx.queueEventsArg(), options.workerId(),
-                        Integer.toString(fetch), lockPrefix, Long.toString(options.lockDuration().toMillis())), lockPrefix);
+        NextJobs next = new NextJobs(options.workerId(), fetch, lockPrefix, options.lockDuration());
+        return finish(new MoveToFailedArgs(ctx, job, reason(failure), retryDelay, next));
     }
 
     /**
@@ -119,19 +112,13 @@ final class JobFinisher {
      * @return 0 when handed back, negative when the worker no longer owned it
      */
     Uni<Long> handBack(ActiveJob job, Duration delay) {
-        String id = job.id();
-        return retrying(ctx.scripts().run(LuaScript.HAND_BACK_JOB,
-                List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(id),
-                        keys.events()),
-                List.of(id, job.lockToken(), Long.toString(job.fencingToken()), ctx.queueEventsArg(),
-                        Long.toString(Math.max(0, delay.toMillis()))))
-                .map(reply -> reply.toLong()), options);
+        return retrying(ctx.scripts().run(new HandBackJobArgs(ctx, job, delay)).map(reply -> reply.toLong()), options);
     }
 
-    private Uni<Outcome> finish(LuaScript script, List<String> scriptKeys, List<String> args, String lockPrefix) {
-        return retrying(ctx.scripts().run(script, scriptKeys, args)
-                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue(), lockPrefix,
-                        options.workerId()))), options);
+    private Uni<Outcome> finish(MoveToFailedArgs call) {
+        return retrying(ctx.scripts().run(call)
+                .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue(),
+                        call.next().lockPrefix(), options.workerId()))), options);
     }
 
     /**
@@ -141,7 +128,7 @@ final class JobFinisher {
      *         retrying pipeline, which allocates a queue and a timer, is built only after a first failure)
      */
     static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
-        return write.onFailure(SharedConnection::isConnectionFailure).recoverWithUni(() -> retried(write, options));
+        return write.onFailure(RedisFailures::isConnectionFailure).recoverWithUni(() -> retried(write, options));
     }
 
     /**
@@ -152,7 +139,7 @@ final class JobFinisher {
      *         last failure after that, or at once with a Redis error
      */
     static <T> Uni<T> retried(Uni<T> write, WorkerOptions options) {
-        return Reconnect.finishing(write, SharedConnection::isConnectionFailure, options.lockDuration());
+        return Reconnect.finishing(write, RedisFailures::isConnectionFailure, options.lockDuration());
     }
 
     /** @return the wait (ms) before the next attempt, 0 for at once, -1 when the job fails for good */

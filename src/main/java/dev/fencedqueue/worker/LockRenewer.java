@@ -1,15 +1,12 @@
 package dev.fencedqueue.worker;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
@@ -76,17 +73,7 @@ final class LockRenewer {
      * @return the jobs the worker no longer owns, by job id, with the script's code (-1, -7 or -9)
      */
     Uni<Map<String, Long>> renew(Collection<ActiveJob> jobs) {
-        List<String> args = new ArrayList<>(2 + 4 * jobs.size());
-        args.add(keys.prefix());
-        args.add(Long.toString(lockDurationMillis));
-        for (ActiveJob job : jobs) {
-            args.add(job.id());
-            args.add(job.lockToken());
-            args.add(Long.toString(job.fencingToken()));
-            long tokens = job.tokensSpent();
-            args.add(tokens < 0 ? "" : Long.toString(tokens));
-        }
-        return scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), args).map(reply -> {
+        return scripts.run(new ExtendLocksArgs(keys, lockDurationMillis, jobs)).map(reply -> {
             Map<String, Long> lost = new HashMap<>();
             for (int i = 0; i + 1 < reply.size(); i += 2) {
                 lost.put(reply.get(i).toString(), reply.get(i + 1).toLong());

@@ -1,7 +1,6 @@
 package dev.fencedqueue.worker;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
 
@@ -9,7 +8,6 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
@@ -38,12 +36,7 @@ final class StalledJobChecker {
 
     /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
     Uni<Map<String, String>> check() {
-        return ctx.scripts().run(LuaScript.MOVE_STALLED_JOBS_TO_WAIT,
-                List.of(keys.stalled(), keys.waitList(), keys.active(), keys.prioritized(), keys.failed(),
-                        keys.stalledCheck(), keys.marker(), keys.meta(), keys.events()),
-                List.of(keys.prefix(), Integer.toString(options.maxStalledCount()),
-                        Long.toString(options.stalledInterval().toMillis()), ctx.streamLengthArg(),
-                        keys.revokedChannel(), ctx.queueEventsArg()))
+        return ctx.scripts().run(new StalledJobsArgs(ctx, options.maxStalledCount(), options.stalledInterval()))
                 .map(reply -> {
                     Map<String, String> stalled = new LinkedHashMap<>();
                     for (int i = 0; i + 1 < reply.size(); i += 2) {

@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -12,7 +12,8 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 
 /**
- * Runs blocking work off the event loop: a blocking processor's attempt, or one blocking step of a chunked job.
+ * Runs blocking work off the event loop: a blocking processor's attempt, one blocking step of a chunked job, a
+ * call to PostgreSQL (the bulk sink, notifications, the archive).
  * The work is called, and the {@code Uni} it returns subscribed, on a thread of the given executor. Cancelling
  * the returned {@code Uni} cancels that subscription and interrupts the thread while the work still runs on it.
  */

@@ -1,0 +1,37 @@
+package dev.fencedqueue.queue;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.ScriptCall;
+
+/**
+ * A call of {@code cleanJobs-2.lua}: removes one batch of the old jobs of a state. ARGV in order: the queue's key
+ * prefix, the state, the grace (ms), the most jobs to remove and the queue event stream's maximum length (entries).
+ *
+ * @param ctx the queue
+ * @param key the structure of that state: the completed or failed set, the wait list, or the delayed or prioritized
+ *        set
+ * @param state the state: {@code completed}, {@code failed}, {@code waiting}, {@code delayed} or {@code prioritized}
+ * @param grace only jobs that finished (or, in the other states, were added) at least this long ago are removed
+ * @param batch the most jobs to remove in this call
+ */
+record CleanJobsArgs(QueueContext ctx, String key, JobState state, Duration grace, int batch) implements ScriptCall {
+
+    @Override
+    public LuaScript script() {
+        return LuaScript.CLEAN_JOBS;
+    }
+
+    @Override
+    public List<String> keys() {
+        return List.of(key, ctx.keys().events());
+    }
+
+    @Override
+    public List<String> args() {
+        return List.of(ctx.keys().prefix(), state.value(), Long.toString(grace.toMillis()), Integer.toString(batch),
+                ctx.queueEventsArg());
+    }
+}

@@ -1,0 +1,45 @@
+package dev.fencedqueue.queue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import dev.fencedqueue.redis.LuaScript;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * The starts of jobs per client of one queue, counted in fixed windows in Redis ({@code rateLimit-1.lua}), so that
+ * every instance of the fleet shares the count. Obtain it from {@link JobQueue#clientStarts()}.
+ */
+public final class ClientStarts {
+
+    private final QueueContext ctx;
+
+    ClientStarts(QueueContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /**
+     * Counts one start of a client's against its current window; a start that does not fit is not counted. The first
+     * start of a window opens it, so a window never outlives its length.
+     *
+     * @param client the client's address, must not be {@code null}
+     * @param limit the most starts a window admits, at least 1
+     * @param window the window's length, must not be {@code null} (one under 1 ms counts nothing: Redis drops its
+     *        counter at once)
+     * @return empty when the start is admitted (and counted), else how long until the client's window ends (ms
+     *         precision, possibly zero); fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis
+     *         cannot be reached
+     * @throws IllegalArgumentException when {@code limit} is below 1
+     */
+    public Uni<Optional<Duration>> count(String client, int limit, Duration window) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("`limit` must be at least 1, was " + limit);
+        }
+        // rateLimit-1: KEYS the client's window counter; ARGV the limit (starts per window), the window (ms)
+        return ctx.scripts().run(LuaScript.RATE_LIMIT, List.of(ctx.keys().startRateLimit(client)),
+                List.of(Integer.toString(limit), Long.toString(window.toMillis())))
+                .map(reply -> reply.get(0).toInteger() == 0 ? Optional.of(Duration.ofMillis(reply.get(1).toLong()))
+                        : Optional.empty());
+    }
+}
