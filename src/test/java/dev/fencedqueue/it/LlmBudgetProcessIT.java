@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,21 +34,16 @@ class LlmBudgetProcessIT {
 
     @Test
     void twoProcessesCallsStayWithinTheBudgetTheyShare() {
-        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false",
-                "fq.simulator.requests-per-minute", "7", "fq.simulator.answer-words", "20",
-                "fq.simulator.token-interval", "5ms"), Map.of());
-        Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
-                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.requests-per-minute", "6",
-                "fq.llm.price.input", "2.50", "fq.llm.price.output", "10");
+        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", "7"));
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute", "6",
+                "fq.llm.price.input", "2.50", "fq.llm.price.output", "10"));
         ServiceProcess a = fleet.start("proc-A", config, Map.of());
         ServiceProcess b = fleet.start("proc-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
 
         List<String> jobs = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
-            ServiceProcess to = i % 2 == 0 ? a : b;
-            jobs.add(to.request().contentType(ContentType.JSON).body(Map.of("query", "budget question " + i))
-                    .post("/research/start").then().statusCode(202).extract().path("jobId"));
+            jobs.add(start(i % 2 == 0 ? a : b, "budget question " + i));
         }
 
         // Six calls at once, then one every 10 s as the budget refills.
@@ -69,12 +65,9 @@ class LlmBudgetProcessIT {
 
     @Test
     void theProvidersHeadersBringABudgetSetTooHighDownForTheWholeFleet() {
-        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false",
-                "fq.simulator.requests-per-minute", "7", "fq.simulator.answer-words", "20",
-                "fq.simulator.token-interval", "5ms"), Map.of());
+        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", "7"));
         // A budget of 20 a minute, where the provider admits 7.
-        Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
-                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.requests-per-minute", "20");
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute", "20"));
         ServiceProcess a = fleet.start("high-A", config, Map.of());
         ServiceProcess b = fleet.start("high-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
@@ -98,12 +91,10 @@ class LlmBudgetProcessIT {
 
     @Test
     void aHeavyTenantDoesNotTakeTheWholeBudgetOfTwoProcesses() {
-        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false",
-                "fq.simulator.answer-words", "20", "fq.simulator.token-interval", "20ms"), Map.of());
+        ServiceProcess llm = simulator(Map.of("fq.simulator.token-interval", "20ms"));
         // One call at once for the fleet, one worker slot per process, tenants from X-Tenant-Id.
-        Map<String, String> config = Map.of("fq.llm.protocol", "openai", "fq.llm.url", llm.url("/simulator"),
-                "fq.llm.model", "fenced-queue-simulator", "fq.llm.budget.max-concurrent", "1",
-                "fq.tenancy.source", "header", "fq.worker.concurrency", "1");
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
+                "fq.tenancy.source", "header", "fq.worker.concurrency", "1"));
         ServiceProcess a = fleet.start("fair-A", config, Map.of());
         ServiceProcess b = fleet.start("fair-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
@@ -130,6 +121,22 @@ class LlmBudgetProcessIT {
     private static String start(ServiceProcess process, String tenant, String query) {
         return process.request().header("X-Tenant-Id", tenant).contentType(ContentType.JSON)
                 .body(Map.of("query", query)).post("/research/start").then().statusCode(202).extract().path("jobId");
+    }
+
+    /** @return the simulator in a process of its own, answering 20 words a token every 5 ms, as {@code more} says */
+    private ServiceProcess simulator(Map<String, String> more) {
+        Map<String, String> config = new HashMap<>(Map.of("fq.worker.enabled", "false",
+                "fq.simulator.answer-words", "20", "fq.simulator.token-interval", "5ms"));
+        config.putAll(more);
+        return fleet.start("llm", config, Map.of());
+    }
+
+    /** @return a service process's configuration: chat completions to the simulator, and {@code more} */
+    private static Map<String, String> config(ServiceProcess llm, Map<String, String> more) {
+        Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai", "fq.llm.url",
+                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator"));
+        config.putAll(more);
+        return config;
     }
 
     private static String start(ServiceProcess process, String query) {

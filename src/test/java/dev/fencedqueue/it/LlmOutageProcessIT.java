@@ -117,11 +117,7 @@ class LlmOutageProcessIT {
 
         String jobId = start(a, "a long answer");
         // Whichever process runs it holds the one place among the calls at once.
-        String runner = await("the job streams").atMost(JOBS_FINISH).until(() -> {
-            JsonPath status = status(a, jobId);
-            return "active".equals(status.getString("state")) && status.get("progress") != null
-                    ? status.getString("workerId") : null;
-        }, worker -> worker != null);
+        String runner = streamingWorker(a, jobId);
         ServiceProcess zombie = runner.startsWith("zc-A") ? a : b;
         ServiceProcess taker = zombie == a ? b : a;
         zombie.freeze();
@@ -152,11 +148,7 @@ class LlmOutageProcessIT {
         fleet.awaitReady(llm, a, b);
 
         String first = start(a, "a call of ten seconds");
-        String runner = await("the first job streams").atMost(JOBS_FINISH).until(() -> {
-            JsonPath status = status(a, first);
-            return "active".equals(status.getString("state")) && status.get("progress") != null
-                    ? status.getString("workerId") : null;
-        }, worker -> worker != null);
+        String runner = streamingWorker(a, first);
         String second = start(b, "a call that waits for the place");
         await("the second job's call waits for the place").atMost(JOBS_FINISH)
                 .until(() -> rateLimited(a, "concurrency") + rateLimited(b, "concurrency") > 0);
@@ -174,6 +166,15 @@ class LlmOutageProcessIT {
                 .until(() -> completed(survivor, first) && completed(survivor, second));
         assertThat(llm.request().get("/simulator/stats").then().statusCode(200).extract().jsonPath()
                 .getLong("peakActive")).as("never two calls at once: each long call kept its place").isEqualTo(1);
+    }
+
+    /** @return the worker of the process whose run of the job streams its answer, once it does */
+    private static String streamingWorker(ServiceProcess process, String jobId) {
+        return await("the job streams").atMost(JOBS_FINISH).until(() -> {
+            JsonPath status = status(process, jobId);
+            return "active".equals(status.getString("state")) && status.get("progress") != null
+                    ? status.getString("workerId") : null;
+        }, worker -> worker != null);
     }
 
     private ServiceProcess simulator(Map<String, String> limits) {
