@@ -3,6 +3,9 @@ package dev.fencedqueue.research;
 import java.util.Map;
 
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmMessage;
+import dev.fencedqueue.llm.LlmSpan;
+import dev.fencedqueue.llm.ResearchProtocolClient;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;

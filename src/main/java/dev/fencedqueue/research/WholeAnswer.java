@@ -3,6 +3,14 @@ package dev.fencedqueue.research;
 import java.util.List;
 
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.ChatChunk;
+import dev.fencedqueue.llm.ChatCompletionsClient;
+import dev.fencedqueue.llm.LlmException;
+import dev.fencedqueue.llm.LlmMessage;
+import dev.fencedqueue.llm.LlmSpan;
+import dev.fencedqueue.llm.ResearchProtocolClient;
+import dev.fencedqueue.llm.ResponseChunks;
+import dev.fencedqueue.llm.ResponsesClient;
 import dev.fencedqueue.tracing.JobTracing;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Multi;
