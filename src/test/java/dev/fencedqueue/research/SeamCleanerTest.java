@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.fencedqueue.llm.ChatChunk;
-
 import org.junit.jupiter.api.Test;
 
 /**
