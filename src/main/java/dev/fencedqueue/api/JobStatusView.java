@@ -12,7 +12,7 @@ import dev.fencedqueue.queue.FlowReader;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobQueue;
-import dev.fencedqueue.research.LlmPrices;
+import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 

@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.fencedqueue.llm.ChatChunk;
+
 /**
  * One attempt's answer as it streams in: the text and reasoning so far (at most {@code maxChars} together), the
  * part not yet published as a {@code progress} event, the running count of completion tokens (one per chunk

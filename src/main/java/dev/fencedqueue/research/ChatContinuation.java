@@ -6,6 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.ChatChunk;
+import dev.fencedqueue.llm.ChatCompletionsClient;
+import dev.fencedqueue.llm.ContinuationProbe;
+import dev.fencedqueue.llm.ContinuationStyle;
+import dev.fencedqueue.llm.LlmRefusedException;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -88,7 +93,8 @@ public class ChatContinuation {
     }
 
     private Uni<Opened> continuing(String query, String jobId, CommittedAnswer committed, ContinuationStyle style) {
-        return chat.open(chat.continuation(query, committed, style), jobId).map(chunks -> {
+        ObjectNode request = chat.continuation(query, committed.text(), committed.completionTokens(), style);
+        return chat.open(request, jobId).map(chunks -> {
             return new Opened(Takeover.CONTINUE, committed,
                     style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, committed.text()) : chunks);
         });

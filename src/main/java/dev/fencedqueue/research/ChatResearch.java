@@ -8,6 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.AnswerDelta;
+import dev.fencedqueue.llm.ChatChunk;
+import dev.fencedqueue.llm.ChatCompletionsClient;
+import dev.fencedqueue.llm.LlmException;
+import dev.fencedqueue.llm.LlmPrices;
+import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Uni;
@@ -84,7 +89,7 @@ public class ChatResearch {
      * @return the job's result
      */
     Uni<Object> stream(JobContext context, ChatContinuation.Opened opened, LlmSpan span) {
-        span.takeover(opened.takeover(), context.traceContext());
+        span.takeover(opened.takeover() == null ? null : opened.takeover().value(), context.traceContext());
         Uni<Void> announced = opened.continues() ? context.resume().replaceWithVoid() : Uni.createFrom().voidItem();
         return announced.chain(() -> publishAll(context, opened, span));
     }

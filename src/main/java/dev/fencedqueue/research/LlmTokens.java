@@ -8,6 +8,7 @@ import java.util.OptionalLong;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.Queues;

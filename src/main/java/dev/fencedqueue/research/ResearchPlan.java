@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.llm.LlmException;
 
 /**
  * The plan of a deep research job: its sub-questions, each researched by one child job whose id is

@@ -11,11 +11,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.llm.ChatChunk;
+import dev.fencedqueue.llm.ContinuationStyle;
+import dev.fencedqueue.llm.LlmRefusedException;
+import dev.fencedqueue.llm.LlmSpan;
+import dev.fencedqueue.llm.ResponseChunks;
+import dev.fencedqueue.llm.ResponsesClient;
+import dev.fencedqueue.llm.ResponsesClient.ResponseEvent;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ChatContinuation.Opened;
-import dev.fencedqueue.research.ResponsesClient.ResponseEvent;
 import dev.fencedqueue.worker.JobContext;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -148,7 +154,8 @@ public class ResponsesResearch {
                         String status = retrieved.path("status").asText();
                         return "completed".equals(status) || "incomplete".equals(status)
                                 ? Uni.createFrom().item(new Opened(Takeover.REATTACH, base,
-                                        ResponseChunks.rest(retrieved, base, config.deltaChars())))
+                                        ResponseChunks.rest(retrieved, base.text(), base.reasoning(),
+                                        config.deltaChars())))
                                 : givenUp(context, query, base, response, "it ended " + status);
                     });
                 });
@@ -164,7 +171,8 @@ public class ResponsesResearch {
         }
         ContinuationStyle style = config.resume() == LlmConfig.Resume.CONTINUE ? ContinuationStyle.TRAILING_ASSISTANT
                 : ContinuationStyle.INSTRUCTION;
-        return client.create(client.continuation(query, base, style), context.jobId()).map(events -> {
+        ObjectNode request = client.continuation(query, base.text(), base.completionTokens(), style);
+        return client.create(request, context.jobId()).map(events -> {
             Multi<ChatChunk> chunks = chunks(context, events, -1, response);
             return new Opened(Takeover.CONTINUE, base,
                     style == ContinuationStyle.INSTRUCTION ? SeamCleaner.clean(chunks, base.text()) : chunks,

@@ -2,6 +2,7 @@ package dev.fencedqueue.research;
 
 import java.util.List;
 
+import dev.fencedqueue.llm.ChatChunk;
 import io.smallrye.mutiny.Multi;
 
 /**

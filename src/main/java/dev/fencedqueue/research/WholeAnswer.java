@@ -1,36 +1,24 @@
 package dev.fencedqueue.research;
 
-import java.util.List;
-
-import dev.fencedqueue.config.LlmConfig;
-import dev.fencedqueue.tracing.JobTracing;
+import dev.fencedqueue.llm.LlmException;
+import dev.fencedqueue.llm.LlmSpan;
 import io.opentelemetry.context.Context;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Asks the LLM one prompt, in the protocol {@code fq.llm.protocol} names, and returns its whole answer as text,
- * published nowhere: a step of a job whose output is not that text (a deep research job's plan). {@code research}:
- * the {@code summary}; {@code openai}: the streamed content; {@code responses}: the output text of a background
- * response. Cancelling the returned {@code Uni} closes the LLM's stream.
+ * Asks the LLM one prompt, in the protocol {@code fq.llm.protocol} names ({@link AnswerProtocol}), and returns its
+ * whole answer as text, published nowhere: a step of a job whose output is not that text (a deep research job's
+ * plan). {@code research}: the {@code summary}; {@code openai}: the streamed content; {@code responses}: the output
+ * text of a background response. Cancelling the returned {@code Uni} closes the LLM's stream.
  */
 @ApplicationScoped
 public class WholeAnswer {
 
-    private final LlmConfig config;
-    private final ResearchProtocolClient research;
-    private final ChatCompletionsClient chat;
-    private final ResponsesClient responses;
-    private final JobTracing tracing;
+    private final AnswerProtocol protocol;
 
-    public WholeAnswer(LlmConfig config, ResearchProtocolClient research, ChatCompletionsClient chat,
-            ResponsesClient responses, JobTracing tracing) {
-        this.tracing = tracing;
-        this.config = config;
-        this.research = research;
-        this.chat = chat;
-        this.responses = responses;
+    public WholeAnswer(AnswerProtocol protocol) {
+        this.protocol = protocol;
     }
 
     /**
@@ -41,34 +29,7 @@ public class WholeAnswer {
      *         answer (or fails it), and as the protocol's client says when the call cannot be made
      */
     public Uni<String> ask(String prompt, String jobId, Context trace) {
-        LlmSpan span = switch (config.protocol()) {
-            case RESEARCH -> LlmSpan.start(tracing, trace, "invoke_agent", null, null, research.url());
-            case OPENAI -> LlmSpan.start(tracing, trace, "chat", "openai", chat.model(), chat.url());
-            case RESPONSES -> LlmSpan.start(tracing, trace, "chat", "openai", responses.model(), responses.url());
-        };
-        return span.around(answer(prompt, jobId), true);
-    }
-
-    private Uni<String> answer(String prompt, String jobId) {
-        return switch (config.protocol()) {
-            case RESEARCH -> research.research(prompt, jobId)
-                    .select().where(message -> message instanceof LlmMessage.Summary)
-                    .collect().last() // the client fails a stream without a summary
-                    .map(summary -> ((LlmMessage.Summary) summary).summary());
-            case OPENAI -> text(chat.stream(prompt, jobId));
-            case RESPONSES -> responses.create(responses.request(prompt), jobId)
-                    .chain(events -> text(events.onItem().transformToIterable(event -> {
-                        ChatChunk chunk = ResponseChunks.of(event);
-                        return chunk == null ? List.<ChatChunk>of() : List.of(chunk);
-                    })));
-        };
-    }
-
-    private static Uni<String> text(Multi<ChatChunk> chunks) {
-        return chunks.collect().in(StringBuilder::new, (text, chunk) -> {
-            if (chunk.content() != null) {
-                text.append(chunk.content());
-            }
-        }).map(StringBuilder::toString);
+        LlmSpan span = protocol.span(trace);
+        return span.around(protocol.text(prompt, jobId), true);
     }
 }

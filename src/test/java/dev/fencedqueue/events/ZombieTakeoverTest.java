@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.research.SimulatorStats;
+import dev.fencedqueue.simulator.SimulatorStats;
 import dev.fencedqueue.testing.GatedProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;

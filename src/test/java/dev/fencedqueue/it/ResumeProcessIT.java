@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import dev.fencedqueue.research.SimulatorAnswers;
+import dev.fencedqueue.simulator.SimulatorAnswers;
 import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;

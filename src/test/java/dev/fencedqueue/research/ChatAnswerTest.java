@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
+import dev.fencedqueue.llm.ChatChunk;
 import org.junit.jupiter.api.Test;
 
 /** How an answer accumulates, batches its deltas and stops at its size cap (no server needed). */

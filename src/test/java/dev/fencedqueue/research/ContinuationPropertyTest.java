@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Random;
 
 import dev.fencedqueue.config.SimulatorConfig.TrailingAssistant;
+import dev.fencedqueue.llm.ChatCompletionsClient;
+import dev.fencedqueue.llm.LlmTestAccess;
+import dev.fencedqueue.simulator.SimulatorAnswers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +29,7 @@ class ContinuationPropertyTest {
         Random random = new Random(SEED);
         for (int i = 0; i < 300; i++) {
             String committed = full.substring(0, 1 + random.nextInt(full.length() - 1));
-            List<String> tokens = SimulatedCompletion.tokens(List.of(user(QUESTION), assistant(committed)), WORDS,
+            List<String> tokens = SimulatorAnswers.tokens(List.of(user(QUESTION), assistant(committed)), WORDS,
                     TrailingAssistant.CONTINUE, 0);
 
             assertThat(committed + String.join("", tokens)).as("cut after %d characters", committed.length())
@@ -41,7 +44,7 @@ class ContinuationPropertyTest {
         for (int repeated : new int[] {0, 3, 12}) {
             for (int i = 0; i < 200; i++) {
                 String committed = full.substring(0, 1 + random.nextInt(full.length() - 1));
-                List<String> tokens = SimulatedCompletion.tokens(List.of(user(QUESTION), assistant(committed),
+                List<String> tokens = SimulatorAnswers.tokens(List.of(user(QUESTION), assistant(committed),
                         user(ChatCompletionsClient.CONTINUE_INSTRUCTION)), WORDS, TrailingAssistant.REFUSE, repeated);
 
                 assertThat(committed + SeamCleanerTest.clean(committed, tokens.toArray(String[]::new)))
@@ -54,7 +57,7 @@ class ContinuationPropertyTest {
     @Test
     void aModelThatOpensANewTurnAnswersFromTheStart() {
         String full = full();
-        List<String> tokens = SimulatedCompletion.tokens(List.of(user(QUESTION), assistant(full.substring(0, 40))), WORDS,
+        List<String> tokens = SimulatorAnswers.tokens(List.of(user(QUESTION), assistant(full.substring(0, 40))), WORDS,
                 TrailingAssistant.NEW_TURN, 0);
 
         assertThat(String.join("", tokens)).isEqualTo(full);
@@ -66,14 +69,14 @@ class ContinuationPropertyTest {
         List<String[]> probe = List.of(user(ChatCompletionsClient.PROBE_QUESTION + String.join(" ", words)),
                 assistant("alpha bravo charlie"));
 
-        assertThat(ContinuationProbe.continues(String.join("", SimulatedCompletion.tokens(probe, WORDS,
+        assertThat(LlmTestAccess.continuesProbe(String.join("", SimulatorAnswers.tokens(probe, WORDS,
                 TrailingAssistant.CONTINUE, 0)))).isTrue();
-        assertThat(ContinuationProbe.continues(String.join("", SimulatedCompletion.tokens(probe, WORDS,
+        assertThat(LlmTestAccess.continuesProbe(String.join("", SimulatorAnswers.tokens(probe, WORDS,
                 TrailingAssistant.NEW_TURN, 0)))).isFalse();
     }
 
     private static String full() {
-        List<String> tokens = SimulatedCompletion.tokens(new ArrayList<>(List.<String[]>of(user(QUESTION))), WORDS,
+        List<String> tokens = SimulatorAnswers.tokens(new ArrayList<>(List.<String[]>of(user(QUESTION))), WORDS,
                 TrailingAssistant.CONTINUE, 0);
         assertThat(tokens).hasSize(WORDS);
         return String.join("", tokens);

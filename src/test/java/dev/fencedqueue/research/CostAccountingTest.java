@@ -15,6 +15,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;

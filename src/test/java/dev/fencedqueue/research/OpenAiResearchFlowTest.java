@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.llm.ChatCompletionsClient;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SseClient;

@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.fencedqueue.llm.ContinuationProbe;
 import dev.fencedqueue.testing.WorkersOffProfile;
 
 /**

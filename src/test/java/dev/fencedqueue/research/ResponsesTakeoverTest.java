@@ -24,7 +24,11 @@ import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 import java.util.stream.Collectors;
 
-import dev.fencedqueue.research.ResponsesClient.ResponseEvent;
+import dev.fencedqueue.llm.ResponseChunks;
+import dev.fencedqueue.llm.ResponsesClient;
+import dev.fencedqueue.llm.ResponsesClient.ResponseEvent;
+import dev.fencedqueue.simulator.ResponsesSimulator;
+import dev.fencedqueue.simulator.SimulatorAnswers;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.RuntimeProfile;
@@ -284,12 +288,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
     }
 
     private static String uninterruptedReasoning() {
-        StringBuilder reasoning = new StringBuilder();
-        for (int word = 0; word < OpenAiResumeProfile.ANSWER_WORDS; word += SimulatedResponse.REASONING_EVERY) {
-            reasoning.append(word == 0 ? "" : " ").append("Checking source ")
-                    .append(word / SimulatedResponse.REASONING_EVERY + 1).append(".");
-        }
-        return reasoning.toString();
+        return SimulatorAnswers.uninterruptedReasoning(OpenAiResumeProfile.ANSWER_WORDS);
     }
 
     private static List<Long> sequenceNumbers(List<Map<String, Object>> events) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.fencedqueue.llm.ChatChunk;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -12,6 +12,8 @@ import java.time.Duration;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.fencedqueue.llm.LlmPrices;
+import dev.fencedqueue.simulator.SimulatorStats;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
 import dev.fencedqueue.testing.RuntimeProfile;

@@ -22,12 +22,14 @@ public final class TestForks {
 
     /**
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
-     * ({@code research}), the Redis topologies and faults (Sentinel, Cluster, lost writes, restarts, outages), and, to
-     * balance the forks' times, two classes of the worker's timers and {@code JobOwnershipTest}.
+     * ({@code research}, {@code llm}, {@code simulator}), the Redis topologies and faults (Sentinel, Cluster, lost
+     * writes, restarts, outages), and, to balance the forks' times, two classes of the worker's timers and
+     * {@code JobOwnershipTest}.
      * {@code SimulatorOffTest} runs in the other fork, with the classes it shares a test profile with; so do all the
      * browser tests, so that one Chromium runs at a time.
      */
-    public static final String LLM_AND_TOPOLOGIES = "dev\\.fencedqueue\\.research\\.(?!SimulatorOffTest)\\w*Test"
+    public static final String LLM_AND_TOPOLOGIES =
+            "dev\\.fencedqueue\\.(research|llm|simulator)\\.(?!SimulatorOffTest)\\w*Test"
             + "|dev\\.fencedqueue\\.redis\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
             + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)"

@@ -24,7 +24,10 @@ import org.junit.platform.commons.support.AnnotationSupport;
 public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallback {
 
     private static final String WORKERS = "fq.worker.enabled";
-    /** The settings of {@code fq.llm.*} that are read per call, not when the client is built at startup. */
+    /**
+     * The settings of {@code fq.llm.*} that are read per call, not when the client is built at startup; the protocol,
+     * chosen once at startup, is followed per call in the tests ({@link SwitchableConfig}).
+     */
     private static final Set<String> LLM = Set.of("protocol", "model", "api-key", "system-prompt", "max-tokens",
             "temperature", "delta-interval", "delta-chars", "max-response-chars", "resume", "tools",
             "reasoning-summary", "poll-interval", "queued-timeout", "price.input", "price.output");

@@ -2,7 +2,7 @@ package dev.fencedqueue.testing;
 
 import static io.restassured.RestAssured.given;
 
-import dev.fencedqueue.research.SimulatorStats;
+import dev.fencedqueue.simulator.SimulatorStats;
 
 /** Reads {@code GET /simulator/stats}: the research streams the built-in simulator served for one job. */
 public final class SimulatorStreams {

@@ -15,9 +15,15 @@ import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.llm.LlmSpan;
+import dev.fencedqueue.research.AnswerProtocol;
+import dev.fencedqueue.research.AnswerProtocols;
+import dev.fencedqueue.worker.JobContext;
+import io.opentelemetry.context.Context;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.WithName;
+import io.smallrye.mutiny.Uni;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.Produces;
@@ -30,7 +36,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * {@code fq.simulator.*}, {@code fq.worker.*}, {@code fq.bulk.*} and {@code fq.tenancy.*} settings. In the tests' application each of these config mappings
  * is this bean's view of it, an alternative to Quarkus's: it answers what the configuration says, or the value a test
  * set. The application's code is the same as in production; a setting it reads once at startup (a pool's size, the
- * simulator's on/off switch, the workers it starts) is not changed by this, which {@link RuntimeProfile} checks.
+ * simulator's on/off switch, the workers it starts) is not changed by this, which {@link RuntimeProfile} checks; the
+ * LLM protocol, which the application chooses once at startup, follows {@code fq.llm.protocol} here at each call.
  */
 @Singleton
 public class SwitchableConfig {
@@ -84,6 +91,34 @@ public class SwitchableConfig {
     @Singleton
     LlmConfig llm() {
         return switchable(LlmConfig.class);
+    }
+
+    /**
+     * The research jobs' LLM protocol as {@code fq.llm.protocol} says at each call, so that a test may switch it: the
+     * application chooses it once at startup ({@link AnswerProtocols}), from the same implementations.
+     */
+    @Produces
+    @Alternative
+    @Priority(1)
+    @Singleton
+    AnswerProtocol answerProtocol(AnswerProtocols protocols, LlmConfig llm) {
+        return new AnswerProtocol() {
+
+            @Override
+            public Uni<Object> answer(JobContext context, String question, boolean mayContinue) {
+                return protocols.of(llm.protocol()).answer(context, question, mayContinue);
+            }
+
+            @Override
+            public LlmSpan span(Context trace) {
+                return protocols.of(llm.protocol()).span(trace);
+            }
+
+            @Override
+            public Uni<String> text(String prompt, String jobId) {
+                return protocols.of(llm.protocol()).text(prompt, jobId);
+            }
+        };
     }
 
     @Produces

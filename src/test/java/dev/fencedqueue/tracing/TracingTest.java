@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
-import dev.fencedqueue.research.LlmPrices;
+import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.research.OpenAiResumeProfile;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.FanOuts;

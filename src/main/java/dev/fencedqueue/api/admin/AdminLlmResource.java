@@ -5,7 +5,7 @@ import java.util.List;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.fencedqueue.budget.BudgetState;
 import dev.fencedqueue.budget.LlmBudgets;
-import dev.fencedqueue.research.LlmBudgetGate;
+import dev.fencedqueue.llm.LlmBudgetGate;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;

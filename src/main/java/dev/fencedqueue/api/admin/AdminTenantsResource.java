@@ -17,7 +17,7 @@ import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.TenantSettings;
 import dev.fencedqueue.queue.Tenants;
 import dev.fencedqueue.queue.TokenQuota;
-import dev.fencedqueue.research.LlmPrices;
+import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.worker.FairDispatchSync;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;

@@ -1,0 +1,50 @@
+package dev.fencedqueue.research;
+
+import dev.fencedqueue.llm.LlmException;
+import dev.fencedqueue.llm.LlmSpan;
+import dev.fencedqueue.worker.JobContext;
+import io.opentelemetry.context.Context;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * How research jobs ask the LLM in one protocol of {@code fq.llm.protocol}: one implementation per protocol
+ * ({@code research}: {@link ResearchProtocolAnswers}, {@code openai}: {@link ChatCompletionsAnswers},
+ * {@code responses}: {@link ResponsesAnswers}), chosen once at startup ({@link AnswerProtocols}). Cancelling a
+ * returned {@code Uni} closes the LLM's stream.
+ */
+public interface AnswerProtocol {
+
+    /**
+     * Answers a question as a job's published output: fenced {@code progress} events, then the result.
+     *
+     * @param context the attempt, must not be {@code null}
+     * @param question the question, must not be {@code null}
+     * @param mayContinue whether this run may continue an answer that earlier runs committed ({@code openai} and
+     *        {@code responses}; the run then announces {@code resume} itself); {@code false} starts the answer, as the
+     *        {@code research} protocol always does
+     * @return the job's result; fails as the LLM call or a fenced write fails
+     */
+    Uni<Object> answer(JobContext context, String question, boolean mayContinue);
+
+    /**
+     * Starts the span of one call in this protocol ({@link LlmSpan}: its operation, provider, model and server).
+     *
+     * @param trace the asking attempt's context ({@code JobContext.traceContext()}), must not be {@code null}: the
+     *        span is its child
+     * @return the span, started
+     * @throws LlmException when {@code fq.llm.url} is empty and the simulator is off
+     */
+    LlmSpan span(Context trace);
+
+    /**
+     * Asks one prompt and gives its whole answer as text, published nowhere, without a span of its own.
+     *
+     * @param prompt the prompt, sent as the user's question, must not be {@code null}
+     * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
+     * @return the answer's text, never {@code null} ({@code research}: the summary; {@code openai}: the streamed
+     *         content; {@code responses}: the output text of a background response); fails with
+     *         {@link LlmException} when the LLM ends without an answer (or fails it), and as the protocol's client
+     *         says when the call cannot be made
+     */
+    Uni<String> text(String prompt, String jobId);
+}
