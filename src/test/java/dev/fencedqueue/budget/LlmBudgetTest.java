@@ -133,19 +133,37 @@ class LlmBudgetTest {
     @Test
     void theProvidersResetTellsTheFractionOfTheNextCallItRefilled() {
         // A budget of 60 a minute (one a second) learns from its first call's headers that the provider admits 2 a
-        // minute (one every 30 s), 1 left, full again in 15 s: half of the next call is refilled. The budget admits that
-        // one call now and the next 15 s later: not a second later as its own limit would, nor 30 s as the whole
-        // count alone would say.
+        // minute (one every 30 s), 1 left. Full again in 1 s: nearly all of the next call is refilled; in 15 s: half
+        // of it; no reset given: none, as far as the budget knows. The budget admits that one call now, and the next
+        // one after that much more of the provider's 30 s: the waits come in that order.
+        long almostRefilled = waitAfterCorrection("reset-1s", 1_000);
+        long halfRefilled = waitAfterCorrection("reset-15s", 15_000);
+        long wholeCountOnly = waitAfterCorrection("no-reset", -1);
+        // Time passing only shortens a wait measured later: the order holds however slow the machine.
+        assertThat(halfRefilled).as("half refilled waits longer than nearly refilled").isGreaterThan(almostRefilled);
+        assertThat(halfRefilled).as("and less than the whole count alone says").isLessThan(wholeCountOnly);
+    }
+
+    /**
+     * @return how long the budget's third call waits (ms) once the provider's headers (1 left of 2, full again in
+     *         {@code resetMillis}, -1 for not given) corrected it
+     */
+    private long waitAfterCorrection(String model, long resetMillis) {
+        BudgetKey budgetKey = new BudgetKey(key.endpoint(), model);
         BudgetLimits tooHigh = new BudgetLimits(60, 0, 0);
-        assertThat(reserve(tooHigh, 10).reserved()).isTrue();
-        long[] left = budget.correct(key, tooHigh, new ProviderLimits(2, 1, 0, -1, Optional.empty(), 15_000, -1))
-                .await().atMost(TIMEOUT);
+        assertThat(reserve(budgetKey, tooHigh).reserved()).isTrue();
+        long[] left = budget.correct(budgetKey, tooHigh, new ProviderLimits(2, 1, 0, -1, Optional.empty(), resetMillis,
+                -1)).await().atMost(TIMEOUT);
         assertThat(left[0]).isEqualTo(1);
-        assertThat(reserve(tooHigh, 10).reserved()).isTrue();
-        Reservation next = reserve(tooHigh, 10);
+        assertThat(reserve(budgetKey, tooHigh).reserved()).isTrue();
+        Reservation next = reserve(budgetKey, tooHigh);
         assertThat(next.reason()).isEqualTo("requests");
-        // Time passing only shortens the wait: bounds 10 s below and 1 s above the 15 s hold on any machine.
-        assertThat(next.waitMillis()).as("the provider's next call, 15 s from its headers").isBetween(5_000L, 16_000L);
+        return next.waitMillis();
+    }
+
+    private Reservation reserve(BudgetKey budgetKey, BudgetLimits limits) {
+        return budget.reserve(budgetKey, limits, 10, UUID.randomUUID().toString(), LEASE, UNAVAILABLE).await()
+                .atMost(TIMEOUT);
     }
 
     @Test
