@@ -106,7 +106,7 @@ public interface LlmConfig {
      * in the best way the server supports (asks once per model whether it continues a trailing assistant message),
      * {@code continue} continues it with a trailing assistant message without asking, {@code restart} starts the
      * answer over (readers get {@code reset}). Continuing falls back to asking the model, in a user message, to go on
-     * from where the answer stops, and only then to starting over. See the README's "Takeovers that continue".
+     * from where the answer stops, and only then to starting over. See docs/guide.md, "Takeovers that continue the answer".
      */
     @WithDefault("auto")
     Resume resume();

@@ -49,10 +49,10 @@ abstract class DocumentedCommandsRunner {
 
     /** Programs the documentation shows that this test does not run, and where they are run instead. */
     static final Map<String, String> RUN_ELSEWHERE = Map.of(
-            "./mvnw", "the build itself: CI runs `./mvnw verify` (README) and the native and Valkey stages (docs/testing.md)",
-            "java", "a packaged instance: ZombieProcessIT and TracingProcessIT start the jar as the README does",
+            "./mvnw", "the build itself: CI runs `./mvnw verify` (README) and the Valkey, AOT and native stages (docs/testing.md)",
+            "java", "a packaged instance: ZombieProcessIT and TracingProcessIT start the jar as docs/guide.md does",
             "export", "an environment setting of the two-instance recipe, which ZombieProcessIT automates",
-            "kill", "ZombieProcessIT stops and continues an instance (SIGSTOP, SIGCONT) as the README does",
+            "kill", "ZombieProcessIT stops and continues an instance (SIGSTOP, SIGCONT) as docs/guide.md does",
             "promtool", "MonitoringFilesTest runs `promtool check rules` and `promtool test rules` on monitoring/",
             "kubectl", "KubernetesManifestIT validates target/kubernetes/kubernetes.yml against the Kubernetes schemas",
             "", "environment settings only");
