@@ -82,6 +82,19 @@ final class PackagedFigures {
      */
     static PackagedFigures launch(BenchContext bench, String redisUri, PackagedApplication application, Path java,
             String name, int concurrency, Map<String, String> extra) {
+        return launch(bench, redisUri, application, java, List.of(), name, concurrency, extra);
+    }
+
+    /**
+     * Starts the application like {@link #launch(BenchContext, String, PackagedApplication, Path, String, int, Map)},
+     * with JVM options of the caller's.
+     *
+     * @param jvmOptions options of a jar's JVM (such as {@code -XX:AOTCache=...}), ignored by a native executable,
+     *        must not be {@code null}
+     * @return the running process, ready
+     */
+    static PackagedFigures launch(BenchContext bench, String redisUri, PackagedApplication application, Path java,
+            List<String> jvmOptions, String name, int concurrency, Map<String, String> extra) {
         String queue = "bench-noop-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, String> config = new java.util.HashMap<>(Map.of("quarkus.redis.hosts", redisUri,
                 "fq.worker.id", name,
@@ -93,8 +106,11 @@ final class PackagedFigures {
         // -Dbench.process.jvm-options="..." (space-separated; {name} is the launch's name) adds JVM options to a jar's
         // process, to profile it: -XX:StartFlightRecording=dumponexit=true,filename=target/{name}.jfr
         String options = System.getProperty("bench.process.jvm-options", "").trim().replace("{name}", name);
-        ServiceProcess process = ServiceProcess.start(application.withJava(java),
-                options.isEmpty() ? List.of() : List.of(options.split("\\s+")), name,
+        List<String> allOptions = new ArrayList<>(jvmOptions);
+        if (!options.isEmpty()) {
+            allOptions.addAll(List.of(options.split("\\s+")));
+        }
+        ServiceProcess process = ServiceProcess.start(application.withJava(java), allOptions, name,
                 EmbeddedRedis.freePort(), config, Map.of(), LOGS.resolve(name + ".log"));
         try {
             long ready = process.awaitReady(READY_TIMEOUT, Duration.ofMillis(5));

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import dev.fencedqueue.testing.PackagedApplication;
 import org.junit.jupiter.api.Test;
@@ -20,10 +21,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The native container images (no container runtime here, so the Dockerfiles are read, not built): they copy the
+ * The container images (no container runtime here, so the Dockerfiles are read, not built): the native ones copy the
  * native executable, run it as a numeric non-root user on the port the Kubernetes manifests probe, on a UBI 9
- * base whose glibc (2.34) and zlib are all the executable links against. The executable is checked only where
- * it was built ({@code ./mvnw verify -Dnative}).
+ * base whose glibc (2.34) and zlib are all the executable links against (the executable is checked only where it
+ * was built, {@code ./mvnw verify -Dnative}); the warm JVM's runs the very jar and AOT cache that its training stage,
+ * on the same JVM, trained and wrote (what the training does and that a JVM uses its cache: {@link AotCacheIT}).
  */
 class ContainerImageIT {
 
@@ -34,13 +36,30 @@ class ContainerImageIT {
     @ParameterizedTest
     @ValueSource(strings = {"Dockerfile.native", "Dockerfile.native-micro"})
     void nativeDockerfileRunsTheExecutableAsANonRootUserOnPort8080(String dockerfile) throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("src", "main", "docker", dockerfile)).stream()
-                .filter(line -> !line.startsWith("#") && !line.isBlank()).toList();
+        List<String> lines = instructions(dockerfile);
 
         assertThat(lines.get(0))
                 .matches("FROM (registry\\.access\\.redhat\\.com/ubi9/|quay\\.io/quarkus/ubi9-).+:[0-9.]+");
         assertThat(lines).contains("COPY --chown=1001:root --chmod=0755 target/*-runner /work/application",
                 "EXPOSE 8080", "USER 1001", "ENTRYPOINT [\"./application\", \"-Dquarkus.http.host=0.0.0.0\"]");
+    }
+
+    @Test
+    void warmJvmImageRunsTheJarAndCacheItsTrainingStageWroteOnTheSameJvm() throws IOException {
+        List<String> instructions = instructions("Dockerfile.jvm-aot");
+        Matcher training = Pattern.compile("RUN APP_JAR=(\\S+) AOT_CACHE=(\\S+) .*aot-training\\.sh")
+                .matcher(String.join("\n", instructions));
+        assertThat(training.find()).as("the training stage runs aot-training.sh: " + instructions).isTrue();
+        String jar = training.group(1);
+        String cache = training.group(2);
+
+        assertThat(instructions.get(0)).matches("FROM eclipse-temurin:25[0-9.]*-jre\\S* AS jre");
+        assertThat(instructions).containsSubsequence("FROM jre AS training", "COPY target/*-runner.jar " + jar,
+                "FROM jre", "COPY --from=training --chown=1001:root /deployments/ /deployments/");
+        assertThat(jar).startsWith("/deployments/");
+        assertThat(cache).startsWith("/deployments/");
+        assertThat(instructions).contains("EXPOSE 8080", "USER 1001", "ENTRYPOINT [\"java\", \"-XX:AOTCache=" + cache
+                + "\", \"-Dquarkus.http.host=0.0.0.0\", \"-jar\", \"" + jar + "\"]");
     }
 
     @Test
@@ -62,6 +81,13 @@ class ContainerImageIT {
         List<String> libraries = needed.results().map(match -> match.group(1)).toList();
         assertThat(libraries).isNotEmpty().allSatisfy(library -> assertThat(library)
                 .matches("lib(c|z|m|dl|pthread|rt)\\.so\\.\\d+|ld-linux-x86-64\\.so\\.2"));
+    }
+
+    /** @return the Dockerfile's instructions, one per element, continued lines joined, comments left out */
+    private static List<String> instructions(String dockerfile) throws IOException {
+        String text = Files.readAllLines(Path.of("src", "main", "docker", dockerfile)).stream()
+                .filter(line -> !line.startsWith("#") && !line.isBlank()).collect(Collectors.joining("\n"));
+        return List.of(text.replaceAll("\\s*\\\\\n\\s*", " ").split("\n"));
     }
 
     private static String run(String... command) throws IOException, InterruptedException {

@@ -11,6 +11,7 @@ import java.util.Map;
 import dev.fencedqueue.dev.EmbeddedPostgresServer;
 import dev.fencedqueue.dev.EmbeddedRedis;
 import dev.fencedqueue.testing.NotificationRows;
+import dev.fencedqueue.testing.PackagedApplication;
 import dev.fencedqueue.testing.RedisProcess;
 import dev.fencedqueue.testing.ServiceProcess;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -153,6 +154,21 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
      * @return the started process
      */
     ServiceProcess start(String workerId, Map<String, String> extraConfig, Map<String, String> environment) {
+        return start(workerId, PackagedApplication.built(), ServiceProcess.TEST_JVM_OPTIONS, extraConfig, environment);
+    }
+
+    /**
+     * Starts a service process like {@link #start(String, Map, Map)}, of a given application on given JVM options.
+     *
+     * @param workerId the process's {@code fq.worker.id}, also the name of its log file, must not be {@code null}
+     * @param application the application and the JVM that runs it, must not be {@code null}
+     * @param jvmOptions its JVM options (ignored by a native executable), must not be {@code null}
+     * @param extraConfig configuration of this process only, must not be {@code null}
+     * @param environment environment variables of this process only, must not be {@code null}
+     * @return the started process
+     */
+    ServiceProcess start(String workerId, PackagedApplication application, List<String> jvmOptions,
+            Map<String, String> extraConfig, Map<String, String> environment) {
         Map<String, String> all = new LinkedHashMap<>(config);
         all.put("quarkus.redis.hosts", redis.uri()); // a process's own config may lead it elsewhere (a proxy)
         all.putAll(extraConfig);
@@ -164,8 +180,8 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
         all.put("fq.worker.id", workerId);
         ServiceProcess process;
         synchronized (processes) {
-            process = ServiceProcess.start(workerId, EmbeddedRedis.freePort(), all, environment,
-                    logs.resolve(workerId + ".log"));
+            process = ServiceProcess.start(application, jvmOptions, workerId, EmbeddedRedis.freePort(), all,
+                    environment, logs.resolve(workerId + ".log"));
             processes.add(process);
         }
         return process;
