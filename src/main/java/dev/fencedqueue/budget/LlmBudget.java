@@ -1,10 +1,8 @@
 package dev.fencedqueue.budget;
 
 import java.time.Duration;
-import java.util.List;
 
 import dev.fencedqueue.config.RedisKeysConfig;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
@@ -74,8 +72,8 @@ public class LlmBudget {
      * @return whether the call was in flight (false: its lease had run out and its place was let go)
      */
     public Uni<Boolean> renew(BudgetKey key, String leaseId, Duration lease) {
-        return scripts.run(LuaScript.RENEW_LLM_LEASE, key.keys(keyPrefix).subList(1, 2),
-                List.of(leaseId, Long.toString(Math.max(1, lease.toMillis())))).map(reply -> reply.toInteger() == 1);
+        return scripts.run(new RenewLlmLeaseArgs(key.keys(keyPrefix).subList(1, 2), leaseId, lease))
+                .map(reply -> reply.toInteger() == 1);
     }
 
     /**
@@ -102,8 +100,7 @@ public class LlmBudget {
      * @return how long calls wait from now, and how long the server has been unavailable
      */
     public Uni<Outage> pause(BudgetKey key, Duration wait) {
-        return scripts.run(LuaScript.PAUSE_LLM_BUDGET, key.keys(keyPrefix).subList(0, 1),
-                List.of(Long.toString(Math.max(0, wait.toMillis())))).map(LlmBudget::outage);
+        return scripts.run(new PauseLlmBudgetArgs(key.keys(keyPrefix).subList(0, 1), wait)).map(LlmBudget::outage);
     }
 
     /**
@@ -130,7 +127,7 @@ public class LlmBudget {
      * @return whether the circuit was open or the server counted as unavailable
      */
     public Uni<Boolean> close(BudgetKey key) {
-        return scripts.run(LuaScript.CLOSE_LLM_CIRCUIT, key.keys(keyPrefix).subList(0, 1), List.of())
+        return scripts.run(new CloseLlmCircuitArgs(key.keys(keyPrefix).subList(0, 1)))
                 .map(reply -> reply.toInteger() == 1);
     }
 

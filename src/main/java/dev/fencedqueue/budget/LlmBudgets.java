@@ -5,7 +5,6 @@ import java.util.Comparator;
 import java.util.List;
 
 import dev.fencedqueue.config.RedisKeysConfig;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Multi;
@@ -81,8 +80,7 @@ public class LlmBudgets {
      * @return the state, at one instant of the Redis clock
      */
     public Uni<BudgetState> state(BudgetKey key, BudgetLimits limits) {
-        return scripts.run(LuaScript.READ_LLM_BUDGET, key.keys(keyPrefix), List.of(
-                Long.toString(limits.requestsPerMinute()), Long.toString(limits.tokensPerMinute())))
+        return scripts.run(new ReadLlmBudgetArgs(key.keys(keyPrefix), limits))
                 .map(reply -> new BudgetState(key, reply.get(0).toLong(), reply.get(1).toLong(), reply.get(2).toLong(),
                         reply.get(3).toLong(), reply.get(4).toLong(), reply.get(10).toLong(), reply.get(11).toLong(),
                         limits.maxConcurrent(), reply.get(5).toLong(), reply.get(6).toLong(), reply.get(7).toLong(),

@@ -1,7 +1,6 @@
 package dev.fencedqueue.bulk;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -9,7 +8,6 @@ import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.ScriptErrors;
 import dev.fencedqueue.redis.LuaScript;
@@ -46,12 +44,11 @@ public class BulkControl {
      */
     public Uni<Gate> gate(String queue, String jobId) {
         QueueContext ctx = queues.context(queue);
-        return ctx.scripts().run(LuaScript.CHUNK_GATE, List.of(ctx.keys().abortFlag(jobId), ctx.keys().job(jobId)),
-                List.of()).map(reply -> {
-                    String throttle = reply.get(1).toString();
-                    return new Gate(reply.get(0).toInteger() == 1,
-                            throttle.isEmpty() ? Optional.empty() : Optional.of(parse(ctx, throttle)));
-                });
+        return ctx.scripts().run(new ChunkGateArgs(ctx.keys(), jobId)).map(reply -> {
+            String throttle = reply.get(1).toString();
+            return new Gate(reply.get(0).toInteger() == 1,
+                    throttle.isEmpty() ? Optional.empty() : Optional.of(parse(ctx, throttle)));
+        });
     }
 
     /**
@@ -68,19 +65,17 @@ public class BulkControl {
      */
     public Uni<AbortRequest> abort(String queue, String jobId, Duration ttl, String reason) {
         QueueContext ctx = queues.context(queue);
-        QueueKeys keys = ctx.keys();
-        return ctx.scripts().run(LuaScript.REQUEST_ABORT, List.of(keys.job(jobId), keys.abortFlag(jobId)),
-                List.of(Long.toString(ttl.toMillis()))).chain(reply -> {
-                    int code = reply.get(0).toInteger();
-                    if (code == 1) {
-                        return Uni.createFrom().item(new AbortRequest(jobId, JobState.ACTIVE, true));
-                    }
-                    if (code < 0) {
-                        throw ScriptErrors.toException(LuaScript.REQUEST_ABORT, queue, jobId, code, -1);
-                    }
-                    return queues.queue(queue).abort(jobId, reason)
-                            .map(result -> new AbortRequest(jobId, result.previousState(), false));
-                });
+        return ctx.scripts().run(new RequestAbortArgs(ctx.keys(), jobId, ttl)).chain(reply -> {
+            int code = reply.get(0).toInteger();
+            if (code == 1) {
+                return Uni.createFrom().item(new AbortRequest(jobId, JobState.ACTIVE, true));
+            }
+            if (code < 0) {
+                throw ScriptErrors.toException(LuaScript.REQUEST_ABORT, queue, jobId, code, -1);
+            }
+            return queues.queue(queue).abort(jobId, reason)
+                    .map(result -> new AbortRequest(jobId, result.previousState(), false));
+        });
     }
 
     /**
@@ -105,7 +100,7 @@ public class BulkControl {
         } catch (JsonProcessingException e) {
             return Uni.createFrom().failure(e);
         }
-        return ctx.scripts().run(LuaScript.SET_THROTTLE, List.of(ctx.keys().job(jobId)), List.of(json))
+        return ctx.scripts().run(new SetThrottleArgs(ctx.keys(), jobId, json))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.SET_THROTTLE, queue, jobId, reply));
     }
 
@@ -129,16 +124,14 @@ public class BulkControl {
      */
     Uni<Optional<String>> acquireSingleFlight(String queue, String key, String jobId) {
         QueueContext ctx = queues.context(queue);
-        return ctx.scripts().run(LuaScript.ACQUIRE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(key)),
-                List.of(jobId, ctx.keys().prefix())).map(reply -> reply.get(0).toInteger() == 1 ? Optional.empty()
-                        : Optional.of(reply.get(1).toString()));
+        return ctx.scripts().run(SingleFlightArgs.acquire(ctx.keys(), key, jobId))
+                .map(reply -> reply.get(0).toInteger() == 1 ? Optional.empty() : Optional.of(reply.get(1).toString()));
     }
 
     /** Gives up a single-flight key if the job holds it. */
     Uni<Void> releaseSingleFlight(String queue, String key, String jobId) {
         QueueContext ctx = queues.context(queue);
-        return ctx.scripts().run(LuaScript.RELEASE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(key)), List.of(jobId))
-                .replaceWithVoid();
+        return ctx.scripts().run(SingleFlightArgs.release(ctx.keys(), key, jobId)).replaceWithVoid();
     }
 
     private static Throttle parse(QueueContext ctx, String json) {

@@ -1,10 +1,8 @@
 package dev.fencedqueue.bulk;
 
-import java.util.List;
 import java.util.Optional;
 
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
@@ -46,7 +44,7 @@ public class RedisCursors {
      * @return the committed cursor, or empty when a newer epoch holds it (the caller is a zombie)
      */
     public Uni<Optional<Cursor>> claim(String cursorKey, long fencingToken, String attemptId) {
-        return scripts.run(LuaScript.CLAIM_CURSOR, List.of(cursorKey), List.of(Long.toString(fencingToken), attemptId))
+        return scripts.run(new ClaimCursorArgs(cursorKey, fencingToken, attemptId))
                 .map(reply -> reply.get(0).toInteger() == 1 ? Optional.of(new Cursor(reply.get(1).toString(),
                         reply.get(2).toLong(), reply.get(3).toLong())) : Optional.empty());
     }

@@ -129,6 +129,22 @@ public class JobEventStore {
     }
 
     /**
+     * Reads the epoch of an entry: for a reader that resumes after it, whether its first event is of a newer epoch.
+     *
+     * @param keys the queue's key layout
+     * @param jobId the job id
+     * @param id a valid entry id, or {@code null}
+     * @return the entry's fencing token; -1 when {@code id} is {@code null} or the stream has no such entry (never
+     *         written, or trimmed)
+     */
+    public Uni<Long> epochOf(QueueKeys keys, String jobId, String id) {
+        if (id == null) {
+            return Uni.createFrom().item(-1L);
+        }
+        return entry(keys, jobId, id).map(entry -> entry == null ? -1L : entry.fencingToken());
+    }
+
+    /**
      * @param keys the queue's key layout
      * @param jobId the job id
      * @return the id of the stream's last entry, or {@code 0-0} when the stream is empty or absent

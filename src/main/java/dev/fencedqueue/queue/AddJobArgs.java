@@ -8,6 +8,8 @@ import java.util.Locale;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.ScriptCall;
 
 /**
  * The KEYS and ARGV of one queue's {@code addJob} script ({@code addJob-*.lua} lists them with their units): for
@@ -59,6 +61,14 @@ final class AddJobArgs {
         return args;
     }
 
+    /**
+     * @param args the ARGV of {@code addJob} ({@link #args}, the children's appended when it has any)
+     * @return the call of {@code addJob} with this queue's KEYS and {@code args}
+     */
+    ScriptCall call(List<String> args) {
+        return new Call(keys(), args);
+    }
+
     /** @return the tenant as the job hash stores it: {@code ""} (no field) for the default one */
     private static String storedTenant(String tenant) {
         return tenant == null || TenantIds.DEFAULT.equals(tenant) ? "" : tenant;
@@ -90,6 +100,15 @@ final class AddJobArgs {
             return ctx.json().writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("`data` cannot be serialized to JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** A call of {@code addJob}, its KEYS and ARGV built by {@link AddJobArgs}. */
+    private record Call(List<String> keys, List<String> args) implements ScriptCall {
+
+        @Override
+        public LuaScript script() {
+            return LuaScript.ADD_JOB;
         }
     }
 }

@@ -1,10 +1,8 @@
 package dev.fencedqueue.queue;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 
-import dev.fencedqueue.redis.LuaScript;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -36,9 +34,7 @@ public final class ClientStarts {
         if (limit < 1) {
             throw new IllegalArgumentException("`limit` must be at least 1, was " + limit);
         }
-        // rateLimit-1: KEYS the client's window counter; ARGV the limit (starts per window), the window (ms)
-        return ctx.scripts().run(LuaScript.RATE_LIMIT, List.of(ctx.keys().startRateLimit(client)),
-                List.of(Integer.toString(limit), Long.toString(window.toMillis())))
+        return ctx.scripts().run(new RateLimitArgs(ctx.keys(), client, limit, window))
                 .map(reply -> reply.get(0).toInteger() == 0 ? Optional.of(Duration.ofMillis(reply.get(1).toLong()))
                         : Optional.empty());
     }

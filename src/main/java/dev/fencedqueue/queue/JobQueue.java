@@ -114,7 +114,7 @@ public class JobQueue {
     }
 
     private Uni<AddResult> runAddJob(List<String> args) {
-        return ctx.scripts().runReplicated(LuaScript.ADD_JOB, addJob.keys(), args).map(reply -> {
+        return ctx.scripts().runReplicated(addJob.call(args)).map(reply -> {
             String jobId = reply.get(0).toString();
             int code = reply.get(1).toInteger();
             if (code < 0) {

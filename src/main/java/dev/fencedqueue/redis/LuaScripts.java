@@ -112,18 +112,19 @@ public class LuaScripts {
     }
 
     /**
-     * Runs a script whose writes must reach replicas before they count, as {@link SharedConnection#replicated} says
-     * ({@code fq.redis.wait-replicas}); otherwise as {@link #run}.
+     * Runs a script call whose writes must reach replicas before they count, as {@link SharedConnection#replicated}
+     * says ({@code fq.redis.wait-replicas}); otherwise as {@link #run(ScriptCall)}.
      *
-     * @param script the script
-     * @param keys its KEYS
-     * @param args its ARGV
+     * @param call the script and its arguments, must not be {@code null}
      * @return the script's reply; fails with {@link RedisFullException} when Redis is nearly full
      *         ({@link RedisMemory#requireRoom()}: then the script is not run) or refused a write as out of memory, with
      *         {@link NotReplicatedException} when too few replicas acknowledged it in time, and with
      *         {@link RedisUnavailableException} when Redis is unreachable
      */
-    public Uni<Response> runReplicated(LuaScript script, List<String> keys, List<String> args) {
+    public Uni<Response> runReplicated(ScriptCall call) {
+        LuaScript script = call.script();
+        List<String> keys = call.keys();
+        List<String> args = call.args();
         requireOneSlot(script, keys);
         return Uni.createFrom().deferred(() -> {
             memory.requireRoom();

@@ -1,9 +1,12 @@
 package dev.fencedqueue.redis;
 
+import java.io.IOException;
 import java.util.concurrent.TimeoutException;
 
 import dev.fencedqueue.Failures;
+import io.netty.channel.ConnectTimeoutException;
 import io.vertx.mutiny.redis.client.RedisConnection;
+import io.vertx.redis.client.impl.PooledRedisConnection;
 
 /**
  * What a failure of a Redis command means, and what to do with the connection it happened on: the failure helpers
@@ -24,7 +27,7 @@ public final class RedisFailures {
     public static boolean isConnectionFailure(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof RedisUnavailableException || t instanceof TimeoutException
-                    || t instanceof java.io.IOException || t instanceof io.netty.channel.ConnectTimeoutException) {
+                    || t instanceof IOException || t instanceof ConnectTimeoutException) {
                 return true;
             }
             String message = String.valueOf(t.getMessage());
@@ -57,6 +60,13 @@ public final class RedisFailures {
      * {@code XREAD BLOCK}) is pending on it: the socket is closed instead of the connection going back to
      * its pool with the command still pending. Never fails: a failure to close is ignored.
      *
+     * <p>The one use of the Vert.x Redis client's internals in the service: its public {@code RedisConnection.close()}
+     * returns a pooled connection to its pool (it closes the socket only when the connection is already closed, or
+     * tainted by {@code SELECT}, {@code AUTH} or a subscription) and offers no way to ask for the socket to be closed, so
+     * a pooled connection is closed through its implementation ({@code PooledRedisConnection}, Vert.x 4.5). Should a
+     * later Vert.x drop that class, this fails to compile rather than hand a connection with a blocked command back to
+     * its pool.
+     *
      * @param connection a connection of the long-lived client ({@code SharedConnection.client()}) or any other, or
      *        {@code null} (nothing to do)
      */
@@ -64,7 +74,7 @@ public final class RedisFailures {
         if (connection == null) {
             return;
         }
-        if (connection.getDelegate() instanceof io.vertx.redis.client.impl.PooledRedisConnection pooled) {
+        if (connection.getDelegate() instanceof PooledRedisConnection pooled) {
             pooled.actual().forceClose();
         } else {
             connection.close().subscribe().with(ignored -> {

@@ -71,7 +71,8 @@ public class SharedConnection {
         this.lanes = new DurableLanes(redis, context, durability, timeout);
         this.sentinels = redisOptions.getType() == RedisClientType.SENTINEL
                 ? new SentinelMasters(vertx, redisOptions, TopologyWatch.PERIOD) : null;
-        this.watch = cluster ? null : new TopologyWatch(this, master, sentinels, replicas, context);
+        this.watch = cluster ? null : new TopologyWatch(this::send, this::dropShared, master, sentinels, replicas,
+                context);
         if (watch != null) {
             watch.start();
         }
@@ -194,7 +195,7 @@ public class SharedConnection {
     }
 
     /** Drops the shared connection (closed at once), so that the next command opens a new one. */
-    void dropShared() {
+    private void dropShared() {
         lanes.dropAll();
         Slot slot = current.getAndSet(null);
         if (slot != null && slot.open != null) {

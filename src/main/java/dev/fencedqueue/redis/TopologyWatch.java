@@ -2,12 +2,14 @@ package dev.fencedqueue.redis;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import dev.fencedqueue.Failures;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,7 +34,8 @@ final class TopologyWatch {
     /** The shortest time between two checks, however often they are asked for (a Redis outage fails every command). */
     private static final Duration SPACING = Duration.ofMillis(200);
 
-    private final SharedConnection connection;
+    private final Function<Request, Uni<Response>> send;
+    private final Runnable dropShared;
     private final MasterClient client;
     private final SentinelMasters sentinels;
     private final ReplicaTracker tracker;
@@ -46,15 +49,19 @@ final class TopologyWatch {
     private long timer = -1;
 
     /**
-     * @param connection the shared connection, asked about its server and dropped to move it
+     * @param send sends one command over the shared connection, to ask about the server it reaches; fails as that
+     *        connection's commands do
+     * @param dropShared drops the shared connection, so that the next command opens a new one (to the master the
+     *        long-lived client reaches now); called on {@code context}, must not block
      * @param client the long-lived client, renewed to move its connections
      * @param sentinels the Sentinels of the master set, or {@code null} without Sentinel
      * @param tracker told what the checks find
      * @param context where the checks run and new connections are opened
      */
-    TopologyWatch(SharedConnection connection, MasterClient client, SentinelMasters sentinels, ReplicaTracker tracker,
-            Context context) {
-        this.connection = connection;
+    TopologyWatch(Function<Request, Uni<Response>> send, Runnable dropShared, MasterClient client,
+            SentinelMasters sentinels, ReplicaTracker tracker, Context context) {
+        this.send = send;
+        this.dropShared = dropShared;
         this.client = client;
         this.sentinels = sentinels;
         this.tracker = tracker;
@@ -116,8 +123,8 @@ final class TopologyWatch {
         long asked = now();
         // One after the other: of two commands sent together to a Redis that is down, the failure of the second would
         // come after the first had failed the check, and Mutiny would log it as dropped.
-        Uni<ServerState> state = connection.send(Request.cmd(Command.INFO).arg("server"))
-                .chain(info -> connection.send(Request.cmd(Command.ROLE)).map(role -> ServerState.of(info, role)))
+        Uni<ServerState> state = send.apply(Request.cmd(Command.INFO).arg("server"))
+                .chain(info -> send.apply(Request.cmd(Command.ROLE)).map(role -> ServerState.of(info, role)))
                 .invoke(found -> tracker.observe(found, now()));
         if (sentinels == null) {
             return state.chain(this::standalone);
@@ -140,7 +147,7 @@ final class TopologyWatch {
     private Uni<Void> standalone(ServerState state) {
         if (!state.master()) {
             LOG.warnf("the Redis server the service reaches (run_id %s) is a replica: reconnecting", state.runId());
-            connection.dropShared();
+            dropShared.run();
         }
         return Uni.createFrom().voidItem();
     }
@@ -157,7 +164,7 @@ final class TopologyWatch {
                         : view.runId(), view.endpoint(), state.runId());
                 context.runOnContext(ignored -> {
                     client.renew(view.endpoint());
-                    connection.dropShared();
+                    dropShared.run();
                 });
             }
         }).replaceWithVoid();

@@ -8,9 +8,10 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * How research jobs ask the LLM in one protocol of {@code fq.llm.protocol}: one implementation per protocol
- * ({@code research}: {@link ResearchProtocolAnswers}, {@code openai}: {@link ChatCompletionsAnswers},
- * {@code responses}: {@link ResponsesAnswers}), chosen once at startup ({@link AnswerProtocols}). Cancelling a
- * returned {@code Uni} closes the LLM's stream.
+ * ({@code research}: {@link ResearchProtocolAnswers}, {@code openai}: {@link ChatResearch}, {@code responses}:
+ * {@link ResponsesResearch}), chosen once at startup ({@link AnswerProtocols}), the bean research jobs ask. When the
+ * worker cancels a job (its token went stale, it was aborted, the instance stops), or a caller cancels a returned
+ * {@code Uni}, the LLM's stream is cancelled and its HTTP connection closed.
  */
 public interface AnswerProtocol {
 
@@ -47,4 +48,20 @@ public interface AnswerProtocol {
      *         says when the call cannot be made
      */
     Uni<String> text(String prompt, String jobId);
+
+    /**
+     * Asks one prompt and gives its whole answer as text, published nowhere, in a span of its own ({@link #span}, ended
+     * with the answer): a step of a job whose output is not that text (a deep research job's plan).
+     *
+     * @param prompt the prompt, sent as the user's question, must not be {@code null}
+     * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
+     * @param trace the asking attempt's context ({@code JobContext.traceContext()}), must not be {@code null}: the
+     *        call's span is its child
+     * @return the answer's text, as {@link #text} says; fails as it fails
+     * @throws LlmException as {@link #span} throws
+     */
+    default Uni<String> ask(String prompt, String jobId, Context trace) {
+        LlmSpan span = span(trace);
+        return span.around(text(prompt, jobId), true);
+    }
 }

@@ -1,9 +1,7 @@
 package dev.fencedqueue.research;
 
 import dev.fencedqueue.config.LlmConfig;
-import dev.fencedqueue.llm.ChatCompletionsClient;
 import dev.fencedqueue.llm.ResearchProtocolClient;
-import dev.fencedqueue.llm.ResponsesClient;
 import dev.fencedqueue.tracing.JobTracing;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,20 +10,20 @@ import jakarta.inject.Singleton;
 
 /**
  * The {@link AnswerProtocol} of each value of {@code fq.llm.protocol}, and the one the configuration names, chosen once
- * at startup: the bean that {@link ResearchAnswers} and {@link WholeAnswer} ask.
+ * at startup: the bean that {@link ResearchProcessor} and {@link DeepResearch} ask.
  */
 @ApplicationScoped
 public class AnswerProtocols {
 
     private final ResearchProtocolAnswers research;
-    private final ChatCompletionsAnswers openai;
-    private final ResponsesAnswers responses;
+    private final ChatResearch openai;
+    private final ResponsesResearch responses;
 
-    public AnswerProtocols(ResearchProtocolClient researchClient, ChatResearch chat, ChatCompletionsClient chatClient,
-            ResponsesResearch responsesResearch, ResponsesClient responsesClient, JobTracing tracing) {
+    public AnswerProtocols(ResearchProtocolClient researchClient, ChatResearch openai, ResponsesResearch responses,
+            JobTracing tracing) {
         this.research = new ResearchProtocolAnswers(researchClient, tracing);
-        this.openai = new ChatCompletionsAnswers(chat, chatClient, tracing);
-        this.responses = new ResponsesAnswers(responsesResearch, responsesClient, tracing);
+        this.openai = openai;
+        this.responses = responses;
     }
 
     /**

@@ -15,8 +15,11 @@ import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
+import io.opentelemetry.context.Context;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
 
 /**
  * A research job in the {@code openai} protocol: asks an OpenAI-compatible server ({@link ChatContinuation}) and
@@ -28,9 +31,14 @@ import jakarta.enterprise.context.ApplicationScoped;
  * what follows it. A stream that ends without a finish reason (nor at {@code fq.llm.max-response-chars}) fails the
  * attempt. When the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM
  * stream is cancelled and its HTTP connection closed.
+ *
+ * <p>The {@code openai} protocol's {@link AnswerProtocol}: a whole answer is the streamed content; a call's span is
+ * {@code chat <model>}, provider {@code openai}. A bean of its own type only: the {@code AnswerProtocol} bean is the
+ * one {@link AnswerProtocols} chooses.
  */
 @ApplicationScoped
-public class ChatResearch {
+@Typed(ChatResearch.class)
+public class ChatResearch implements AnswerProtocol {
 
     private final ChatContinuation continuation;
     private final ChatCompletionsClient chat;
@@ -69,14 +77,37 @@ public class ChatResearch {
      *        {@code false} the answer starts afresh, as a first run's
      * @return the job's result; fails as the LLM call or a fenced write fails
      */
+    @Override
     public Uni<Object> answer(JobContext context, String query, boolean mayContinue) {
         boolean takeover = mayContinue && context.resumePoint().isPresent();
         Uni<CommittedAnswer> committed = takeover && config.resume() != LlmConfig.Resume.RESTART
                 ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                 : Uni.createFrom().item(CommittedAnswer.NONE);
-        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", "openai", chat.model(), chat.url());
+        LlmSpan span = span(context.traceContext());
         return span.around(committed.chain(base -> continuation.open(query, context.jobId(), takeover, base))
                 .chain(opened -> stream(context, opened, span)), false);
+    }
+
+    @Override
+    public LlmSpan span(Context trace) {
+        return LlmSpan.start(tracing, trace, "chat", "openai", chat.model(), chat.url());
+    }
+
+    @Override
+    public Uni<String> text(String prompt, String jobId) {
+        return text(chat.stream(prompt, jobId));
+    }
+
+    /**
+     * @param chunks an answer's chunks, must not be {@code null}
+     * @return their content, concatenated, once they completed; fails as they fail
+     */
+    static Uni<String> text(Multi<ChatChunk> chunks) {
+        return chunks.collect().in(StringBuilder::new, (text, chunk) -> {
+            if (chunk.content() != null) {
+                text.append(chunk.content());
+            }
+        }).map(StringBuilder::toString);
     }
 
     /**

@@ -24,15 +24,15 @@ import jakarta.enterprise.context.ApplicationScoped;
  * A deep research job, a flow (BullMQ's parent and child jobs) run as the parent's steps:
  * <ol>
  * <li><b>plan</b>: says so first (a {@code progress} event, {@code phase: "planning"}), asks the LLM for at most
- * {@code fq.research.deep.sub-questions} sub-questions ({@link WholeAnswer}, not published) and announces them in a
- * fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]});</li>
+ * {@code fq.research.deep.sub-questions} sub-questions ({@link AnswerProtocol#ask}, not published) and announces them
+ * in a fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]});</li>
  * <li><b>research</b>: adds one child research job per sub-question in the research queue, fenced, with ids
  * {@code <parentId>:q1}, {@code :q2}, ... (a run that took over adds none again), and parks in
  * {@code waiting-children};</li>
  * <li><b>report</b>: once every child ended (the parent runs again, a new epoch), asks the LLM for the report from the
- * children's answers and publishes it as any research answer is published ({@link ResearchAnswers}); the report is the
- * job's result. A child that failed for good is left out of the report ({@link ParentPolicy#IGNORE}); when every child
- * failed, so does the job.</li>
+ * children's answers and publishes it as any research answer is published ({@link AnswerProtocol#answer}); the report
+ * is the job's result. A child that failed for good is left out of the report ({@link ParentPolicy#IGNORE}); when
+ * every child failed, so does the job.</li>
  * </ol>
  * Every run after the plan continues the job's events ({@code resume}): a reader keeps the plan, and, when a run took
  * the job over during the report, the committed part of the report (as {@link ChatResearch} continues it).
@@ -41,13 +41,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class DeepResearch {
 
     private final ResearchConfig config;
-    private final WholeAnswer planner;
-    private final ResearchAnswers answers;
+    private final AnswerProtocol answers;
     private final ObjectMapper json;
 
-    public DeepResearch(ResearchConfig config, WholeAnswer planner, ResearchAnswers answers, ObjectMapper json) {
+    public DeepResearch(ResearchConfig config, AnswerProtocol answers, ObjectMapper json) {
         this.config = config;
-        this.planner = planner;
         this.answers = answers;
         this.json = json;
     }
@@ -57,7 +55,7 @@ public class DeepResearch {
      *
      * @param context the attempt, must not be {@code null}
      * @param query the job's question, must not be {@code null}
-     * @return the report's result, as {@link ResearchAnswers#answer} shapes it; fails with
+     * @return the report's result, as {@link AnswerProtocol#answer} shapes it; fails with
      *         {@link dev.fencedqueue.worker.WaitingChildrenException} when the job parks until its children end, with
      *         {@link UnrecoverableJobException} when every child failed, and as the LLM calls and fenced writes fail
      */
@@ -67,7 +65,7 @@ public class DeepResearch {
             if (planned.isEmpty()) {
                 // Readers show "planning" from the run's first second, not only once the plan is written.
                 return context.progress(0, "planning the research", json.createObjectNode().put("phase", "planning"))
-                        .chain(() -> planner.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(),
+                        .chain(() -> answers.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(),
                                 context.traceContext()))
                         .map(answer -> ResearchPlan.parse(context.jobId(), answer, config.deep().subQuestions()))
                         .call(plan -> context.publish(ResearchPlan.EVENT, plan.eventData()))

@@ -12,18 +12,18 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The flagship processor, of the research queue ({@code fq.research.queue}). A plain research job
- * ({@link ResearchRequest}) is one answer of the LLM ({@link ResearchAnswers}), which a run that took the job over may
+ * ({@link ResearchRequest}) is one answer of the LLM ({@link AnswerProtocol}), which a run that took the job over may
  * continue; a deep one ({@code "mode": "deep"}) is a flow of a plan, child research jobs and a report
  * ({@link DeepResearch}).
  */
 @ApplicationScoped
 public class ResearchProcessor implements JobProcessor {
 
-    private final ResearchAnswers answers;
+    private final AnswerProtocol answers;
     private final DeepResearch deep;
     private final ResearchConfig config;
 
-    public ResearchProcessor(ResearchAnswers answers, DeepResearch deep, ResearchConfig config) {
+    public ResearchProcessor(AnswerProtocol answers, DeepResearch deep, ResearchConfig config) {
         this.answers = answers;
         this.deep = deep;
         this.config = config;

@@ -23,9 +23,11 @@ import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.research.ChatContinuation.Opened;
 import dev.fencedqueue.worker.JobContext;
+import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
 import org.jboss.logging.Logger;
 import org.jboss.logging.Logger.Level;
 
@@ -46,9 +48,14 @@ import org.jboss.logging.Logger.Level;
  * responses are not re-attached to: a takeover continues the answer in a new response ({@link ReattachLog} says so
  * once per model). A zombie only closes its own stream; aborting the job cancels the response upstream (a response
  * without sequence numbers ended with its stream).
+ *
+ * <p>The {@code responses} protocol's {@link AnswerProtocol}: a whole answer is the output text of a background
+ * response; a call's span is {@code chat <model>}, provider {@code openai}. A bean of its own type only: the
+ * {@code AnswerProtocol} bean is the one {@link AnswerProtocols} chooses.
  */
 @ApplicationScoped
-public class ResponsesResearch {
+@Typed(ResponsesResearch.class)
+public class ResponsesResearch implements AnswerProtocol {
 
     private static final Logger LOG = Logger.getLogger(ResponsesResearch.class);
 
@@ -89,6 +96,7 @@ public class ResponsesResearch {
      *        {@code false} the answer is a new response, as a first run's
      * @return the job's result; fails as {@link #answer(JobContext, String)}
      */
+    @Override
     public Uni<Object> answer(JobContext context, String query, boolean mayContinue) {
         UpstreamResponse response = new UpstreamResponse(null, false);
         Uni<Opened> opened;
@@ -98,10 +106,24 @@ public class ResponsesResearch {
             opened = context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                     .chain(base -> takeOver(context, query, base, response));
         }
-        LlmSpan span = LlmSpan.start(tracing, context.traceContext(), "chat", "openai", client.model(), client.url());
+        LlmSpan span = span(context.traceContext());
         return span.around(opened.chain(stream -> publisher.stream(context, stream, span)), false)
                 .onFailure().call(failure -> cancelIfAborted(context, response))
                 .onCancellation().call(() -> cancelIfAborted(context, response));
+    }
+
+    @Override
+    public LlmSpan span(Context trace) {
+        return LlmSpan.start(tracing, trace, "chat", "openai", client.model(), client.url());
+    }
+
+    @Override
+    public Uni<String> text(String prompt, String jobId) {
+        return client.create(client.request(prompt), jobId)
+                .chain(events -> ChatResearch.text(events.onItem().transformToIterable(event -> {
+                    ChatChunk chunk = ResponseChunks.of(event);
+                    return chunk == null ? List.<ChatChunk>of() : List.of(chunk);
+                })));
     }
 
     private Uni<Opened> takeOver(JobContext context, String query, CommittedAnswer base, UpstreamResponse response) {

@@ -18,7 +18,6 @@ import io.opentelemetry.api.trace.Span;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -32,22 +31,15 @@ public class FlowEventFollower {
 
     private final JobEventStore store;
     private final JobEventTailers tailers;
-    private final EventsConfig config;
     private final JobTracing tracing;
-    private final Buffer retry;
-    /** {@code fq.events.subscriber-write-queue}, bytes. */
-    private final int writeQueueMaxSize;
-    private final ObjectMapper json;
+    private final SseOptions options;
 
     public FlowEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing,
             ObjectMapper json) {
-        this.tracing = tracing;
-        this.json = json;
         this.store = store;
         this.tailers = tailers;
-        this.config = config;
-        this.retry = SseFrames.retry(config.clientRetry());
-        this.writeQueueMaxSize = (int) Math.min(Integer.MAX_VALUE, config.subscriberWriteQueue().asLongValue());
+        this.tracing = tracing;
+        this.options = SseOptions.of(config, tailers::slowDisconnect, json);
     }
 
     /**
@@ -76,10 +68,9 @@ public class FlowEventFollower {
         return queue.requireJob(rootId).invoke(access).emitOn(command -> connection.runOnContext(ignored -> command.run()))
                 .invoke(root -> {
                     FlowSubscriber[] flow = new FlowSubscriber[1];
-                    flow[0] = new FlowSubscriber(response, connection, rootId, positions, writeQueueMaxSize,
-                            config.subscriberBuffer(), retry, tailers::slowDisconnect, childrenOf, (member, after) -> follow(queue, flow[0], member,
-                                    after), new StreamSpan(tracing.receive(queue.name(), rootId, root.traceParent(),
-                                            request)), json);
+                    flow[0] = new FlowSubscriber(response, connection, rootId, positions, options, childrenOf,
+                            (member, after) -> follow(queue, flow[0], member, after),
+                            new StreamSpan(tracing.receive(queue.name(), rootId, root.traceParent(), request)));
                     flow[0].start();
                 })
                 .replaceWithVoid();
@@ -88,8 +79,7 @@ public class FlowEventFollower {
     private void follow(JobQueue queue, FlowSubscriber flow, FlowSubscriber.Member member, String resumeAfter) {
         String jobId = member.jobId();
         tailers.follow(queue, jobId, member).chain(unregister -> {
-            Uni<Long> clientEpoch = resumeAfter == null ? Uni.createFrom().item(-1L)
-                    : store.entry(queue.keys(), jobId, resumeAfter).map(entry -> entry == null ? -1L : entry.fencingToken());
+            Uni<Long> clientEpoch = store.epochOf(queue.keys(), jobId, resumeAfter);
             Uni<Optional<Job>> job = queue.getJob(jobId).map(Optional::ofNullable);
             return Uni.combine().all().unis(job, clientEpoch, store.readAll(queue.keys(), jobId, resumeAfter)).asTuple()
                     .emitOn(flow::execute)

@@ -1,13 +1,10 @@
 package dev.fencedqueue.sse;
 
-import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
@@ -28,9 +25,9 @@ import org.jboss.logging.Logger;
  *
  * <p>Every method runs on the event loop of the response's connection ({@link #execute}). The transport (head,
  * keep-alive, bounded backlog, slow-reader disconnect, end) is the one a job's stream has ({@link SseConnection});
- * memory is bounded as for it: a member's live events that arrive before its replay wait in a queue, and past
- * {@code bufferLimit} of them, or of frames the connection has not taken, the reader is disconnected and resumes
- * with {@code Last-Event-ID}.
+ * memory is bounded as for it: a member's live events that arrive before its replay wait ({@link EarlyEvents}), and
+ * past {@link SseOptions#bufferLimit()} of them, or of frames the connection has not taken, the reader is disconnected
+ * and resumes with {@code Last-Event-ID}.
  */
 final class FlowSubscriber {
 
@@ -39,11 +36,10 @@ final class FlowSubscriber {
     private final StreamSpan span;
     private final SseConnection connection;
     private final String rootId;
-    private final int bufferLimit;
+    private final SseOptions options;
     private final Function<JobEvent, List<String>> childrenOf;
     private final BiConsumer<Member, String> follow;
     private final boolean reconnect;
-    private final ObjectMapper json;
     /** key -> member, the root first. */
     private final Map<String, Member> members = new LinkedHashMap<>();
     /** key -> entry id of the last event shown of that job. */
@@ -54,27 +50,21 @@ final class FlowSubscriber {
      * @param context the current Vert.x context: that of the request's connection
      * @param rootId the flow's root job
      * @param positions key -> entry id of the reader's {@code Last-Event-ID} ({@link FlowIds#parse}), empty for none
-     * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
-     * @param bufferLimit the frames (or early events of one job) that may wait before a disconnect
-     * @param retry the {@code retry:} block
-     * @param onSlow called when the reader is disconnected for being slow
+     * @param options how the response is written
      * @param childrenOf the ids of the children an event of the root announces (empty for most events)
      * @param follow starts following a member's job from the entry id given ({@code null}: from the start): registers
      *        it with the tailer, then reads and hands over its replay ({@link Member#start})
      * @param span the reader's span (in the root job's trace), ended with the stream; it counts every job's events
-     * @param json the application's object mapper, which reads the events' data
      */
     FlowSubscriber(HttpServerResponse response, Context context, String rootId, Map<String, String> positions,
-            int writeQueueMaxSize, int bufferLimit, Buffer retry, Runnable onSlow,
-            Function<JobEvent, List<String>> childrenOf, BiConsumer<Member, String> follow, StreamSpan span,
-            ObjectMapper json) {
+            SseOptions options, Function<JobEvent, List<String>> childrenOf, BiConsumer<Member, String> follow,
+            StreamSpan span) {
         this.span = span;
-        this.json = json;
-        this.connection = new SseConnection(response, context, writeQueueMaxSize, bufferLimit, retry, onSlow);
+        this.options = options;
+        this.connection = new SseConnection(response, context, options);
         this.rootId = rootId;
         this.positions = new LinkedHashMap<>(positions);
         this.reconnect = !positions.isEmpty();
-        this.bufferLimit = bufferLimit;
         this.childrenOf = childrenOf;
         this.follow = follow;
         connection.span(span);
@@ -125,7 +115,7 @@ final class FlowSubscriber {
         if (message.id() != null) {
             positions.put(member.key, message.id());
         }
-        String data = JobEventData.inFlow(message.data(), member.jobId, message.id(), json);
+        String data = JobEventData.inFlow(message.data(), member.jobId, message.id(), options.json());
         String id = message.id() == null ? null : FlowIds.format(positions);
         connection.write(Buffer.buffer(SseFrames.text(new StreamMessage(id, message.event(), data, null))));
     }
@@ -162,8 +152,8 @@ final class FlowSubscriber {
 
         private final String key;
         private final String jobId;
-        private final JobStreamView view = new JobStreamView(this, json);
-        private ArrayDeque<FramedEvent> early = new ArrayDeque<>();
+        private final JobStreamView view = new JobStreamView(this, options.json());
+        private final EarlyEvents early = new EarlyEvents(connection, options.bufferLimit());
         private boolean started;
         private boolean exists;
         private boolean ended;
@@ -199,8 +189,7 @@ final class FlowSubscriber {
             }
             started = true;
             exists = job != null || !replay.isEmpty();
-            ArrayDeque<FramedEvent> arrived = early;
-            early = null;
+            Iterable<FramedEvent> arrived = early.release();
             if (view.start(job, clientEpoch, resumeAfter, replay)) {
                 deliver(arrived);
             }
@@ -218,11 +207,7 @@ final class FlowSubscriber {
             if (connection.finished()) {
                 return;
             }
-            if (early != null) {
-                batch.forEach(early::add);
-                if (early.size() > bufferLimit) {
-                    connection.disconnectSlow(early.size());
-                }
+            if (early.hold(batch)) {
                 return;
             }
             for (FramedEvent live : batch) {

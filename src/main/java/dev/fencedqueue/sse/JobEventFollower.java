@@ -13,7 +13,6 @@ import dev.fencedqueue.tracing.JobTracing;
 import io.opentelemetry.api.trace.Span;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -28,22 +27,15 @@ public class JobEventFollower {
 
     private final JobEventStore store;
     private final JobEventTailers tailers;
-    private final EventsConfig config;
     private final JobTracing tracing;
-    private final Buffer retry;
-    /** {@code fq.events.subscriber-write-queue}, bytes. */
-    private final int writeQueueMaxSize;
-    private final ObjectMapper json;
+    private final SseOptions options;
 
     public JobEventFollower(JobEventStore store, JobEventTailers tailers, EventsConfig config, JobTracing tracing,
             ObjectMapper json) {
-        this.tracing = tracing;
-        this.json = json;
         this.store = store;
         this.tailers = tailers;
-        this.config = config;
-        this.retry = SseFrames.retry(config.clientRetry());
-        this.writeQueueMaxSize = (int) Math.min(Integer.MAX_VALUE, config.subscriberWriteQueue().asLongValue());
+        this.tracing = tracing;
+        this.options = SseOptions.of(config, tailers::slowDisconnect, json);
     }
 
     /**
@@ -66,8 +58,7 @@ public class JobEventFollower {
      */
     public Uni<Void> follow(JobQueue queue, String jobId, String lastEventId, HttpServerResponse response,
             Consumer<Job> access) {
-        SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), writeQueueMaxSize,
-                config.subscriberBuffer(), retry, tailers::slowDisconnect, json);
+        SseSubscriber subscriber = new SseSubscriber(response, Vertx.currentContext(), options);
         String resumeAfter = StreamIds.isValid(lastEventId) ? lastEventId : null;
         Span request = Span.current(); // the reader's request, on the route's thread
         // The job is read once: it decides the 204, and what of the replay is current.
@@ -92,8 +83,7 @@ public class JobEventFollower {
 
     private Uni<Void> stream(JobQueue queue, Job job, String resumeAfter, SseSubscriber subscriber, Span request) {
         return tailers.follow(queue, job.id(), subscriber).chain(unregister -> {
-            Uni<Long> clientEpoch = resumeAfter == null ? Uni.createFrom().item(-1L)
-                    : store.entry(queue.keys(), job.id(), resumeAfter).map(entry -> entry == null ? -1L : entry.fencingToken());
+            Uni<Long> clientEpoch = store.epochOf(queue.keys(), job.id(), resumeAfter);
             return clientEpoch.chain(epoch -> store.readAll(queue.keys(), job.id(), resumeAfter)
                     .emitOn(subscriber::execute)
                     .invoke(replay -> {

@@ -50,19 +50,16 @@ final class SseConnection {
     /**
      * @param response the response, not yet written; this connection writes its status, headers and body
      * @param context the current Vert.x context: that of the request's connection
-     * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
-     * @param bufferLimit the frames that may wait in the backlog (a replay's aside) before a disconnect
-     * @param retry the {@code retry:} block, sent after the head
-     * @param onSlow called when the reader is disconnected for being slow
+     * @param options its write queue, buffer limit, {@code retry:} block (sent after the head), and what a slow
+     *        reader's disconnect calls
      */
-    SseConnection(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Buffer retry,
-            Runnable onSlow) {
+    SseConnection(HttpServerResponse response, Context context, SseOptions options) {
         this.response = response;
         this.context = VertxContext.getRootContext(context);
-        this.bufferLimit = bufferLimit;
-        this.retry = retry;
-        this.onSlow = onSlow;
-        response.setWriteQueueMaxSize(writeQueueMaxSize);
+        this.bufferLimit = options.bufferLimit();
+        this.retry = options.retry();
+        this.onSlow = options.onSlow();
+        response.setWriteQueueMaxSize(options.writeQueueMaxSize());
         response.closeHandler(ignored -> finish());
     }
 

@@ -1,9 +1,6 @@
 package dev.fencedqueue.sse;
 
-import java.util.ArrayDeque;
 import java.util.List;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
@@ -17,34 +14,29 @@ import io.vertx.core.http.HttpServerResponse;
  * disconnect, end). Every method runs on the event loop of the response's connection ({@link #context()}), so the
  * writes need no hop and no lock; the tailer hands live events over in batches, one task per event loop.
  *
- * <p>Memory is bounded: live events that arrive before the replay is written wait in a queue, past {@code bufferLimit}
- * of them the subscriber is disconnected (and the connection bounds what waits after it); its client resumes with
- * {@code Last-Event-ID}. A slow subscriber therefore never holds others back: nobody waits for it.
+ * <p>Memory is bounded: live events that arrive before the replay is written wait ({@link EarlyEvents}), past
+ * {@link SseOptions#bufferLimit()} of them the subscriber is disconnected (and the connection bounds what waits after
+ * it); its client resumes with {@code Last-Event-ID}. A slow subscriber therefore never holds others back: nobody waits
+ * for it.
  */
 final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
 
     private final SseConnection connection;
-    private final int bufferLimit;
-    /** Live events handed over before {@link #start}; {@code null} after it. */
-    private ArrayDeque<FramedEvent> early = new ArrayDeque<>();
+    /** Live events handed over before {@link #start}. */
+    private final EarlyEvents early;
     private final JobStreamView view;
     private StreamSpan span = StreamSpan.NONE;
 
     /**
      * @param response the response, not yet written; this subscriber writes its status, headers and body
      * @param context the current Vert.x context: that of the request's connection
-     * @param writeQueueMaxSize the bytes the connection may hold unsent before frames wait in the backlog
-     * @param bufferLimit the events that may wait (before the start, or in the backlog) before a disconnect
-     * @param retry the {@code retry:} block
-     * @param onSlow called when the subscriber is disconnected for being slow
-     * @param json the application's object mapper, which reads the events' data
+     * @param options how the response is written
      */
-    SseSubscriber(HttpServerResponse response, Context context, int writeQueueMaxSize, int bufferLimit, Buffer retry,
-            Runnable onSlow, ObjectMapper json) {
-        this.view = new JobStreamView(this, json);
-        this.connection = new SseConnection(response, context, writeQueueMaxSize, bufferLimit, retry, onSlow);
-        this.bufferLimit = bufferLimit;
-        connection.onFinish(() -> early = null);
+    SseSubscriber(HttpServerResponse response, Context context, SseOptions options) {
+        this.view = new JobStreamView(this, options.json());
+        this.connection = new SseConnection(response, context, options);
+        this.early = new EarlyEvents(connection, options.bufferLimit());
+        connection.onFinish(early::release);
     }
 
     /** @return the event loop context of the connection, where every method of this subscriber must run */
@@ -91,8 +83,7 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
         if (!goesOn) {
             return;
         }
-        ArrayDeque<FramedEvent> arrived = early;
-        early = null;
+        Iterable<FramedEvent> arrived = early.release();
         if (!connection.finished()) {
             deliver(arrived);
         }
@@ -104,11 +95,7 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
         if (connection.finished()) {
             return;
         }
-        if (early != null) {
-            batch.forEach(early::add);
-            if (early.size() > bufferLimit) {
-                connection.disconnectSlow(early.size());
-            }
+        if (early.hold(batch)) {
             return;
         }
         for (FramedEvent live : batch) {
@@ -123,7 +110,7 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
      */
     @Override
     public void keepAlive(long nowNanos, long idleNanos) {
-        if (early == null) {
+        if (!early.holding()) {
             connection.keepAlive(nowNanos, idleNanos);
         }
     }

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -34,7 +33,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -69,12 +67,8 @@ class ChatCompletionsClientTest {
     @RegisterExtension
     final LocalHttpServer server = new LocalHttpServer(() -> vertx, this::serve);
 
-    private final List<LlmConnector> connectors = new ArrayList<>();
-
-    @AfterEach
-    void closeConnectors() {
-        connectors.forEach(LlmConnector::close);
-    }
+    @RegisterExtension
+    final TestConnectors connectors = new TestConnectors(() -> vertx);
 
     @Test
     void sendsTheOpenAiRequestAndReadsDeltasFinishReasonAndUsage() throws Exception {
@@ -359,9 +353,7 @@ class ChatCompletionsClientTest {
     /** @return a client of the test server's {@code route}, whose connector tells {@code gate} of its calls */
     private ChatCompletionsClient client(String route, TestLlmConfig config, LlmBudgetGate gate) {
         config.url(server.url(route));
-        LlmConnector connector = new LlmConnector(vertx, config, gate);
-        connectors.add(connector);
-        return new ChatCompletionsClient(connector, config, json);
+        return new ChatCompletionsClient(connectors.open(config, gate), config, json);
     }
 
     private SimulatorStats.Counts counts(String jobId) {

@@ -9,7 +9,6 @@ import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -30,7 +29,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -64,12 +62,8 @@ class ResearchProtocolClientTest {
     @RegisterExtension
     final LocalHttpServer server = new LocalHttpServer(() -> vertx, this::serve);
 
-    private final List<LlmConnector> connectors = new ArrayList<>();
-
-    @AfterEach
-    void closeConnectors() {
-        connectors.forEach(LlmConnector::close);
-    }
+    @RegisterExtension
+    final TestConnectors connectors = new TestConnectors(() -> vertx);
 
     @Test
     void wellFormedStreamYieldsProgressThenSummary() {
@@ -156,9 +150,7 @@ class ResearchProtocolClientTest {
     @Test
     void aStreamThatBrokeBeforeItWasReadFailsWhenRead() {
         LlmConfig config = new TestLlmConfig(llmConfig).url(server.url("/closed")).idleTimeout(TIMEOUT);
-        LlmConnector connector = new LlmConnector(vertx, config);
-        connectors.add(connector);
-        LlmExchange exchange = connector.open(URI.create(server.url("/closed")), "{}", Map.of())
+        LlmExchange exchange = connectors.open(config).open(URI.create(server.url("/closed")), "{}", Map.of())
                 .await().atMost(TIMEOUT);
         // The connection closes while nothing reads the response: the exchange keeps the failure for its reader (a
         // close handler registered now could come after the close, and never run).
@@ -283,9 +275,7 @@ class ResearchProtocolClientTest {
 
     private ResearchProtocolClient clientFor(String url, Duration idleTimeout) {
         LlmConfig config = new TestLlmConfig(llmConfig).url(url).idleTimeout(idleTimeout);
-        LlmConnector connector = new LlmConnector(vertx, config);
-        connectors.add(connector);
-        return new ResearchProtocolClient(connector, config, json);
+        return new ResearchProtocolClient(connectors.open(config), config, json);
     }
 
     private SimulatorStats.Counts counts(String jobId) {
