@@ -3,7 +3,6 @@ package dev.fencedqueue.bulk;
 import java.util.List;
 import java.util.Optional;
 
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
@@ -30,9 +29,9 @@ public class RedisCursors {
     private final LuaScripts scripts;
     private final SharedConnection redis;
 
-    public RedisCursors(Queues queues) {
-        this.scripts = queues.scripts();
-        this.redis = queues.redis();
+    public RedisCursors(LuaScripts scripts, SharedConnection redis) {
+        this.scripts = scripts;
+        this.redis = redis;
     }
 
     /**

@@ -62,8 +62,8 @@ public class ResponsesResearch {
     private final ReattachLog reattachLog;
 
     public ResponsesResearch(ResponsesClient client, ChatResearch publisher, LlmConfig config, ObjectMapper json,
-            Queues queues, ResearchConfig research) {
-        this.tracing = queues.tracing();
+            Queues queues, JobTracing tracing, ResearchConfig research) {
+        this.tracing = tracing;
         this.client = client;
         this.publisher = publisher;
         this.config = config;
