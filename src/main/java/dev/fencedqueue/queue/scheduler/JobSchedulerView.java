@@ -43,6 +43,9 @@ public record JobSchedulerView(String id, String queue, String pattern, Long eve
         String lastJobId, String lastJobState, Long skipped, String skippedBecause, Long refused,
         String refusedReason, JsonNode template) {
 
+    /** The field of a scheduler's state hash that counts the jobs an operator ran now ({@code JobSchedulers.runNow}). */
+    static final String RUN_NOW_JOBS = "runNowJobs";
+
     /**
      * @param id the scheduler's id
      * @param queue its queue
@@ -57,7 +60,7 @@ public record JobSchedulerView(String id, String queue, String pattern, Long eve
             String lastJobState) {
         String tz = "Z".equals(text(stored, "tz")) ? "UTC" : text(stored, "tz"); // "Z": written by older versions
         long ticks = Long.parseLong(state.getOrDefault("ticks", "0"));
-        long jobs = ticks + Long.parseLong(state.getOrDefault(JobSchedulers.RUN_NOW_JOBS, "0"));
+        long jobs = ticks + Long.parseLong(state.getOrDefault(RUN_NOW_JOBS, "0"));
         return new JobSchedulerView(id, queue, text(stored, "pattern"),
                 stored.has("every") ? stored.get("every").asLong() : null, tz, text(stored, "startDate"),
                 text(stored, "endDate"), stored.has("limit") ? stored.get("limit").asInt() : null,

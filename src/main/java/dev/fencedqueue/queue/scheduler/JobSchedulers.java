@@ -37,9 +37,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class JobSchedulers {
 
-    /** The field of a scheduler's state hash that counts the jobs an operator ran now ({@link #runNow}). */
-    static final String RUN_NOW_JOBS = "runNowJobs";
-
     private final QueueContexts contexts;
     private final LuaScripts scripts;
     private final SharedConnection redis;
@@ -177,7 +174,8 @@ public class JobSchedulers {
                             .call(jobId -> redis.send(Request.cmd(Command.HSET)
                                     .arg(contexts.keys(queue).schedulerState(id)).arg("lastJobId").arg(jobId)))
                             .call(jobId -> redis.send(Request.cmd(Command.HINCRBY)
-                                    .arg(contexts.keys(queue).schedulerState(id)).arg(RUN_NOW_JOBS).arg(1)));
+                                    .arg(contexts.keys(queue).schedulerState(id)).arg(JobSchedulerView.RUN_NOW_JOBS)
+                                    .arg(1)));
                 }));
     }
 
