@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.List;
 
-import dev.fencedqueue.queue.FlowReader;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.llm.LlmPrices;
+import dev.fencedqueue.queue.flow.FlowReader;
 import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 
@@ -96,7 +96,7 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
     }
 
     /**
-     * @param children the job's children, as {@link dev.fencedqueue.queue.JobQueue#getChildren} reads them
+     * @param children the job's children, as {@link FlowReader#children} reads them
      * @param json parses their results
      * @return this view with its children, or as it is when there are none
      */
@@ -115,11 +115,12 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
     /**
      * @param job the job, must not be {@code null}
      * @param queue its queue
+     * @param flows reads its children
      * @param json parses the job's JSON fields
      * @return the view of the job with its children (one more read)
      */
-    public static Uni<JobStatusView> withChildren(Job job, JobQueue queue, ObjectMapper json) {
-        return queue.getChildren(job.id()).map(children -> of(job, json).withChildren(children, json));
+    public static Uni<JobStatusView> withChildren(Job job, JobQueue queue, FlowReader flows, ObjectMapper json) {
+        return flows.children(queue.keys(), job.id()).map(children -> of(job, json).withChildren(children, json));
     }
 
     private static JsonNode tokens(Job job, ObjectMapper json) {

@@ -13,6 +13,7 @@ import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.flow.FlowReader;
 import dev.fencedqueue.research.ResearchJobs;
 import dev.fencedqueue.research.ResearchRequest;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
@@ -42,6 +43,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 public class ResearchResource {
 
     private final JobQueue queue;
+    private final FlowReader flows;
     private final ResearchConfig config;
     private final JobHistory history;
     private final ObjectMapper json;
@@ -51,9 +53,10 @@ public class ResearchResource {
     private final JobTenancy tenancy;
     private final TenantQuotas quotas;
 
-    public ResearchResource(Queues queues, ResearchConfig config, JobHistory history, ObjectMapper json,
-            StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity, JobTenancy tenancy,
-            TenantQuotas quotas) {
+    public ResearchResource(Queues queues, FlowReader flows, ResearchConfig config, JobHistory history,
+            ObjectMapper json, StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity,
+            JobTenancy tenancy, TenantQuotas quotas) {
+        this.flows = flows;
         this.tenancy = tenancy;
         this.quotas = quotas;
         this.rateLimit = rateLimit;
@@ -124,7 +127,7 @@ public class ResearchResource {
             + "children, a child's parent")
     public Uni<JobStatusView> status(@RestPath String jobId) {
         return caller().chain(caller -> queue.requireJob(jobId).invoke(job -> ownership.checkAccess(job, caller)))
-                .chain(job -> JobStatusView.withChildren(job, queue, json));
+                .chain(job -> JobStatusView.withChildren(job, queue, flows, json));
     }
 
     @POST

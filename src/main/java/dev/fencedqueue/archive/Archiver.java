@@ -13,8 +13,10 @@ import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ArchiveConfig;
 import dev.fencedqueue.queue.ArchivedJob;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.WorkerManager;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,7 +53,8 @@ public class Archiver {
     /** How often old partitions are looked for. */
     private static final Duration PARTITION_CHECK = Duration.ofMinutes(10);
 
-    private final Queues queues;
+    private final QueueContexts contexts;
+    private final SharedConnection redis;
     private final WorkerManager workers;
     private final ArchiveConfig config;
     private final ArchiveTables tables;
@@ -65,13 +68,14 @@ public class Archiver {
     private volatile boolean failing;
     private volatile Instant partitionsChecked = Instant.EPOCH;
 
-    public Archiver(PostgresJobArchive archive, Queues queues, WorkerManager workers, ArchiveConfig config, Vertx vertx,
-            MeterRegistry registry) {
-        this.queues = queues;
+    public Archiver(PostgresJobArchive archive, QueueContexts contexts, SharedConnection redis, LuaScripts scripts,
+            WorkerManager workers, ArchiveConfig config, Vertx vertx, MeterRegistry registry) {
+        this.contexts = contexts;
+        this.redis = redis;
         this.workers = workers;
         this.config = config;
         this.tables = archive.tables();
-        this.finished = new FinishedJobs(queues.redis(), queues.scripts());
+        this.finished = new FinishedJobs(redis, scripts);
         this.vertx = vertx;
         this.moved = Counter.builder("fq_archive_moved_jobs").description("finished jobs moved from Redis to the archive")
                 .register(registry);
@@ -101,9 +105,10 @@ public class Archiver {
             return Uni.createFrom().item(0);
         }
         Uni<Integer> round = Multi.createFrom().iterable(workers.processedQueues())
-                .onItem().transformToUniAndConcatenate(queue -> (claimed ? claim(queues.keys(queue))
+                .onItem().transformToUniAndConcatenate(queue -> (claimed ? claim(contexts.keys(queue))
                         : Uni.createFrom().item(true))
-                        .chain(mine -> mine ? moveDue(queues.keys(queue), grace, BATCHES_PER_ROUND) : Uni.createFrom().item(0)))
+                        .chain(mine -> mine ? moveDue(contexts.keys(queue), grace, BATCHES_PER_ROUND)
+                                : Uni.createFrom().item(0)))
                 .collect().with(Collectors.summingInt(Integer::intValue))
                 .call(this::dropOldPartitions)
                 .invoke(count -> {
@@ -129,7 +134,7 @@ public class Archiver {
 
     /** @return whether this instance moves the queue's jobs this interval */
     private Uni<Boolean> claim(QueueKeys keys) {
-        return queues.redis().send(Request.cmd(Command.SET).arg(keys.prefix() + "archiver").arg(instance).arg("NX")
+        return redis.send(Request.cmd(Command.SET).arg(keys.prefix() + "archiver").arg(instance).arg("NX")
                 .arg("PX").arg(config.interval().toMillis())).map(reply -> reply != null)
                 .onFailure().recoverWithItem(false);
     }

@@ -5,9 +5,9 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.fencedqueue.queue.JobFinishedException;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.ScriptErrors;
 import dev.fencedqueue.redis.LuaScript;
@@ -32,9 +32,11 @@ public class BulkControl {
     }
 
     private final Queues queues;
+    private final QueueContexts contexts;
 
-    public BulkControl(Queues queues) {
+    public BulkControl(Queues queues, QueueContexts contexts) {
         this.queues = queues;
+        this.contexts = contexts;
     }
 
     /**
@@ -43,7 +45,7 @@ public class BulkControl {
      * @return whether an operator asked the job to stop, and its throttle when one was set while it ran
      */
     public Uni<Gate> gate(String queue, String jobId) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         return ctx.scripts().run(new ChunkGateArgs(ctx.keys(), jobId)).map(reply -> {
             String throttle = reply.get(1).toString();
             return new Gate(reply.get(0).toInteger() == 1,
@@ -64,7 +66,7 @@ public class BulkControl {
      *         {@link dev.fencedqueue.queue.JobFinishedException}
      */
     public Uni<AbortRequest> abort(String queue, String jobId, Duration ttl, String reason) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         return ctx.scripts().run(new RequestAbortArgs(ctx.keys(), jobId, ttl)).chain(reply -> {
             int code = reply.get(0).toInteger();
             if (code == 1) {
@@ -82,8 +84,9 @@ public class BulkControl {
      * Stops the caller's own running job now, at a chunk boundary, as an operator's abort asked: the job ends
      * {@code aborted} (resumable, its cursor kept) and its worker is told to cancel the attempt.
      */
-    Uni<Void> abortAtBoundary(JobQueue queue, String jobId, String cursor) {
-        return queue.abort(jobId, "aborted by operator at a chunk boundary (cursor `" + cursor + "`)").replaceWithVoid();
+    Uni<Void> abortAtBoundary(String queue, String jobId, String cursor) {
+        return queues.queue(queue).abort(jobId, "aborted by operator at a chunk boundary (cursor `" + cursor + "`)")
+                .replaceWithVoid();
     }
 
     /**
@@ -93,7 +96,7 @@ public class BulkControl {
      *         completed or failed job, {@link dev.fencedqueue.queue.JobFinishedException}
      */
     public Uni<JobState> setThrottle(String queue, String jobId, Throttle throttle) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         String json;
         try {
             json = ctx.json().writeValueAsString(throttle.normalized());
@@ -112,7 +115,7 @@ public class BulkControl {
      *         or, when the job is not aborted, {@link dev.fencedqueue.queue.JobStateConflictException}
      */
     public Uni<JobState> resume(String queue, String jobId) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         return ctx.scripts().run(new ResumeJobArgs(ctx, jobId))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RESUME_JOB, queue, jobId, reply));
     }
@@ -123,14 +126,14 @@ public class BulkControl {
      * @return empty when the job holds the key now, else the id of the running job that holds it
      */
     Uni<Optional<String>> acquireSingleFlight(String queue, String key, String jobId) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         return ctx.scripts().run(SingleFlightArgs.acquire(ctx.keys(), key, jobId))
                 .map(reply -> reply.get(0).toInteger() == 1 ? Optional.empty() : Optional.of(reply.get(1).toString()));
     }
 
     /** Gives up a single-flight key if the job holds it. */
     Uni<Void> releaseSingleFlight(String queue, String key, String jobId) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         return ctx.scripts().run(SingleFlightArgs.release(ctx.keys(), key, jobId)).replaceWithVoid();
     }
 

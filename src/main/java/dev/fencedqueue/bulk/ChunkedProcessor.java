@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.StaleFencingTokenException;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobCancelledException;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -43,20 +44,21 @@ public final class ChunkedProcessor<I> implements JobProcessor {
     private final ChunkedJob<I> job;
     private final ChunkSink<I> sink;
     private final BulkControl control;
-    private final Queues queues;
+    private final JobTracing tracing;
     private final BulkMetrics metrics;
     private final BulkConfig config;
 
     /**
      * @param job the chunked job this processor runs (its queue, its plan per attempt), must not be {@code null}
      * @param sink where the job's chunks land with the fenced cursor, must not be {@code null}
+     * @param tracing the spans of jobs, where each chunk's span goes, must not be {@code null}
      */
-    public ChunkedProcessor(ChunkedJob<I> job, ChunkSink<I> sink, BulkControl control, Queues queues,
+    public ChunkedProcessor(ChunkedJob<I> job, ChunkSink<I> sink, BulkControl control, JobTracing tracing,
             BulkMetrics metrics, BulkConfig config) {
         this.job = job;
         this.sink = sink;
         this.control = control;
-        this.queues = queues;
+        this.tracing = tracing;
         this.metrics = metrics;
         this.config = config;
     }
@@ -118,7 +120,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
             long started = System.nanoTime();
             CompletableFuture<BulkControl.Gate> gate = control.gate(queue(), context.jobId()).subscribeAsCompletionStage();
             Cursor from = cursor;
-            ChunkSpan span = ChunkSpan.start(queues.tracing(), queue(), context.traceContext(), from);
+            ChunkSpan span = ChunkSpan.start(tracing, queue(), context.traceContext(), from);
             return store.nextChunk(from, plan.chunkSize(), gate.thenApply(read -> !read.abort()))
                     .onItemOrFailure().invoke((outcome, failure) -> {
                         metrics.chunkTime(queue(), outcome == null ? "failed" : outcome.status(), span.elapsedNanos());
@@ -172,7 +174,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         private Uni<Boolean> stopHere() {
             LOG.infof("job %s stops at a chunk boundary (cursor `%s`, %d items done) as an operator asked",
                     context.jobId(), cursor.position(), cursor.itemsDone());
-            return control.abortAtBoundary(queues.queue(queue()), context.jobId(), cursor.position())
+            return control.abortAtBoundary(queue(), context.jobId(), cursor.position())
                     .chain(() -> context.cancelled())
                     .onItem().<Boolean>transformToUni(reason -> Uni.createFrom()
                             .failure(new JobCancelledException(context.jobId(), reason)));
@@ -220,7 +222,7 @@ public final class ChunkedProcessor<I> implements JobProcessor {
         }
 
         private ObjectNode details() {
-            ObjectNode details = queues.context(queue()).json().createObjectNode()
+            ObjectNode details = JsonNodeFactory.instance.objectNode()
                     .put("cursor", cursor.position())
                     .put("chunksDone", cursor.chunksDone())
                     .put("itemsDone", cursor.itemsDone());

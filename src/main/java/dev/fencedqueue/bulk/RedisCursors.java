@@ -2,7 +2,6 @@ package dev.fencedqueue.bulk;
 
 import java.util.Optional;
 
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
@@ -28,9 +27,9 @@ public class RedisCursors {
     private final LuaScripts scripts;
     private final SharedConnection redis;
 
-    public RedisCursors(Queues queues) {
-        this.scripts = queues.scripts();
-        this.redis = queues.redis();
+    public RedisCursors(LuaScripts scripts, SharedConnection redis) {
+        this.scripts = scripts;
+        this.redis = redis;
     }
 
     /**

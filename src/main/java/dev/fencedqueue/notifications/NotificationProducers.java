@@ -11,7 +11,8 @@ import dev.fencedqueue.bulk.PostgresSink;
 import dev.fencedqueue.bulk.RedisCursors;
 import dev.fencedqueue.bulk.RedisSink;
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.WorkerManager;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,25 +28,25 @@ public class NotificationProducers {
     @Produces
     @ApplicationScoped
     JobProcessor fanOutProcessor(BulkConfig config, PostgresNotificationFanOut postgres, RedisNotificationFanOut redis,
-            PostgresCursors postgresCursors, RedisCursors redisCursors, BulkControl control, Queues queues,
-            BulkMetrics metrics, WorkerManager workers) {
+            PostgresCursors postgresCursors, RedisCursors redisCursors, BulkControl control, JobTracing tracing,
+            SharedConnection connection, BulkMetrics metrics, WorkerManager workers) {
         return switch (config.sink()) {
             case POSTGRESQL -> new ChunkedProcessor<>(postgres,
-                    new PostgresSink<>(postgres, postgresCursors, workers.blockingExecutor()), control, queues, metrics,
-                    config);
-            case REDIS -> new ChunkedProcessor<>(redis, new RedisSink<>(redis, redisCursors, queues.redis()), control,
-                    queues, metrics, config);
+                    new PostgresSink<>(postgres, postgresCursors, workers.blockingExecutor()), control, tracing,
+                    metrics, config);
+            case REDIS -> new ChunkedProcessor<>(redis, new RedisSink<>(redis, redisCursors, connection), control,
+                    tracing, metrics, config);
         };
     }
 
     @Produces
     @ApplicationScoped
     NotificationStore store(BulkConfig config, Database database, PostgresCursors postgresCursors,
-            RedisCursors redisCursors, RedisNotificationFanOut redis, Queues queues, WorkerManager workers,
-            ObjectMapper json) {
+            RedisCursors redisCursors, RedisNotificationFanOut redis, SharedConnection connection,
+            WorkerManager workers, ObjectMapper json) {
         return switch (config.sink()) {
             case POSTGRESQL -> new PostgresNotifications(database, postgresCursors, workers.blockingExecutor());
-            case REDIS -> new RedisNotifications(queues.redis(), redis.keys(), redisCursors, json);
+            case REDIS -> new RedisNotifications(connection, redis.keys(), redisCursors, json);
         };
     }
 }

@@ -10,35 +10,52 @@ import java.util.Map;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
+import io.smallrye.mutiny.Uni;
 
 /**
- * The KEYS and ARGV of one queue's {@code addJob} script ({@code addJob-*.lua} lists them with their units): for
- * {@link JobQueue}'s adds and for the scripts that add a job as one step of theirs ({@code produceTick}).
+ * The KEYS and ARGV of one queue's {@code addJob} script ({@code addJob-*.lua} lists them with their units), and its
+ * call: the one way a job enters a queue, for {@link JobQueue}'s adds, a flow's jobs ({@code FlowProducer}), a
+ * scheduler's jobs run now, and the scripts that add a job as one step of theirs ({@code produceTick}).
  */
-final class AddJobArgs {
+public final class AddJobArgs {
+
+    /**
+     * The parent policy of a job added without a parent ({@code fail}: what a flow's child does by default), as
+     * {@code addJob} stores it.
+     */
+    public static final String NO_PARENT_POLICY = "fail";
 
     private final QueueContext ctx;
     private final QueueKeys keys;
 
-    AddJobArgs(QueueContext ctx) {
+    /** @param ctx the queue the jobs go to, not {@code null} */
+    public AddJobArgs(QueueContext ctx) {
         this.ctx = ctx;
         this.keys = ctx.keys();
     }
 
     /** @return the KEYS of {@code addJob} for this queue */
-    List<String> keys() {
+    public List<String> keys() {
         return List.of(keys.waitList(), keys.delayed(), keys.prioritized(), keys.marker(), keys.meta(), keys.idCounter(),
                 keys.events(), keys.waitingChildren(), keys.pendingChildren());
     }
 
     /**
-     * @return the ARGV of {@code addJob} up to the children (a mutable list, to append them to); {@code schedulerId}
-     *         and {@code tick} ({@code ""} for none) name the scheduler tick that produced the job, {@code traceParent}
-     *         the span that adds it ({@code ""} for none)
+     * @param name the job name, must not be blank
+     * @param data the job's data, serialized to JSON with Jackson; may be {@code null}
+     * @param options the job options, must not be {@code null}
+     * @param parentKey a flow's child's parent's job key, {@code ""} for none
+     * @param policy what the job's failure does to its parent: {@code fail} ({@link #NO_PARENT_POLICY} without a
+     *        parent), {@code ignore} or {@code remove}
+     * @param schedulerId the scheduler that produced the job, {@code ""} for none
+     * @param tick the scheduler's tick the job is for (ms since the epoch), {@code ""} for none
+     * @param traceParent the W3C {@code traceparent} of the span that adds the job, {@code ""} for none
+     * @return the ARGV of {@code addJob} up to the children (a mutable list, to append them to: two per child, its job
+     *         key and its spec)
      * @throws IllegalArgumentException when {@code name} is blank, {@code options} is {@code null} or {@code data}
      *         cannot be serialized
      */
-    List<String> args(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
+    public List<String> args(String name, Object data, JobOptions options, String parentKey, String policy,
             String schedulerId, String tick, String traceParent) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("`name` must not be blank");
@@ -57,7 +74,7 @@ final class AddJobArgs {
                 options.removeOnFail().encode(ctx.archive().isActive()), dedup == null ? "" : dedup.id(),
                 dedup == null || dedup.ttl() == null ? "0" : Long.toString(dedup.ttl().toMillis()),
                 options.timeout() == null ? "0" : Long.toString(options.timeout().toMillis()), ctx.queueEventsArg(),
-                parentKey, policy.value(), schedulerId, tick, traceParent, storedTenant(options.tenant()));
+                parentKey, policy, schedulerId, tick, traceParent, storedTenant(options.tenant()));
         return args;
     }
 
@@ -67,6 +84,25 @@ final class AddJobArgs {
      */
     ScriptCall call(List<String> args) {
         return new Call(keys(), args);
+    }
+
+    /**
+     * Runs {@code addJob} in this queue, and waits for the replicas the connection's durability asks for.
+     *
+     * @param args its ARGV ({@link #args}, with the children's appended when the job has any), not {@code null}
+     * @return the job id and whether the job was created; fails with the {@link QueueException} of a refused add
+     *         ({@link IdempotencyKeyReusedException}), and with {@link dev.fencedqueue.redis.RedisUnavailableException}
+     *         when Redis is unreachable
+     */
+    public Uni<AddResult> run(List<String> args) {
+        return ctx.scripts().runReplicated(call(args)).map(reply -> {
+            String jobId = reply.get(0).toString();
+            int code = reply.get(1).toInteger();
+            if (code < 0) {
+                throw ScriptErrors.toException(LuaScript.ADD_JOB, keys.queue(), jobId, code, -1);
+            }
+            return AddResult.of(jobId, code);
+        });
     }
 
     /** @return the tenant as the job hash stores it: {@code ""} (no field) for the default one */

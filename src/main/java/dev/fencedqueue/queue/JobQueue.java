@@ -28,19 +28,19 @@ public class JobQueue {
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final QueueMaintenance maintenance;
-    private final Flows flows;
+    private final AbortFollowUp abortFollowUp;
     private final AddJobArgs addJob;
     private final JobListing listing;
     private final ClientStarts clientStarts;
 
-    JobQueue(QueueContext ctx, Flows flows) {
+    JobQueue(QueueContext ctx, AbortFollowUp abortFollowUp) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.addJob = new AddJobArgs(ctx);
         this.listing = new JobListing(ctx, this::isPaused);
         this.maintenance = new QueueMaintenance(ctx);
         this.clientStarts = new ClientStarts(ctx);
-        this.flows = flows;
+        this.abortFollowUp = abortFollowUp;
     }
 
     /** @return the queue name */
@@ -77,51 +77,8 @@ public class JobQueue {
      *         {@code data} cannot be serialized
      */
     public Uni<AddResult> add(String name, Object data, JobOptions options) {
-        return traced(traceParent -> add(name, data, options, "", ParentPolicy.FAIL, List.of(), traceParent));
-    }
-
-    /**
-     * Adds a job of a flow (see {@link #add(String, Object, JobOptions)}): with a parent, and with children it then
-     * waits for ({@code waiting-children}), whose specs go to the pending-children hash in the same script.
-     *
-     * @param parentKey the parent's job key, {@code ""} for none
-     * @param policy what the job's failure does to its parent
-     * @param children two per child: its job key, its spec (JSON); empty for none
-     * @param traceParent the W3C {@code traceparent} of the span that adds the job (its flow's), stored with it so that
-     *        its attempts join that trace; {@code ""} for none
-     */
-    Uni<AddResult> add(String name, Object data, JobOptions options, String parentKey, ParentPolicy policy,
-            List<String> children, String traceParent) {
-        List<String> args = addJob.args(name, data, options, parentKey, policy, "", "", traceParent);
-        args.addAll(children);
-        return runAddJob(args);
-    }
-
-    /**
-     * Adds a job a scheduler produced outside its ticks (run now).
-     *
-     * @param schedulerId the scheduler's id
-     * @param tick the time it stands for, ms since the epoch
-     */
-    Uni<AddResult> addScheduled(String name, Object data, JobOptions options, String schedulerId, long tick) {
-        return traced(traceParent -> runAddJob(addJob.args(name, data, options, "", ParentPolicy.FAIL, schedulerId,
-                Long.toString(tick), traceParent)));
-    }
-
-    /** @return the KEYS and ARGV of this queue's {@code addJob} script, for a script that adds a job as one step */
-    AddJobArgs addJob() {
-        return addJob;
-    }
-
-    private Uni<AddResult> runAddJob(List<String> args) {
-        return ctx.scripts().runReplicated(addJob.call(args)).map(reply -> {
-            String jobId = reply.get(0).toString();
-            int code = reply.get(1).toInteger();
-            if (code < 0) {
-                throw ScriptErrors.toException(LuaScript.ADD_JOB, name(), jobId, code, -1);
-            }
-            return AddResult.of(jobId, code);
-        });
+        return traced(traceParent -> addJob.run(addJob.args(name, data, options, "", AddJobArgs.NO_PARENT_POLICY, "",
+                "", traceParent)));
     }
 
     /** Runs {@code adding} under a {@code send} span (a child of the caller's), given its {@code traceparent}. */
@@ -175,33 +132,7 @@ public class JobQueue {
                             throw archived.<RuntimeException>map(job -> new JobFinishedException(keys.queue(), jobId,
                                     job.job().state())).orElse((JobNotFoundException) notFound);
                         }))
-                .call(() -> flows.relay().aborted(keys, jobId, reason));
-    }
-
-    /**
-     * @param jobId a parent's id
-     * @return every child it ever had, with its state and result (BullMQ's {@code getDependencies}); empty for a job
-     *         without children
-     */
-    public Uni<List<FlowReader.Child>> getChildren(String jobId) {
-        return flows.reader().children(keys, jobId);
-    }
-
-    /**
-     * @param jobId a parent's id
-     * @return child job key -> return value (JSON) of each completed child (BullMQ's {@code getChildrenValues})
-     */
-    public Uni<Map<String, String>> getChildrenValues(String jobId) {
-        return flows.reader().childrenValues(keys, jobId);
-    }
-
-    /**
-     * @param jobId a parent's id
-     * @return child job key -> reason of each failed child it ignored or that failed it (BullMQ's
-     *         {@code getFailedChildrenValues})
-     */
-    public Uni<Map<String, String>> getFailedChildren(String jobId) {
-        return flows.reader().failedChildren(keys, jobId);
+                .call(() -> abortFollowUp.aborted(keys, jobId, reason));
     }
 
     /**

@@ -3,11 +3,14 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 import java.util.List;
 
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The key figures of a queue that its counts do not give, read from Redis by its clock, the same for every instance:
@@ -15,12 +18,19 @@ import io.vertx.mutiny.redis.client.Response;
  * and how many jobs ended within a recent window. Read by the Prometheus gauges and the operator console. Each read is
  * a few commands; nothing here scans the queue.
  */
-public final class QueueFigures {
+@ApplicationScoped
+public class QueueFigures {
 
-    private final Queues queues;
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
 
-    QueueFigures(Queues queues) {
-        this.queues = queues;
+    /**
+     * @param scripts the script registry, not {@code null}
+     * @param redis the shared connection, not {@code null}
+     */
+    public QueueFigures(LuaScripts scripts, SharedConnection redis) {
+        this.scripts = scripts;
+        this.redis = redis;
     }
 
     /**
@@ -30,8 +40,8 @@ public final class QueueFigures {
      *         waits; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
      */
     public Uni<Double> oldestWaitingAge(QueueKeys keys) {
-        Uni<Response> oldest = queues.context(keys.queue()).scripts().run(ReadyJobsArgs.of(keys, "oldest"));
-        Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
+        Uni<Response> oldest = scripts.run(ReadyJobsArgs.of(keys, "oldest"));
+        Uni<Response> time = redis.send(Request.cmd(Command.TIME));
         return Uni.combine().all().unis(oldest, time).asTuple().map(read -> {
             long since = read.getItem1().toLong();
             return since < 0 ? 0.0 : Math.max(0, millis(read.getItem2()) - since) / 1000.0;
@@ -50,11 +60,11 @@ public final class QueueFigures {
      * @return the lag, s; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
      */
     public Uni<Double> archiveLag(QueueKeys keys, Duration grace) {
-        Uni<Response> completed = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(0).arg(0)
+        Uni<Response> completed = redis.send(Request.cmd(Command.ZRANGE).arg(keys.completed()).arg(0).arg(0)
                 .arg("WITHSCORES"));
-        Uni<Response> failed = queues.redis().send(Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(0).arg(0)
+        Uni<Response> failed = redis.send(Request.cmd(Command.ZRANGE).arg(keys.failed()).arg(0).arg(0)
                 .arg("WITHSCORES"));
-        Uni<Response> time = queues.redis().send(Request.cmd(Command.TIME));
+        Uni<Response> time = redis.send(Request.cmd(Command.TIME));
         return Uni.combine().all().unis(completed, failed, time).asTuple().map(read -> {
             long dueSince = millis(read.getItem3()) - grace.toMillis();
             long oldest = Math.min(firstScore(read.getItem1()), firstScore(read.getItem2()));
@@ -79,11 +89,11 @@ public final class QueueFigures {
      *         {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable
      */
     public Uni<Ended> endedWithin(QueueKeys keys, Duration window) {
-        return queues.redis().send(Request.cmd(Command.TIME)).chain(time -> {
+        return redis.send(Request.cmd(Command.TIME)).chain(time -> {
             String since = "(" + (millis(time) - window.toMillis());
-            Uni<Response> completed = queues.redis().send(Request.cmd(Command.ZCOUNT).arg(keys.completed()).arg(since)
+            Uni<Response> completed = redis.send(Request.cmd(Command.ZCOUNT).arg(keys.completed()).arg(since)
                     .arg("+inf"));
-            Uni<Response> failed = queues.redis().send(Request.cmd(Command.ZCOUNT).arg(keys.failed()).arg(since)
+            Uni<Response> failed = redis.send(Request.cmd(Command.ZCOUNT).arg(keys.failed()).arg(since)
                     .arg("+inf"));
             return Uni.combine().all().unis(completed, failed).asTuple()
                     .map(counts -> new Ended(counts.getItem1().toLong(), counts.getItem2().toLong()));

@@ -3,68 +3,26 @@ package dev.fencedqueue.queue;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.config.EventsConfig;
-import dev.fencedqueue.config.RedisKeysConfig;
-import dev.fencedqueue.redis.LuaScripts;
-import dev.fencedqueue.redis.SharedConnection;
-import dev.fencedqueue.tracing.JobTracing;
 import jakarta.enterprise.context.ApplicationScoped;
 
-/** Hands out the {@link JobQueue} of a queue name; queues are cheap views over Redis keys. */
+/**
+ * Hands out the {@link JobQueue} of a queue name (BullMQ's {@code new Queue(name)}); queues are cheap views over Redis
+ * keys. Flows ({@code FlowProducer}) and job schedulers ({@code JobSchedulers}) are beans of their own packages.
+ */
 @ApplicationScoped
 public class Queues {
 
-    private final LuaScripts scripts;
-    private final SharedConnection redis;
-    private final ObjectMapper json;
-    private final String keyPrefix;
-    private final int maxStreamLength;
-    private final int maxQueueEvents;
+    private final QueueContexts contexts;
+    private final AbortFollowUp abortFollowUp;
     private final Map<String, JobQueue> queues = new ConcurrentHashMap<>();
-    private final Flows flows;
-    private final JobSchedulers schedulers;
-    private final JobTracing tracing;
-    private final JobArchive archive;
-    private final QueueFigures figures = new QueueFigures(this);
 
-    public Queues(LuaScripts scripts, SharedConnection redis, ObjectMapper json, RedisKeysConfig redisConfig,
-            EventsConfig events, JobTracing tracing, JobArchive archive) {
-        this.archive = archive;
-        this.scripts = scripts;
-        this.tracing = tracing;
-        this.redis = redis;
-        this.json = json;
-        this.keyPrefix = redisConfig.keyPrefix();
-        this.maxStreamLength = events.maxStreamLength();
-        this.maxQueueEvents = events.queueStreamMaxLength();
-        this.flows = new Flows(this);
-        this.schedulers = new JobSchedulers(this);
-    }
-
-    /** @return where finished jobs go once Redis no longer keeps them */
-    public JobArchive archive() {
-        return archive;
-    }
-
-    /** @return the key figures of queues: oldest waiting age, jobs ended recently */
-    public QueueFigures figures() {
-        return figures;
-    }
-
-    /** @return the spans of jobs (a no-op while tracing is off) */
-    public JobTracing tracing() {
-        return tracing;
-    }
-
-    /** @return job schedulers over all queues */
-    public JobSchedulers schedulers() {
-        return schedulers;
-    }
-
-    /** @return flows: adding a parent with its children, delivering children's endings to their parents */
-    public Flows flows() {
-        return flows;
+    /**
+     * @param contexts what the views of each queue share, not {@code null}
+     * @param abortFollowUp what follows the abort of a job in a flow, not {@code null}
+     */
+    public Queues(QueueContexts contexts, AbortFollowUp abortFollowUp) {
+        this.contexts = contexts;
+        this.abortFollowUp = abortFollowUp;
     }
 
     /**
@@ -73,7 +31,7 @@ public class Queues {
      * @throws IllegalArgumentException when the name is not valid
      */
     public JobQueue queue(String name) {
-        return queues.computeIfAbsent(name, n -> new JobQueue(context(n), flows));
+        return queues.computeIfAbsent(name, n -> new JobQueue(contexts.context(n), abortFollowUp));
     }
 
     /**
@@ -88,42 +46,6 @@ public class Queues {
      */
     public JobQueue lookup(String name) {
         JobQueue queue = queues.get(name);
-        return queue != null ? queue : new JobQueue(context(name), flows);
-    }
-
-    /**
-     * @param name the queue name
-     * @return what the views of that queue share
-     */
-    public QueueContext context(String name) {
-        return new QueueContext(keys(name), scripts, redis, json, maxStreamLength, maxQueueEvents, tracing, archive);
-    }
-
-    /**
-     * @param name the queue name
-     * @return the key layout of that queue
-     */
-    public QueueKeys keys(String name) {
-        return QueueKeys.of(keyPrefix, name);
-    }
-
-    /** @return the global key prefix ({@code fq.redis.key-prefix}) */
-    public String keyPrefix() {
-        return keyPrefix;
-    }
-
-    /** @return Jackson */
-    public ObjectMapper json() {
-        return json;
-    }
-
-    /** @return the scripts registry */
-    public LuaScripts scripts() {
-        return scripts;
-    }
-
-    /** @return the shared connection */
-    public SharedConnection redis() {
-        return redis;
+        return queue != null ? queue : new JobQueue(contexts.context(name), abortFollowUp);
     }
 }

@@ -11,7 +11,7 @@ import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.Tenants;
 import dev.fencedqueue.queue.TokenQuota;
@@ -49,13 +49,13 @@ public class LlmTokens {
     /** The outcomes an attempt's tokens are counted under. */
     private static final List<String> OUTCOMES = List.of("result", "failed", "zombie", "aborted", "handed-back");
 
-    private final Queues queues;
+    private final QueueContexts contexts;
     private final MeterRegistry registry;
     private final Tenants tenants;
     private final LlmPrices prices;
 
-    public LlmTokens(Queues queues, MeterRegistry registry, Tenants tenants, LlmPrices prices) {
-        this.queues = queues;
+    public LlmTokens(QueueContexts contexts, MeterRegistry registry, Tenants tenants, LlmPrices prices) {
+        this.contexts = contexts;
         this.registry = registry;
         this.tenants = tenants;
         this.prices = prices;
@@ -144,7 +144,7 @@ public class LlmTokens {
      * @return completes once counted; never fails (a failed count is logged: accounting must not fail a job)
      */
     public Uni<Void> record(String queue, String jobId, long fencingToken, Attempt attempt) {
-        QueueContext ctx = queues.context(queue);
+        QueueContext ctx = contexts.context(queue);
         String outcome = attempt.outcome();
         // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
         String fallback = outcome.equals("revoked") ? "zombie" : outcome;

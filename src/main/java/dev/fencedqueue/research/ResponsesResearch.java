@@ -69,8 +69,8 @@ public class ResponsesResearch implements AnswerProtocol {
     private final ReattachLog reattachLog;
 
     public ResponsesResearch(ResponsesClient client, ChatResearch publisher, LlmConfig config, ObjectMapper json,
-            Queues queues, ResearchConfig research) {
-        this.tracing = queues.tracing();
+            Queues queues, JobTracing tracing, ResearchConfig research) {
+        this.tracing = tracing;
         this.client = client;
         this.publisher = publisher;
         this.config = config;

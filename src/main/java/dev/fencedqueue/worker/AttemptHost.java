@@ -4,9 +4,9 @@ import java.util.concurrent.Executor;
 
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
-import dev.fencedqueue.queue.Flows;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.flow.Flows;
 import dev.fencedqueue.tracing.JobTracing;
 
 /** What an attempt's {@link JobContext} uses of the worker that runs it, and nothing more. */

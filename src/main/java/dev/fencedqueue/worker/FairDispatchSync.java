@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.Tenants;
+import dev.fencedqueue.redis.SharedConnection;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
@@ -35,13 +36,15 @@ public class FairDispatchSync {
 
     private final Tenants tenants;
     private final WorkerManager workers;
-    private final Queues queues;
+    private final QueueContexts contexts;
+    private final SharedConnection redis;
     private volatile long timer = -1;
 
-    public FairDispatchSync(Tenants tenants, WorkerManager workers, Queues queues) {
+    public FairDispatchSync(Tenants tenants, WorkerManager workers, QueueContexts contexts, SharedConnection redis) {
         this.tenants = tenants;
         this.workers = workers;
-        this.queues = queues;
+        this.contexts = contexts;
+        this.redis = redis;
     }
 
     void start(@Observes StartupEvent event, Vertx vertx) {
@@ -65,8 +68,8 @@ public class FairDispatchSync {
     private Uni<Void> syncCostUnits() {
         List<Uni<Response>> writes = new ArrayList<>();
         workers.costUnits().forEach((queue, unit) -> {
-            String meta = queues.keys(queue).meta();
-            writes.add(queues.redis().send(unit == CostUnit.SLOT_TIME ? Request.cmd(Command.HDEL).arg(meta).arg("costUnit")
+            String meta = contexts.keys(queue).meta();
+            writes.add(redis.send(unit == CostUnit.SLOT_TIME ? Request.cmd(Command.HDEL).arg(meta).arg("costUnit")
                     : Request.cmd(Command.HSET).arg(meta).arg("costUnit").arg(unit.value())));
         });
         return writes.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(writes).andFailFast().replaceWithVoid();

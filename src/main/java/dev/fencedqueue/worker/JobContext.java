@@ -7,8 +7,8 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.events.JobEvent;
-import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.flow.FlowJob;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
 
@@ -187,7 +187,7 @@ public interface JobContext {
      * that adds the same children adds none again. The children may run in other queues; then call
      * {@link #moveToWaitingChildren()} to wait for them.
      *
-     * @param children the children, not empty; see {@link dev.fencedqueue.queue.FlowJob}
+     * @param children the children, not empty; see {@link FlowJob}
      * @return how many were new to the job; fails with {@link dev.fencedqueue.queue.OwnershipLostException} (and the
      *         worker cancels the run) when this run no longer owns the job
      * @throws IllegalArgumentException naming the bad field ({@code children[0].queue}); nothing is added then
@@ -221,7 +221,7 @@ public interface JobContext {
 
     /**
      * @return child job key -> reason of each child that failed and that this job ignored
-     *         ({@link dev.fencedqueue.queue.ParentPolicy#IGNORE}); empty when none
+     *         ({@link dev.fencedqueue.queue.flow.ParentPolicy#IGNORE}); empty when none
      */
     default Uni<Map<String, String>> failedChildren() {
         throw new UnsupportedOperationException("this context has no children");

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.concurrent.Executor;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.flow.FlowRelay;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;

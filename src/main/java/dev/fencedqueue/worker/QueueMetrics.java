@@ -11,8 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ArchiveConfig;
 import dev.fencedqueue.config.MetricsConfig;
+import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueFigures;
 import dev.fencedqueue.queue.Queues;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -53,18 +55,20 @@ public class QueueMetrics {
     }
 
     private final Queues queues;
+    private final QueueFigures figures;
     private final MeterRegistry registry;
     private final Vertx vertx;
     private final Duration archiveGrace;
     private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
     private final long timer;
 
-    public QueueMetrics(Queues queues, MeterRegistry registry, Vertx vertx, MetricsConfig config,
-            ArchiveConfig archive) {
+    public QueueMetrics(Queues queues, QueueFigures figures, JobArchive jobArchive, MeterRegistry registry, Vertx vertx,
+            MetricsConfig config, ArchiveConfig archive) {
         this.queues = queues;
+        this.figures = figures;
         this.registry = registry;
         this.vertx = vertx;
-        this.archiveGrace = queues.archive().isActive() ? archive.grace() : null;
+        this.archiveGrace = jobArchive.isActive() ? archive.grace() : null;
         this.timer = vertx.setPeriodic(Math.max(1, config.queueRefresh().toMillis()), id -> refresh());
     }
 
@@ -129,8 +133,8 @@ public class QueueMetrics {
         queueMetrics.reading = true;
         JobQueue jobs = queues.queue(queue);
         Uni<Double> archiveLag = archiveGrace == null ? Uni.createFrom().item(Double.NaN)
-                : queues.figures().archiveLag(jobs.keys(), archiveGrace);
-        Uni.combine().all().unis(jobs.getJobCounts(), queues.figures().oldestWaitingAge(jobs.keys()), archiveLag)
+                : figures.archiveLag(jobs.keys(), archiveGrace);
+        Uni.combine().all().unis(jobs.getJobCounts(), figures.oldestWaitingAge(jobs.keys()), archiveLag)
                 .asTuple()
                 .eventually(() -> queueMetrics.reading = false)
                 .subscribe().with(read -> {

@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
@@ -32,13 +32,13 @@ public class RevocationListener {
     private static final Logger LOG = Logger.getLogger(RevocationListener.class);
 
     private final SharedConnection redis;
-    private final Queues queues;
+    private final QueueContexts contexts;
     private final Map<String, Set<Worker>> workers = new ConcurrentHashMap<>();
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
 
-    public RevocationListener(SharedConnection redis, Queues queues) {
+    public RevocationListener(SharedConnection redis, QueueContexts contexts) {
         this.redis = redis;
-        this.queues = queues;
+        this.contexts = contexts;
     }
 
     /**
@@ -110,7 +110,7 @@ public class RevocationListener {
 
         Subscription(String queue) {
             this.queue = queue;
-            this.channel = queues.keys(queue).revokedChannel();
+            this.channel = contexts.keys(queue).revokedChannel();
         }
 
         void open() {

@@ -1,15 +1,15 @@
 package dev.fencedqueue.worker;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.JobSchedulers;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.scheduler.DueTicks;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
 /**
  * Turns a queue's due scheduler ticks into jobs, from one worker: it sleeps until the earliest next tick (on the Redis
  * clock), at most {@link #MAX_WAIT_MS} so that a scheduler upserted by another instance is seen soon, and produces
- * the due ticks ({@link JobSchedulers#produceDue}). Every worker of the queue does the same; each tick still produces
+ * the due ticks ({@link DueTicks#produceDue}). Every worker of the queue does the same; each tick still produces
  * one job fleet-wide. Confined to the worker's context; nothing blocks.
  */
 final class SchedulerTicker {
@@ -22,7 +22,7 @@ final class SchedulerTicker {
     /** Most ticks produced per look; a full batch looks again at once. */
     static final int BATCH = 200;
 
-    private final JobSchedulers schedulers;
+    private final DueTicks ticks;
     private final QueueKeys keys;
     private final Vertx vertx;
     private final long missedAfterMs;
@@ -30,8 +30,8 @@ final class SchedulerTicker {
     private boolean running;
 
     /** {@code missedAfterMs}: how late a tick may be produced before it counts as missed, ms */
-    SchedulerTicker(JobSchedulers schedulers, QueueKeys keys, Vertx vertx, long missedAfterMs) {
-        this.schedulers = schedulers;
+    SchedulerTicker(DueTicks ticks, QueueKeys keys, Vertx vertx, long missedAfterMs) {
+        this.ticks = ticks;
         this.keys = keys;
         this.vertx = vertx;
         this.missedAfterMs = missedAfterMs;
@@ -57,7 +57,7 @@ final class SchedulerTicker {
         if (!running) {
             return;
         }
-        schedulers.produceDue(keys, BATCH, missedAfterMs).subscribe().with(due -> {
+        ticks.produceDue(keys, BATCH, missedAfterMs).subscribe().with(due -> {
             long wait = due.next() < 0 ? MAX_WAIT_MS : Math.max(1, Math.min(MAX_WAIT_MS, due.next() - due.now()));
             sleep(due.produced() >= BATCH ? 1 : wait);
         }, failure -> {

@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.function.IntConsumer;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.FlowRelay;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.flow.FlowRelay;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 

@@ -13,13 +13,12 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ShutdownMode;
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
-import dev.fencedqueue.queue.Flows;
 import dev.fencedqueue.queue.Job;
-import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.flow.Flows;
+import dev.fencedqueue.queue.scheduler.DueTicks;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -66,10 +65,14 @@ public final class Worker {
     private long renewTimer = -1;
     private long stalledTimer = -1;
 
-    /** {@code blockingExecutor}: where a blocking processor's attempts run; {@code null} for one that does not block. */
-    Worker(JobQueue queue, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
-            Queues queues, ObjectMapper json, Vertx vertx) {
-        this.ctx = queues.context(queue.name());
+    /**
+     * {@code ctx}: the queue it runs; {@code blockingExecutor}: where a blocking processor's attempts run, {@code null}
+     * for one that does not block; {@code flows}: what its jobs use of flows; {@code ticks}: produce the queue's due
+     * scheduler ticks.
+     */
+    Worker(QueueContext ctx, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
+            Flows flows, DueTicks ticks, ObjectMapper json, Vertx vertx) {
+        this.ctx = ctx;
         this.keys = ctx.keys();
         this.processor = processor;
         this.blockingExecutor = blockingExecutor;
@@ -81,8 +84,7 @@ public final class Worker {
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
-        Flows flows = queues.flows();
-        this.ticker = new SchedulerTicker(queues.schedulers(), keys, vertx, options.schedulerMissedAfter().toMillis());
+        this.ticker = new SchedulerTicker(ticks, keys, vertx, options.schedulerMissedAfter().toMillis());
         this.counters = new WorkerCounters(options.workerId(), slots);
         this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay(), counters::stalled);
         JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);

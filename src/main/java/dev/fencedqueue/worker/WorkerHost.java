@@ -5,9 +5,9 @@ import java.util.function.BiConsumer;
 
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
-import dev.fencedqueue.queue.Flows;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.flow.Flows;
 import dev.fencedqueue.tracing.JobTracing;
 
 /**

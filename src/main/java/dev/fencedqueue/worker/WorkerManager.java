@@ -20,7 +20,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.flow.Flows;
+import dev.fencedqueue.queue.scheduler.DueTicks;
 import dev.fencedqueue.redis.RedisMemory;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -47,7 +49,9 @@ public class WorkerManager {
     private static final Logger LOG = Logger.getLogger(WorkerManager.class);
 
     private final WorkerConfig config;
-    private final Queues queues;
+    private final QueueContexts contexts;
+    private final Flows flows;
+    private final DueTicks ticks;
     private final ObjectMapper json;
     private final Vertx vertx;
     private final RevocationListener revocations;
@@ -63,11 +67,14 @@ public class WorkerManager {
     private final Set<Worker> heldBack = ConcurrentHashMap.newKeySet();
     private boolean workPermitted;
 
-    public WorkerManager(WorkerConfig config, Queues queues, ObjectMapper json, Vertx vertx,
-            RevocationListener revocations, WorkerMetrics metrics, Instance<JobProcessor> processors,
+    public WorkerManager(WorkerConfig config, QueueContexts contexts, Flows flows, DueTicks ticks,
+            ObjectMapper json, Vertx vertx, RevocationListener revocations, WorkerMetrics metrics,
+            Instance<JobProcessor> processors,
             @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory, TenantSlotTime slotTime) {
         this.config = config;
-        this.queues = queues;
+        this.contexts = contexts;
+        this.flows = flows;
+        this.ticks = ticks;
         this.json = json;
         this.vertx = vertx;
         this.revocations = revocations;
@@ -155,8 +162,8 @@ public class WorkerManager {
      * @return the worker; call {@link Worker#start()} to start it and {@link #stop(Worker)} to stop it
      */
     public Worker create(JobProcessor processor, WorkerOptions options) {
-        Worker worker = new Worker(queues.queue(processor.queue()), processor,
-                processor.isBlocking() ? blockingExecutor() : null, options, queues, json, vertx);
+        Worker worker = new Worker(contexts.context(processor.queue()), processor,
+                processor.isBlocking() ? blockingExecutor() : null, options, flows, ticks, json, vertx);
         revocations.register(worker);
         metrics.bind(worker);
         slotTime.bind(worker);

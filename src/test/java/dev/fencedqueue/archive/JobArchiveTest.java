@@ -22,8 +22,9 @@ import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.queue.ArchivedJob;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueFigures;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -64,7 +65,10 @@ class JobArchiveTest extends ResearchTestSupport {
     QueueInspector redis;
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
+
+    @Inject
+    QueueFigures figures;
 
     @Inject
     ResearchConfig researchConfig;
@@ -73,7 +77,7 @@ class JobArchiveTest extends ResearchTestSupport {
     Database database;
 
     private QueueKeys keys() {
-        return queues.keys(researchConfig.queue());
+        return contexts.keys(researchConfig.queue());
     }
 
     private String finishedJob(String query) {
@@ -231,7 +235,7 @@ class JobArchiveTest extends ResearchTestSupport {
 
     /** @return {@code fq_archive_lag_seconds} of the research queue, were its grace period {@code grace} */
     private double archiveLag(Duration grace) {
-        return queues.figures().archiveLag(keys(), grace).await().atMost(Timeouts.TIMEOUT);
+        return figures.archiveLag(keys(), grace).await().atMost(Timeouts.TIMEOUT);
     }
 
     private static io.restassured.specification.RequestSpecification admin() {

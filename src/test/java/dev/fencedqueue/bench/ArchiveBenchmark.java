@@ -19,8 +19,8 @@ import java.util.Map;
 import dev.fencedqueue.archive.Archiver;
 import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -82,7 +82,7 @@ class ArchiveBenchmark extends ResearchTestSupport {
     QueueInspector redis;
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
 
     @Inject
     ResearchConfig researchConfig;
@@ -180,7 +180,7 @@ class ArchiveBenchmark extends ResearchTestSupport {
     }
 
     private QueueKeys keys() {
-        return queues.keys(researchConfig.queue());
+        return contexts.keys(researchConfig.queue());
     }
 
     private String finish(String jobId, Duration within) {

@@ -15,8 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.queue.AbortFollowUp;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobArchive;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.RedisMemory;
@@ -46,14 +48,14 @@ import org.junit.jupiter.api.Test;
  * time {@code JobQueue.add} takes (what a {@code POST /research/start} waits before its {@code 202}), one add at a
  * time, and the no-op jobs per second of a worker at concurrency 50 fed by 50 adds in flight. Both settings run in
  * this one JVM against the same Redis pair: the service's own beans ({@code auto}) and a second stack of the same
- * classes ({@link SharedConnection}, {@link LuaScripts}, {@link Queues}) configured with {@code 0}; the jobs of both
- * are processed by the service's workers. Each run measures both, in alternating order, and records their ratio, so a
- * noisy moment of the shared machine shows in one run rather than in one setting. Beside the throughput it prints the
- * CPU time per job of the master, the replica ({@code INFO cpu}) and this JVM, and how many adds shared a {@code WAIT}
- * (the master's {@code INFO commandstats}): where {@code auto} spends what it costs. With
- * {@code -Dbench.replica.realtime=true} the replica runs under {@code chrt -f 10} (SCHED_FIFO: it gets a core the
- * moment it has work, which needs root or {@code CAP_SYS_NICE}), which stands in for a replica on cores of its own, as
- * in production, on a machine where it shares two with the master and this JVM. Run it with
+ * classes ({@link SharedConnection}, {@link LuaScripts}, {@link QueueContexts} and {@link Queues}) configured with
+ * {@code 0}; the jobs of both are processed by the service's workers. Each run measures both, in alternating order,
+ * and records their ratio, so a noisy moment of the shared machine shows in one run rather than in one setting.
+ * Beside the throughput it prints the CPU time per job of the master, the replica ({@code INFO cpu}) and this JVM,
+ * and how many adds shared a {@code WAIT} (the master's {@code INFO commandstats}): where {@code auto} spends what it
+ * costs. With {@code -Dbench.replica.realtime=true} the replica runs under {@code chrt -f 10} (SCHED_FIFO: it gets a
+ * core the moment it has work, which needs root or {@code CAP_SYS_NICE}), which stands in for a replica on cores of
+ * its own, as in production, on a machine where it shares two with the master and this JVM. Run it with
  * {@code ./mvnw -Pbench test -Dtest=DurabilityBenchmark} ({@code -Dbench.runs}, {@code -Dbench.jobs},
  * {@code -Dbench.samples}).
  */
@@ -89,6 +91,9 @@ class DurabilityBenchmark {
     EventsConfig events;
 
     @Inject
+    AbortFollowUp abortFollowUp;
+
+    @Inject
     ObjectMapper json;
 
     @RedisTestResource.InjectRedis
@@ -106,8 +111,8 @@ class DurabilityBenchmark {
         RedisMemory noWaitMemory = new RedisMemory(noWait, config, vertx);
         try {
             LuaScripts scripts = new LuaScripts(noWait, noWaitMemory);
-            Queues queuesNoWait = new Queues(scripts, noWait, json, withoutWait(config), events, JobTracing.noop(),
-                    JobArchive.NONE);
+            Queues queuesNoWait = new Queues(new QueueContexts(scripts, noWait, json, withoutWait(config), events,
+                    JobTracing.noop(), JobArchive.NONE), abortFollowUp);
             Setting auto = new Setting("auto", bench.queues());
             Setting zero = new Setting("wait0", queuesNoWait);
             BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());

@@ -21,6 +21,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -67,6 +68,9 @@ class FanOutBenchmark {
     @Inject
     BulkConfig config;
 
+    @Inject
+    JobTracing tracing;
+
     @PostgresTestResource.InjectPostgres
     NotificationRows rows;
 
@@ -78,7 +82,7 @@ class FanOutBenchmark {
     void measuresTheFanOutAgainstPlainInsertsAndTheAbortLatency() throws Exception {
         String server = "\"postgres\": \"" + serverVersion() + "\"";
         Worker worker = bench.startWorker(new ChunkedProcessor<>(fanOut, new PostgresSink<>(fanOut, cursors,
-                bench.workers().blockingExecutor()), control, bench.queues(), metrics, config), 1);
+                bench.workers().blockingExecutor()), control, tracing, metrics, config), 1);
         JobQueue queue = bench.queues().queue(config.queue());
         String channel = rows.channelWith(SUBSCRIBERS);
         new FanOutScenario("fan_out", "plain_insert_ceiling", 1, new Rows(), control)

@@ -6,9 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 import com.fasterxml.jackson.databind.node.IntNode;
-import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.flow.FlowProducer;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -38,6 +39,9 @@ class FlowBenchmark {
 
     @Inject
     BenchContext bench;
+
+    @Inject
+    FlowProducer producer;
 
     @Test
     void measuresAddingFlowsBesideAddingPlainJobs() {
@@ -73,8 +77,7 @@ class FlowBenchmark {
             for (int c = 0; c < CHILDREN; c++) {
                 kids.add(FlowJob.of(children.name(), "part", IntNode.valueOf(c)));
             }
-            return bench.queues().flows().producer().add(FlowJob.of(parents.name(), "report", IntNode.valueOf(i))
-                    .withChildren(kids));
+            return producer.add(FlowJob.of(parents.name(), "report", IntNode.valueOf(i)).withChildren(kids));
         });
     }
 

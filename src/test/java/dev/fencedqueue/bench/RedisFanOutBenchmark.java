@@ -21,6 +21,7 @@ import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisNotificationRows;
 import dev.fencedqueue.testing.RedisTestResource;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -70,6 +71,9 @@ class RedisFanOutBenchmark {
     BulkConfig config;
 
     @Inject
+    JobTracing tracing;
+
+    @Inject
     QueueInspector inspector;
 
     private RedisNotificationRows rows;
@@ -80,9 +84,9 @@ class RedisFanOutBenchmark {
         rows = new RedisNotificationRows(inspector::send, "fq");
         keys = fanOut.keys();
         String server = "\"redis\": \"" + inspector.infoText("server", "redis_version") + "\"";
-        SharedConnection redis = bench.queues().redis();
+        SharedConnection redis = bench.redis();
         Worker worker = bench.startWorker(new ChunkedProcessor<>(fanOut, new RedisSink<>(fanOut, cursors, redis), control,
-                bench.queues(), metrics, config), 1);
+                tracing, metrics, config), 1);
         JobQueue queue = bench.queues().queue(config.queue());
         String channel = rows.channelWith(SUBSCRIBERS);
         new FanOutScenario("redis_fan_out", "plain_pipelined_ceiling", 3, new Entries(redis), control)

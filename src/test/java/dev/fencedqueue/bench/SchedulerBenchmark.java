@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
@@ -49,6 +50,9 @@ class SchedulerBenchmark {
     @Inject
     ObjectMapper json;
 
+    @Inject
+    JobSchedulers schedulers;
+
     @Test
     void measuresHowLateScheduledJobsStart() {
         BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
@@ -63,14 +67,14 @@ class SchedulerBenchmark {
         for (int i = 0; i < SCHEDULERS; i++) {
             String id = queue.name() + "-" + i;
             ids.add(id);
-            bench.queues().schedulers().upsert(id, json.valueToTree(Map.of("every", 1000, "template",
+            schedulers.upsert(id, json.valueToTree(Map.of("every", 1000, "template",
                     Map.of("queue", queue.name(), "name", "tick", "options", Map.of("eventStream", false)))))
                     .await().atMost(BenchContext.TIMEOUT);
         }
         await().atMost(Duration.ofSeconds(SECONDS + 30)).pollInterval(Duration.ofMillis(200))
                 .until(() -> redisTime() > start + SECONDS * 1000L);
         for (String id : ids) {
-            bench.queues().schedulers().remove(id).await().atMost(BenchContext.TIMEOUT);
+            schedulers.remove(id).await().atMost(BenchContext.TIMEOUT);
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> queue.getJobCounts().await().atMost(BenchContext.TIMEOUT)
                 .entrySet().stream().filter(e -> e.getKey() != JobState.COMPLETED).mapToLong(Map.Entry::getValue)

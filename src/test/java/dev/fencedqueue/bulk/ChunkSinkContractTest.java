@@ -21,6 +21,7 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
@@ -47,6 +48,9 @@ abstract class ChunkSinkContractTest {
 
     @Inject
     protected Queues queues;
+
+    @Inject
+    protected JobTracing tracing;
 
     @Inject
     protected BulkMetrics metrics;

@@ -120,7 +120,7 @@ class PostgresSinkTest extends ChunkSinkContractTest {
     protected JobProcessor fanOut(ReadGate gate) {
         Gated gated = new Gated(fanOut, gate);
         return new ChunkedProcessor<>(gated, new PostgresSink<>(gated, cursors, manager.blockingExecutor()), control,
-                queues, metrics, config);
+                tracing, metrics, config);
     }
 
     @Override

@@ -54,6 +54,9 @@ class RedisSinkTest extends ChunkSinkContractTest {
     @Inject
     RedisCursors cursors;
 
+    @Inject
+    SharedConnection connection;
+
     private RedisNotificationRows rows;
 
     @BeforeEach
@@ -180,7 +183,7 @@ class RedisSinkTest extends ChunkSinkContractTest {
     @Override
     protected JobProcessor fanOut(ReadGate gate) {
         Gated gated = new Gated(fanOut, gate);
-        return new ChunkedProcessor<>(gated, new RedisSink<>(gated, cursors, queues.redis()), control, queues, metrics,
+        return new ChunkedProcessor<>(gated, new RedisSink<>(gated, cursors, connection), control, tracing, metrics,
                 config);
     }
 

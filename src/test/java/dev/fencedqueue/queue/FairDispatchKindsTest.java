@@ -10,6 +10,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.flow.FlowProducer;
+import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
@@ -34,6 +37,12 @@ class FairDispatchKindsTest extends FairDispatchSupport {
     @Inject
     ObjectMapper json;
 
+    @Inject
+    FlowProducer flows;
+
+    @Inject
+    JobSchedulers schedulers;
+
     @Test
     void aDelayedJobTakesItsTenantsTurnOnceDue() {
         addJobs("flood", 30);
@@ -57,7 +66,7 @@ class FairDispatchKindsTest extends FairDispatchSupport {
         String childQueue = queue.name() + "-children";
         FlowJob flow = FlowJob.of(queue.name(), "parent", null).withOptions(JobOptions.defaults().withTenant("family"))
                 .withChildren(List.of(FlowJob.of(childQueue, "child", null)));
-        String parent = queues.flows().producer().add(flow).await().atMost(TIMEOUT).jobId();
+        String parent = flows.add(flow).await().atMost(TIMEOUT).jobId();
         workers.start(ProbeProcessor.of(childQueue, context -> Uni.createFrom().item("done")),
                 TestWorkers.options("children").build());
 
@@ -72,15 +81,15 @@ class FairDispatchKindsTest extends FairDispatchSupport {
         addJobs("flood", 30);
         activate(10);
         String id = "fair-" + UUID.randomUUID().toString().substring(0, 8);
-        queues.schedulers().upsert(id, json.valueToTree(Map.of("every", 3_600_000, "template", Map.of("queue",
+        schedulers.upsert(id, json.valueToTree(Map.of("every", 3_600_000, "template", Map.of("queue",
                 queue.name(), "name", "report", "options", Map.of("tenant", "reports"))))).await().atMost(TIMEOUT);
         try {
-            String tick = queues.schedulers().runNow(id).await().atMost(TIMEOUT);
+            String tick = schedulers.runNow(id).await().atMost(TIMEOUT);
 
             assertThat(queue.getTenantJobs("reports").await().atMost(TIMEOUT).ready()).isEqualTo(1);
             assertThat(activate(2)).as("its tenant's turn, not behind the flood's 20").contains(tick);
         } finally {
-            queues.schedulers().remove(id).await().atMost(TIMEOUT);
+            schedulers.remove(id).await().atMost(TIMEOUT);
         }
     }
 }

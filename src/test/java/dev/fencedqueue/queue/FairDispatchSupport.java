@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.QueueTestSupport;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.inject.Inject;
@@ -24,7 +25,7 @@ abstract class FairDispatchSupport extends QueueTestSupport {
     protected static final String LOCK_MS = "30000";
 
     @Inject
-    protected Queues queues;
+    protected LuaScripts scripts;
 
     @Inject
     protected Tenants tenants;
@@ -60,7 +61,7 @@ abstract class FairDispatchSupport extends QueueTestSupport {
     /** @return the reply of one activation call: code, Redis time, extra, then jobId, fencing token, fields per job */
     protected Response activateReply(int count, String callId) {
         QueueKeys keys = queue.keys();
-        return queues.scripts().run(LuaScript.MOVE_TO_ACTIVE, List.of(keys.waitList(), keys.active(),
+        return scripts.run(LuaScript.MOVE_TO_ACTIVE, List.of(keys.waitList(), keys.active(),
                 keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
                 List.of(keys.prefix(), Integer.toString(count), callId, LOCK_MS, "worker-F", "100", "100"))
                 .await().atMost(TIMEOUT);
@@ -77,7 +78,7 @@ abstract class FairDispatchSupport extends QueueTestSupport {
      */
     protected Response complete(String jobId, String lockToken, String fencingToken, int next) {
         QueueKeys keys = queue.keys();
-        return queues.scripts().run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
+        return scripts.run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
                 keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()),
                 List.of(keys.prefix(), "100", "100", Integer.toString(next), "test-" + UUID.randomUUID() + ":", LOCK_MS,
                         "worker-F", jobId, lockToken, fencingToken, "\"done\"", "{}"))

@@ -140,7 +140,7 @@ class FairDispatchTest extends FairDispatchSupport {
             String jobId = running.get(3 + 3 * job).toString();
             args.addAll(List.of(jobId, callId + ":" + jobId, running.get(4 + 3 * job).toString(), "\"done\"", "{}"));
         }
-        Response reply = queues.scripts().run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
+        Response reply = scripts.run(LuaScript.MOVE_TO_COMPLETED, List.of(keys.active(), keys.completed(),
                 keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.meta(), keys.events()), args)
                 .await().atMost(TIMEOUT);
 
@@ -291,7 +291,7 @@ class FairDispatchTest extends FairDispatchSupport {
         double started = score(tenant);
         assertThat(redis.hash(keys.job(jobId))).as("charged the estimate").containsEntry("chargedTokens:" + token, "1000");
 
-        queues.scripts().run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, jobId,
+        scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, jobId,
                 callId + ":" + jobId, token, "2500")).await().atMost(TIMEOUT);
         assertThat(score(tenant)).as("2,500 tokens streamed: 1,500 beyond the estimate").isEqualTo(started + 1500);
 

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.flow.FlowProducer;
+import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -31,7 +34,10 @@ import org.junit.jupiter.api.Test;
 class JobTenantsTest extends QueueTestSupport {
 
     @Inject
-    Queues queues;
+    FlowProducer flows;
+
+    @Inject
+    JobSchedulers schedulers;
 
     @Inject
     ObjectMapper json;
@@ -70,7 +76,7 @@ class JobTenantsTest extends QueueTestSupport {
                         FlowJob.of(queue.name(), "child", null).withKey("own")
                                 .withOptions(JobOptions.defaults().withTenant("globex"))));
 
-        String root = queues.flows().producer().add(flow).await().atMost(TIMEOUT).jobId();
+        String root = flows.add(flow).await().atMost(TIMEOUT).jobId();
 
         assertThat(redis.job(queue, root).tenant()).isEqualTo("acme");
         await().atMost(TIMEOUT).until(() -> redis.job(queue, root + ":inherits:deep") != null
@@ -98,15 +104,15 @@ class JobTenantsTest extends QueueTestSupport {
     @Test
     void aSchedulersJobsTakeItsTemplatesTenant() {
         String id = "tenant-" + java.util.UUID.randomUUID().toString().substring(0, 8);
-        queues.schedulers().upsert(id, json.valueToTree(Map.of("every", 3_600_000, "template", Map.of("queue",
+        schedulers.upsert(id, json.valueToTree(Map.of("every", 3_600_000, "template", Map.of("queue",
                 queue.name(), "name", "report", "options", Map.of("tenant", "acme"))))).await().atMost(TIMEOUT);
 
-        String jobId = queues.schedulers().runNow(id).await().atMost(TIMEOUT);
+        String jobId = schedulers.runNow(id).await().atMost(TIMEOUT);
 
         assertThat(redis.job(queue, jobId).tenant()).isEqualTo("acme");
-        assertThat(queues.schedulers().get(id).await().atMost(TIMEOUT).template().path("options").path("tenant").asText())
+        assertThat(schedulers.get(id).await().atMost(TIMEOUT).template().path("options").path("tenant").asText())
                 .isEqualTo("acme");
-        queues.schedulers().remove(id).await().atMost(TIMEOUT);
+        schedulers.remove(id).await().atMost(TIMEOUT);
     }
 
     @Test

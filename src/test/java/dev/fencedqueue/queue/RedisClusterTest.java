@@ -46,7 +46,10 @@ class RedisClusterTest extends ResearchTestSupport {
     RedisClusterResource.Nodes cluster;
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
+
+    @Inject
+    LuaScripts scripts;
 
     @Test
     void aResearchJobRunsStreamsAndIsTakenOverOnAThreeMasterCluster() {
@@ -89,7 +92,7 @@ class RedisClusterTest extends ResearchTestSupport {
         startResearchWorker("worker-C");
         await().atMost(STEP).until(() -> "completed".equals(status(jobId).getString("state")));
 
-        QueueKeys keys = queues.keys(research.queue());
+        QueueKeys keys = contexts.keys(research.queue());
         String tag = "{" + research.queue() + "}";
         List<Integer> nodesHoldingTheQueue = new ArrayList<>();
         Set<Long> slots = new HashSet<>();
@@ -108,7 +111,6 @@ class RedisClusterTest extends ResearchTestSupport {
         assertThat(nodesHoldingTheQueue).as("one node holds the whole queue").hasSize(1);
         assertThat(slots).as("in one slot").hasSize(1);
 
-        LuaScripts scripts = queues.scripts();
         assertThatThrownBy(() -> scripts.run(LuaScript.APPEND_EVENT,
                 List.of(keys.job(jobId), "fq:untagged:events", keys.events()), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fq:untagged:events")

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisFaultsResource;
@@ -43,7 +44,7 @@ class SchedulerRedisRestartTest extends QueueTestSupport {
     RedisFaults faults;
 
     @Inject
-    Queues queues;
+    JobSchedulers schedulers;
 
     @Inject
     ObjectMapper json;
@@ -81,12 +82,12 @@ class SchedulerRedisRestartTest extends QueueTestSupport {
     }
 
     private void upsert(String id, String missed) {
-        queues.schedulers().upsert(id, json.valueToTree(Map.of("every", EVERY, "missed", missed, "template",
+        schedulers.upsert(id, json.valueToTree(Map.of("every", EVERY, "missed", missed, "template",
                 Map.of("queue", queue.name(), "name", "tick")))).await().atMost(TIMEOUT);
     }
 
     private long ticks(String id) {
-        return queues.schedulers().get(id).await().atMost(TIMEOUT).ticks();
+        return schedulers.get(id).await().atMost(TIMEOUT).ticks();
     }
 
     private List<Long> all(String id) {

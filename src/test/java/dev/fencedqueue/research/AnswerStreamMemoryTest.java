@@ -11,8 +11,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -40,7 +40,7 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
     QueueInspector redis;
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
 
     @Inject
     ResearchConfig researchConfig;
@@ -60,7 +60,7 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
         String jobId = startJob("compact streams");
         await().atMost(Duration.ofMinutes(2)).until(() -> "completed".equals(status(jobId).getString("state")));
         String answer = status(jobId).getString("result.text");
-        QueueKeys keys = queues.keys(researchConfig.queue());
+        QueueKeys keys = contexts.keys(researchConfig.queue());
 
         List<Response> entries = Replies.elements(redis.send(Request.cmd(Command.XRANGE).arg(keys.events(jobId))
                 .arg("-").arg("+")));

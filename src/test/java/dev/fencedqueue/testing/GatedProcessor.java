@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.flow.FlowJob;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -142,7 +143,7 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
-        public Uni<Integer> addChildren(java.util.List<dev.fencedqueue.queue.FlowJob> children) {
+        public Uni<Integer> addChildren(java.util.List<FlowJob> children) {
             return context.addChildren(children);
         }
 

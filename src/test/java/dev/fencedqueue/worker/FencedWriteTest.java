@@ -17,9 +17,9 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotActiveException;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 class FencedWriteTest extends QueueTestSupport {
 
     @Inject
-    Queues queues;
+    LuaScripts scripts;
 
     @Test
     void rejectsProgressFromStaleFencingToken() {
@@ -190,7 +190,7 @@ class FencedWriteTest extends QueueTestSupport {
     }
 
     private long appendEventDirectly(String jobId, long token, String lockToken) {
-        return queues.scripts().run(LuaScript.APPEND_EVENT,
+        return scripts.run(LuaScript.APPEND_EVENT,
                 List.of(queue.keys().job(jobId), queue.keys().events(jobId), queue.keys().events()),
                 List.of(Long.toString(token), "progress", "{}", "100", "0", "", jobId, "100", lockToken))
                 .await().atMost(TIMEOUT).toLong();

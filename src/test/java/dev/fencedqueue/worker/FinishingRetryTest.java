@@ -10,8 +10,8 @@ import java.util.UUID;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
@@ -33,7 +33,7 @@ class FinishingRetryTest extends QueueTestSupport {
     private static final String LOCK_MS = "10000";
 
     @Inject
-    Queues queues;
+    LuaScripts scripts;
 
     @Test
     void aRepeatedCompletionReturnsTheFirstOutcomeAndHandsTheSameJobsAgain() {
@@ -120,7 +120,7 @@ class FinishingRetryTest extends QueueTestSupport {
     }
 
     private Response run(LuaScript script, List<String> keys, List<String> args) {
-        return queues.scripts().run(script, keys, args).await().atMost(TIMEOUT);
+        return scripts.run(script, keys, args).await().atMost(TIMEOUT);
     }
 
     private static String callId() {

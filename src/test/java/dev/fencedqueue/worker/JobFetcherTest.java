@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
@@ -40,14 +40,14 @@ class JobFetcherTest extends QueueTestSupport {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
 
     @Inject
     Vertx vertx;
 
     @Test
     void aFailedMarkerWaitStartsNoSecondActivationWhileOneIsInFlight() {
-        QueueContext ctx = queues.context(queue.name());
+        QueueContext ctx = contexts.context(queue.name());
         Context context = ctx.redis().context();
         Executor onContext = command -> context.runOnContext(ignored -> command.run());
         WorkerOptions options = TestWorkers.options("w-fetch").concurrency(2).build();

@@ -13,9 +13,9 @@ import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -45,7 +45,7 @@ class ResumePointTest extends QueueTestSupport {
     ObjectMapper json;
 
     @Inject
-    Queues queues;
+    LuaScripts scripts;
 
     @Test
     void firstRunHasNeitherResumePointNorCheckpoint() {
@@ -153,7 +153,7 @@ class ResumePointTest extends QueueTestSupport {
 
     /** @return the appendEvent script's reply to a delta with a checkpoint, sent as {@code context}'s attempt */
     private long appendDirectly(String jobId, JobContext context, String data, String checkpoint) {
-        Response reply = queues.scripts().run(LuaScript.APPEND_EVENT,
+        Response reply = scripts.run(LuaScript.APPEND_EVENT,
                 List.of(queue.keys().job(jobId), queue.keys().events(jobId), queue.keys().events()),
                 List.of(Long.toString(context.fencingToken()), "delta", data, "100", "0", "", jobId, "100",
                         context.attemptId(), checkpoint)).await().atMost(TIMEOUT);

@@ -18,8 +18,10 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.flow.FlowRelay;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -46,7 +48,13 @@ class StalledJobCheckTest extends QueueTestSupport {
     private static final String STALLED_REASON = "job stalled more than allowable limit";
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
+
+    @Inject
+    LuaScripts scripts;
+
+    @Inject
+    FlowRelay relay;
 
     @Test
     void reclaimsJobWhenLockExpiresAndTheStaleWorkerStops() {
@@ -148,9 +156,9 @@ class StalledJobCheckTest extends QueueTestSupport {
         JobQueue other = redis.freshQueue();
         WorkerOptions every3s = TestWorkers.options("checker")
                 .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
-        StalledJobChecker checkerA = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay(),
+        StalledJobChecker checkerA = new StalledJobChecker(contexts.context(other.name()), every3s, relay,
                 NOT_COUNTED);
-        StalledJobChecker checkerB = new StalledJobChecker(queues.context(other.name()), every3s, queues.flows().relay(),
+        StalledJobChecker checkerB = new StalledJobChecker(contexts.context(other.name()), every3s, relay,
                 NOT_COUNTED);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
@@ -177,8 +185,8 @@ class StalledJobCheckTest extends QueueTestSupport {
     void aJobWhoseLockExpiredIsTakenAtTheFirstCheckAfterIt() {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
-        StalledJobChecker checker = new StalledJobChecker(queues.context(other.name()), TestWorkers.options("checker")
-                .drainDelay(Duration.ofSeconds(2)).build(), queues.flows().relay(), NOT_COUNTED);
+        StalledJobChecker checker = new StalledJobChecker(contexts.context(other.name()), TestWorkers.options("checker")
+                .drainDelay(Duration.ofSeconds(2)).build(), relay, NOT_COUNTED);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));
@@ -189,7 +197,7 @@ class StalledJobCheckTest extends QueueTestSupport {
 
     /** Activates the next job of a queue as a worker would, but with a 50 ms lock that nobody renews. */
     private void activateWithShortLock(JobQueue other) {
-        queues.scripts().run(LuaScript.MOVE_TO_ACTIVE,
+        scripts.run(LuaScript.MOVE_TO_ACTIVE,
                 List.of(other.keys().waitList(), other.keys().active(), other.keys().prioritized(), other.keys().delayed(),
                         other.keys().marker(), other.keys().meta(), other.keys().events()),
                 List.of(other.keys().prefix(), "1", UUID.randomUUID().toString(), "50", "checker", "100", "100"))

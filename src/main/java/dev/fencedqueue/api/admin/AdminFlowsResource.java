@@ -8,11 +8,11 @@ import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
-import dev.fencedqueue.queue.FlowJob;
-import dev.fencedqueue.queue.FlowNode;
 import dev.fencedqueue.queue.JobOptionsJson;
-import dev.fencedqueue.queue.ParentPolicy;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.flow.FlowNode;
+import dev.fencedqueue.queue.flow.FlowProducer;
+import dev.fencedqueue.queue.flow.ParentPolicy;
 import dev.fencedqueue.worker.AddChecks;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -34,12 +34,12 @@ public class AdminFlowsResource {
 
     private static final Set<String> FIELDS = Set.of("queue", "name", "data", "options", "key", "policy", "children");
 
-    private final Queues queues;
+    private final FlowProducer flows;
     private final AddChecks checks;
     private final QueueOverview overview;
 
-    public AdminFlowsResource(Queues queues, AddChecks checks, QueueOverview overview) {
-        this.queues = queues;
+    public AdminFlowsResource(FlowProducer flows, AddChecks checks, QueueOverview overview) {
+        this.flows = flows;
         this.checks = checks;
         this.overview = overview;
     }
@@ -61,7 +61,7 @@ public class AdminFlowsResource {
         try {
             flow = read(body, "");
             unserved = checks.checkFlow(flow);
-            added = queues.flows().producer().add(flow);
+            added = flows.add(flow);
         } catch (IllegalArgumentException e) {
             throw InvalidParameterException.of(e);
         }

@@ -21,6 +21,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.flow.FlowReader;
 import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -51,6 +52,7 @@ public class AdminJobsResource {
     private static final int MAX_START = 1_000_000_000;
 
     private final Queues queues;
+    private final FlowReader flows;
     private final ObjectMapper json;
     private final BulkControl bulk;
     private final BulkConfig bulkConfig;
@@ -58,8 +60,9 @@ public class AdminJobsResource {
     private final BulkJobViews bulkViews;
     private final TracingConfig tracing;
 
-    public AdminJobsResource(Queues queues, ObjectMapper json, BulkControl bulk, BulkConfig bulkConfig,
-            JobHistory history, BulkJobViews bulkViews, TracingConfig tracing) {
+    public AdminJobsResource(Queues queues, FlowReader flows, ObjectMapper json, BulkControl bulk,
+            BulkConfig bulkConfig, JobHistory history, BulkJobViews bulkViews, TracingConfig tracing) {
+        this.flows = flows;
         this.tracing = tracing;
         this.bulkViews = bulkViews;
         this.queues = queues;
@@ -98,7 +101,7 @@ public class AdminJobsResource {
         if (bulkConfig.queue().equals(queue)) {
             return bulkViews.of(jobQueue, jobId).map(view -> linked(view, view.traceId()));
         }
-        return jobQueue.requireJob(jobId).chain(job -> JobStatusView.withChildren(job, jobQueue, json))
+        return jobQueue.requireJob(jobId).chain(job -> JobStatusView.withChildren(job, jobQueue, flows, json))
                 .map(view -> linked(view, view.traceId()));
     }
 

@@ -7,9 +7,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.config.WorkerConfig;
-import dev.fencedqueue.queue.JobSchedulerView;
-import dev.fencedqueue.queue.JobSchedulers;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.scheduler.JobSchedulerView;
+import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.worker.AddChecks;
 import dev.fencedqueue.worker.WorkerManager;
 import io.smallrye.mutiny.Uni;
@@ -42,8 +41,9 @@ public class AdminSchedulersResource {
     private final AddChecks checks;
     private final Duration minEvery;
 
-    public AdminSchedulersResource(Queues queues, WorkerManager workers, AddChecks checks, WorkerConfig config) {
-        this.schedulers = queues.schedulers();
+    public AdminSchedulersResource(JobSchedulers schedulers, WorkerManager workers, AddChecks checks,
+            WorkerConfig config) {
+        this.schedulers = schedulers;
         this.workers = workers;
         this.checks = checks;
         this.minEvery = config.schedulerMinEvery();

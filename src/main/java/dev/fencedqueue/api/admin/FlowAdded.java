@@ -1,9 +1,9 @@
 package dev.fencedqueue.api.admin;
 
+import dev.fencedqueue.queue.flow.FlowNode;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.fencedqueue.queue.FlowNode;
 
 /**
  * The answer to {@code POST /admin/flows} (201): the flow's root as added, with its children's ids, and what the

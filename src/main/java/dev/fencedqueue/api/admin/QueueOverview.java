@@ -11,12 +11,14 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueFigures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.WorkerManager;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -34,17 +36,22 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class QueueOverview {
 
     private final Queues queues;
+    private final SharedConnection redis;
+    private final QueueFigures figures;
     private final String researchQueue;
     private final String chunkedQueue;
     private final WorkerManager workers;
     private final String unservedKey;
 
-    public QueueOverview(Queues queues, ResearchConfig research, BulkConfig bulk, WorkerManager workers) {
+    public QueueOverview(Queues queues, SharedConnection redis, QueueFigures figures, RedisKeysConfig keys,
+            ResearchConfig research, BulkConfig bulk, WorkerManager workers) {
         this.queues = queues;
+        this.redis = redis;
+        this.figures = figures;
         this.researchQueue = research.queue();
         this.chunkedQueue = bulk.queue();
         this.workers = workers;
-        this.unservedKey = queues.keyPrefix() + ":unserved-queues";
+        this.unservedKey = keys.keyPrefix() + ":unserved-queues";
     }
 
     /**
@@ -64,7 +71,7 @@ public class QueueOverview {
      */
     public Uni<List<QueueView>> list() {
         List<String> served = servedQueues();
-        return queues.redis().send(Request.cmd(Command.SMEMBERS).arg(unservedKey)).chain(members -> {
+        return redis.send(Request.cmd(Command.SMEMBERS).arg(unservedKey)).chain(members -> {
             List<Uni<QueueView>> views = new ArrayList<>();
             served.forEach(name -> views.add(view(queues.queue(name))));
             TreeSet<String> noted = new TreeSet<>();
@@ -90,11 +97,11 @@ public class QueueOverview {
         }
         Request add = Request.cmd(Command.SADD).arg(unservedKey);
         names.forEach(add::arg);
-        return queues.redis().send(add).replaceWithVoid();
+        return redis.send(add).replaceWithVoid();
     }
 
     private Uni<Void> forget(String name) {
-        return queues.redis().send(Request.cmd(Command.SREM).arg(unservedKey).arg(name)).replaceWithVoid();
+        return redis.send(Request.cmd(Command.SREM).arg(unservedKey).arg(name)).replaceWithVoid();
     }
 
     /**
@@ -103,10 +110,10 @@ public class QueueOverview {
      */
     public Uni<QueueView> view(JobQueue queue) {
         QueueKeys keys = queue.keys();
-        Uni<Response> meta = queues.redis().send(Request.cmd(Command.HMGET).arg(keys.meta()).arg("paused")
+        Uni<Response> meta = redis.send(Request.cmd(Command.HMGET).arg(keys.meta()).arg("paused")
                 .arg("concurrency").arg("limiterMax").arg("limiterDuration"));
-        return Uni.combine().all().unis(queue.getJobCounts(), meta, queues.figures().oldestWaitingAge(keys),
-                queues.figures().endedWithin(keys, Duration.ofMinutes(1))).asTuple()
+        return Uni.combine().all().unis(queue.getJobCounts(), meta, figures.oldestWaitingAge(keys),
+                figures.endedWithin(keys, Duration.ofMinutes(1))).asTuple()
                 .map(all -> toView(queue.name(), all.getItem1(), all.getItem2(), all.getItem3(), all.getItem4()));
     }
 
@@ -133,7 +140,7 @@ public class QueueOverview {
                 keys.waitingChildren(), keys.completed(), keys.failed(), keys.idCounter(), keys.events())) {
             exists.arg(key);
         }
-        return queues.redis().send(exists).map(count -> count.toLong() > 0);
+        return redis.send(exists).map(count -> count.toLong() > 0);
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.flow.FlowReader;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -37,6 +38,9 @@ class AdminFlowsTest extends QueueTestSupport {
 
     @Inject
     Queues queues;
+
+    @Inject
+    FlowReader reader;
 
     @Test
     void addsAFlowOverHttpAndShowsItsTreeInTheJobViews() {
@@ -80,7 +84,7 @@ class AdminFlowsTest extends QueueTestSupport {
                 .body("children.find { it.jobId == 'weekly:south' }.failedReason", equalTo("south broke"));
         admin().get("/admin/queues/" + other.name() + "/jobs/weekly:north").then().statusCode(200)
                 .body("parentId", equalTo("weekly")).body("parentQueue", equalTo(queue.name()));
-        assertThat(queue.getFailedChildren("weekly").await().atMost(TIMEOUT)).containsOnlyKeys(
+        assertThat(reader.failedChildren(queue.keys(), "weekly").await().atMost(TIMEOUT)).containsOnlyKeys(
                 other.keys().job("weekly:south"));
     }
 

@@ -13,7 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 class TenantQuotaTest {
 
     @Inject
-    Queues queues;
+    QueueContexts contexts;
 
     @Inject
     ResearchConfig research;
@@ -97,7 +97,7 @@ class TenantQuotaTest {
     @Test
     void aWeightReachesTheQueuesThisInstanceServesAndLeavesWithTheDefaults() {
         String heavy = "heavy-" + System.nanoTime();
-        String weights = queues.keys(research.queue()).tenantWeights();
+        String weights = contexts.keys(research.queue()).tenantWeights();
         put(heavy, Map.of("weight", 2.5)).statusCode(200).body("weight", equalTo(2.5f));
         assertThat(redis.hash(weights)).as("fair dispatch reads it in the research queue's slot")
                 .containsEntry(heavy, "2.5");

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
 import java.time.Instant;
 import java.time.ZoneOffset;

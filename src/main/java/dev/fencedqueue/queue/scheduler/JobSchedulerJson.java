@@ -1,5 +1,6 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
+import java.io.IOException;
 import java.time.DateTimeException;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
@@ -8,9 +9,13 @@ import java.util.Iterator;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobOptionsJson;
+import dev.fencedqueue.queue.QueueKeys;
 
 /**
  * A {@link JobScheduler} as JSON: the body of {@code PUT /admin/schedulers/{id}} and what the queue stores. Shape:
@@ -219,6 +224,20 @@ public final class JobSchedulerJson {
         } catch (DateTimeException e) {
             throw new IllegalArgumentException("`" + field + "` must be an ISO-8601 instant with its offset "
                     + "(2026-12-01T00:00:00Z, 2026-12-01T09:00:00+01:00), was " + value, e);
+        }
+    }
+
+    /**
+     * @param json Jackson
+     * @param text JSON text a script stored
+     * @return its tree
+     * @throws IllegalStateException when it is not JSON (Redis holds something this code did not write)
+     */
+    static JsonNode parse(ObjectMapper json, String text) {
+        try {
+            return json.readTree(text);
+        } catch (IOException e) {
+            throw new IllegalStateException("not JSON: " + text, e);
         }
     }
 

@@ -1,9 +1,10 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.util.List;
@@ -11,7 +12,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.fencedqueue.queue.AddJobArgs;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueEvent;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -23,6 +35,8 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +50,19 @@ import org.junit.jupiter.api.Test;
 class FlowTest extends QueueTestSupport {
 
     @Inject
-    Queues queues;
+    FlowProducer flows;
+
+    @Inject
+    FlowRelay relay;
+
+    @Inject
+    FlowReader reader;
+
+    @Inject
+    QueueContexts contexts;
+
+    @Inject
+    SharedConnection connection;
 
     /** A second queue, for children that run elsewhere than their parent. */
     JobQueue other;
@@ -55,7 +81,7 @@ class FlowTest extends QueueTestSupport {
                 FlowJob.of(other.name(), "collect", null).withKey("c").withChildren(List.of(
                         FlowJob.of(queue.name(), "leaf", TextNode.valueOf("c0"))))));
 
-        FlowNode added = queues.flows().producer().add(flow).await().atMost(TIMEOUT);
+        FlowNode added = flows.add(flow).await().atMost(TIMEOUT);
 
         String root = added.jobId();
         assertThat(added.children()).extracting(FlowNode::jobId).containsExactly(root + ":a", root + ":b", root + ":c");
@@ -71,14 +97,14 @@ class FlowTest extends QueueTestSupport {
         assertThat(parent.returnValue()).contains("\"" + queue.keys().job(root + ":a") + "\":\"\\\"a\\\"\"")
                 .contains(other.keys().job(root + ":b")).contains(other.keys().job(root + ":c"));
         assertThat(parent.attemptsStarted()).as("the parent ran once").isEqualTo(1);
-        assertThat(queue.getChildren(root).await().atMost(TIMEOUT)).extracting(FlowReader.Child::jobId,
+        assertThat(reader.children(queue.keys(), root).await().atMost(TIMEOUT)).extracting(FlowReader.Child::jobId,
                 FlowReader.Child::queue, FlowReader.Child::state).containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(root + ":a", queue.name(), JobState.COMPLETED),
-                        org.assertj.core.groups.Tuple.tuple(root + ":b", other.name(), JobState.COMPLETED),
-                        org.assertj.core.groups.Tuple.tuple(root + ":c", other.name(), JobState.COMPLETED));
+                        tuple(root + ":a", queue.name(), JobState.COMPLETED),
+                        tuple(root + ":b", other.name(), JobState.COMPLETED),
+                        tuple(root + ":c", other.name(), JobState.COMPLETED));
         assertThat(redis.job(other, root + ":b").parentKey()).isEqualTo(queue.keys().job(root));
-        assertThat(queues.redis().send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.HLEN)
-                .arg(queue.keys().pendingChildren())).await().atMost(TIMEOUT).toLong()).as("no spec left behind").isZero();
+        assertThat(connection.send(Request.cmd(Command.HLEN).arg(queue.keys().pendingChildren())).await()
+                .atMost(TIMEOUT).toLong()).as("no spec left behind").isZero();
     }
 
     @Test
@@ -87,7 +113,7 @@ class FlowTest extends QueueTestSupport {
                 .withChildren(List.of(FlowJob.of(queue.name(), "leaf", null),
                         FlowJob.of(other.name(), " ", null)));
 
-        assertThatThrownBy(() -> queues.flows().producer().add(flow)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> flows.add(flow)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("children[1].name");
 
         assertThat(redis.keys(queue)).as("nothing written").isEmpty();
@@ -121,7 +147,7 @@ class FlowTest extends QueueTestSupport {
 
         assertThat(parent.returnValue()).contains(other.keys().job(added.jobId() + ":broken"))
                 .contains("broken on purpose");
-        assertThat(queue.getChildrenValues(added.jobId()).await().atMost(TIMEOUT))
+        assertThat(reader.childrenValues(queue.keys(), added.jobId()).await().atMost(TIMEOUT))
                 .containsOnlyKeys(queue.keys().job(added.jobId() + ":fine"));
     }
 
@@ -134,7 +160,7 @@ class FlowTest extends QueueTestSupport {
         Job parent = awaitJob(added.jobId(), job -> job.state() == JobState.COMPLETED);
 
         assertThat(parent.returnValue()).isEqualTo("{}");
-        assertThat(queue.getFailedChildren(added.jobId()).await().atMost(TIMEOUT)).isEmpty();
+        assertThat(reader.failedChildren(queue.keys(), added.jobId()).await().atMost(TIMEOUT)).isEmpty();
         assertThat(redis.job(other, added.jobId() + ":broken").state()).isEqualTo(JobState.FAILED);
     }
 
@@ -170,7 +196,7 @@ class FlowTest extends QueueTestSupport {
         await().atMost(TIMEOUT).until(() -> held.started() == 2);
 
         // What JobQueue.abort runs first: the parent's own abort, and nothing after it (the process died there).
-        QueueContext ctx = queues.context(queue.name());
+        QueueContext ctx = contexts.context(queue.name());
         QueueKeys keys = ctx.keys();
         String parentId = added.jobId();
         ctx.scripts().run(LuaScript.ABORT_JOB, List.of(keys.waitList(), keys.active(), keys.delayed(),
@@ -182,7 +208,7 @@ class FlowTest extends QueueTestSupport {
             assertThat(redis.job(other, child.jobId()).state()).as("not aborted yet").isEqualTo(JobState.ACTIVE);
         }
 
-        queues.flows().relay().sweep(keys).await().atMost(TIMEOUT);
+        relay.sweep(keys).await().atMost(TIMEOUT);
 
         for (FlowNode child : added.children()) {
             Job aborted = await().atMost(TIMEOUT).until(() -> redis.job(other, child.jobId()),
@@ -190,8 +216,8 @@ class FlowTest extends QueueTestSupport {
             assertThat(aborted.failedReason()).isEqualTo("parent " + parentId + " aborted: operator");
         }
         await().atMost(TIMEOUT).until(() -> held.attempts().stream().allMatch(ProbeProcessor.Attempt::isCancelled));
-        assertThat(queues.redis().send(io.vertx.mutiny.redis.client.Request.cmd(io.vertx.mutiny.redis.client.Command.HLEN)
-                .arg(keys.parentAborts())).await().atMost(TIMEOUT).toInteger()).as("the record is gone").isZero();
+        assertThat(connection.send(Request.cmd(Command.HLEN).arg(keys.parentAborts())).await().atMost(TIMEOUT)
+                .toInteger()).as("the record is gone").isZero();
     }
 
     @Test
@@ -230,7 +256,7 @@ class FlowTest extends QueueTestSupport {
                 .isInstanceOf(StaleFencingTokenException.class);
         assertThat(redis.job(other, jobId + ":zombie")).as("a zombie adds nothing").isNull();
         assertThat(second.context().addChildren(children).await().atMost(TIMEOUT)).as("added before").isZero();
-        assertThat(queue.getChildren(jobId).await().atMost(TIMEOUT)).extracting(FlowReader.Child::jobId)
+        assertThat(reader.children(queue.keys(), jobId).await().atMost(TIMEOUT)).extracting(FlowReader.Child::jobId)
                 .containsExactly(jobId + ":k");
         assertThat(redis.keys(other)).filteredOn(key -> key.endsWith(":job:" + jobId + ":k")).hasSize(1);
     }
@@ -242,8 +268,11 @@ class FlowTest extends QueueTestSupport {
         String childKey = other.keys().job("crashed:0");
         String spec = "{\"jobId\":\"crashed:0\",\"queue\":\"" + other.name() + "\",\"name\":\"leaf\",\"data\":null,"
                 + "\"options\":{},\"policy\":\"fail\",\"children\":[],\"parentKey\":\"" + parentKey + "\"}";
-        queue.add("collect", null, JobOptions.defaults().withJobId("crashed"), "", ParentPolicy.FAIL,
-                List.of(childKey, spec), "").await().atMost(TIMEOUT);
+        AddJobArgs addJob = new AddJobArgs(contexts.context(queue.name()));
+        List<String> args = addJob.args("collect", null, JobOptions.defaults().withJobId("crashed"), "",
+                ParentPolicy.FAIL.value(), "", "", "");
+        args.addAll(List.of(childKey, spec));
+        addJob.run(args).await().atMost(TIMEOUT);
         assertThat(redis.job(queue, "crashed").state()).isEqualTo(JobState.WAITING_CHILDREN);
 
         startWorkers();
@@ -302,6 +331,6 @@ class FlowTest extends QueueTestSupport {
     }
 
     private FlowNode add(FlowJob flow) {
-        return queues.flows().producer().add(flow).await().atMost(TIMEOUT);
+        return flows.add(flow).await().atMost(TIMEOUT);
     }
 }

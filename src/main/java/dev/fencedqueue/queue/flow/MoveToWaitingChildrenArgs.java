@@ -1,7 +1,9 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.List;
 
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
 

@@ -1,8 +1,9 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.queue.JobOptions;
 
 /**
  * One job of a flow (BullMQ's {@code FlowJob}): a job, what its failure does to its parent, and its own children,

@@ -1,10 +1,11 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencedqueue.queue.JobOptions;
 
 /**
  * A job scheduler (BullMQ's {@code upsertJobScheduler}): produces one job from its template at each tick, fleet-wide,

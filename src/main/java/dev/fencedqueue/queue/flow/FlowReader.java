@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,18 +8,44 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.fencedqueue.queue.ArchivedJob;
+import dev.fencedqueue.queue.JobArchive;
+import dev.fencedqueue.queue.JobKey;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
 
-/** Reads a flow's parent's children (BullMQ's {@code getChildrenValues}, {@code getDependencies}). */
-public final class FlowReader {
+/**
+ * Reads a flow's parent's children (BullMQ's {@code getChildrenValues}, {@code getDependencies}), from Redis, else
+ * from the archive once Redis dropped them. Every read fails with
+ * {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable.
+ */
+@ApplicationScoped
+public class FlowReader {
 
+    private final QueueContexts contexts;
+    private final SharedConnection redis;
+    private final JobArchive archive;
     private final Queues queues;
 
-    FlowReader(Queues queues) {
+    /**
+     * @param contexts the children's queues, by name, not {@code null}
+     * @param redis the shared connection, not {@code null}
+     * @param archive where finished jobs go once Redis no longer keeps them, not {@code null}
+     * @param queues the children's queues, to read a child Redis no longer has, not {@code null}
+     */
+    public FlowReader(QueueContexts contexts, SharedConnection redis, JobArchive archive, Queues queues) {
+        this.contexts = contexts;
+        this.redis = redis;
+        this.archive = archive;
         this.queues = queues;
     }
 
@@ -67,7 +93,7 @@ public final class FlowReader {
      */
     public Uni<List<Child>> children(QueueKeys parent, String parentId) {
         // One read for a job without children, the common case; the parent's records only when there are some.
-        return queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.children(parentId))).chain(members -> {
+        return redis.send(Request.cmd(Command.SMEMBERS).arg(parent.children(parentId))).chain(members -> {
             List<String> keys = Replies.elements(members).stream().map(Response::toString).sorted().toList();
             if (!keys.isEmpty()) {
                 return children(parent, parentId, keys);
@@ -93,17 +119,16 @@ public final class FlowReader {
 
     /** @return the parent from the archive when Redis no longer has it, else empty */
     private Uni<Optional<ArchivedJob>> archivedParent(QueueKeys parent, String parentId) {
-        JobArchive archive = queues.archive();
         if (!archive.isActive()) {
             return Uni.createFrom().item(Optional.empty());
         }
-        return queues.redis().send(Request.cmd(Command.EXISTS).arg(parent.job(parentId))).chain(exists ->
+        return redis.send(Request.cmd(Command.EXISTS).arg(parent.job(parentId))).chain(exists ->
                 exists.toLong() > 0 ? Uni.createFrom().item(Optional.<ArchivedJob>empty())
                         : archive.find(parent.queue(), parentId));
     }
 
     private Uni<List<Child>> children(QueueKeys parent, String parentId, List<String> keys) {
-        Uni<Response> pending = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(parent.dependencies(parentId)));
+        Uni<Response> pending = redis.send(Request.cmd(Command.SMEMBERS).arg(parent.dependencies(parentId)));
         return Uni.combine().all().unis(pending, childrenValues(parent, parentId), failedChildren(parent, parentId))
                 .asTuple().chain(all -> {
                     Set<String> waiting = new HashSet<>();
@@ -111,8 +136,8 @@ public final class FlowReader {
                     List<Uni<Child>> reads = new ArrayList<>(keys.size());
                     for (String key : keys) {
                         JobKey child = JobKey.parse(key);
-                        QueueKeys childKeys = queues.keys(child.queue());
-                        reads.add(queues.redis().send(Request.cmd(Command.HMGET).arg(childKeys.job(child.jobId()))
+                        QueueKeys childKeys = contexts.keys(child.queue());
+                        reads.add(redis.send(Request.cmd(Command.HMGET).arg(childKeys.job(child.jobId()))
                                 .arg("state").arg("returnvalue").arg("failedReason")).chain(fields -> fields.get(0) == null
                                         // Gone from Redis: moved to the archive, or removed by its retention.
                                         ? queues.queue(child.queue()).getJob(child.jobId()).map(job -> new Child(
@@ -134,6 +159,6 @@ public final class FlowReader {
     }
 
     private Uni<Map<String, String>> hash(String key) {
-        return queues.redis().send(Request.cmd(Command.HGETALL).arg(key)).map(Replies::toStringMap);
+        return redis.send(Request.cmd(Command.HGETALL).arg(key)).map(Replies::toStringMap);
     }
 }

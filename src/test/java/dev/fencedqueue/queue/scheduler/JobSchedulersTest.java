@@ -1,16 +1,25 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -19,6 +28,9 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -33,10 +45,16 @@ class JobSchedulersTest extends QueueTestSupport {
     private static final long EVERY = 250;
 
     /** How late a tick may be before it counts as missed, in these tests. */
-    private static final java.time.Duration MISSED_AFTER = java.time.Duration.ofMillis(500);
+    private static final Duration MISSED_AFTER = Duration.ofMillis(500);
 
     @Inject
-    Queues queues;
+    JobSchedulers schedulers;
+
+    @Inject
+    QueueContexts contexts;
+
+    @Inject
+    SharedConnection connection;
 
     @Inject
     ObjectMapper json;
@@ -51,7 +69,7 @@ class JobSchedulersTest extends QueueTestSupport {
         upsert(id, Map.of("every", EVERY, "template", template()));
 
         await().atMost(TIMEOUT).until(() -> view(id).ticks() >= 12);
-        queues.schedulers().pause(id, true).await().atMost(TIMEOUT);
+        schedulers.pause(id, true).await().atMost(TIMEOUT);
         long ticks = view(id).ticks();
 
         await().atMost(TIMEOUT).until(() -> completedTicks(id).size() == ticks);
@@ -87,7 +105,7 @@ class JobSchedulersTest extends QueueTestSupport {
         assertThat(jobs).as("one job per tick, none for an upsert").isEqualTo(changed.ticks());
         await("several of the old ticks pass").atMost(TIMEOUT).until(() -> redis.redisTimeMillis() > now + 4 * EVERY);
         assertThat(waitingOf(id) + 1).as("no tick of the old interval any more").isEqualTo(jobs);
-        assertThat(queues.schedulers().list().await().atMost(TIMEOUT)).extracting(JobSchedulerView::id)
+        assertThat(schedulers.list().await().atMost(TIMEOUT)).extracting(JobSchedulerView::id)
                 .filteredOn(id::equals).hasSize(1);
     }
 
@@ -127,21 +145,21 @@ class JobSchedulersTest extends QueueTestSupport {
                 .containsExactly(9, 0, 0);
         assertThat(created.tz()).isEqualTo("Europe/Berlin");
 
-        String ranNow = queues.schedulers().runNow(id).await().atMost(TIMEOUT);
+        String ranNow = schedulers.runNow(id).await().atMost(TIMEOUT);
         assertThat(ranNow).startsWith(id + ":");
         Job job = awaitJob(ranNow, j -> j.state() == JobState.COMPLETED);
         assertThat(job.schedulerId()).isEqualTo(id);
 
-        JobSchedulerView paused = queues.schedulers().pause(id, true).await().atMost(TIMEOUT);
+        JobSchedulerView paused = schedulers.pause(id, true).await().atMost(TIMEOUT);
         assertThat(paused.paused()).isTrue();
         assertThat(paused.next()).isNull();
-        JobSchedulerView resumed = queues.schedulers().pause(id, false).await().atMost(TIMEOUT);
+        JobSchedulerView resumed = schedulers.pause(id, false).await().atMost(TIMEOUT);
         assertThat(resumed.paused()).isFalse();
         assertThat(resumed.next()).isEqualTo(created.next());
 
-        assertThat(queues.schedulers().remove(id).await().atMost(TIMEOUT)).isTrue();
-        assertThat(queues.schedulers().get(id).await().atMost(TIMEOUT)).isNull();
-        assertThat(queues.schedulers().remove(id).await().atMost(TIMEOUT)).isFalse();
+        assertThat(schedulers.remove(id).await().atMost(TIMEOUT)).isTrue();
+        assertThat(schedulers.get(id).await().atMost(TIMEOUT)).isNull();
+        assertThat(schedulers.remove(id).await().atMost(TIMEOUT)).isFalse();
         assertThat(redis.job(queue, ranNow)).as("its jobs stay").isNotNull();
     }
 
@@ -154,10 +172,10 @@ class JobSchedulersTest extends QueueTestSupport {
     void aTickWhileTheTemplatesSingleFlightKeyIsHeldIsSkippedOrRefusedWithTheHolderNamed() {
         String skipper = scheduler();
         String refuser = scheduler();
-        String holder = "holder-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        String holder = "holder-" + UUID.randomUUID().toString().substring(0, 8);
         String channel = "news-" + holder;
-        java.util.concurrent.CompletableFuture<Object> release = new java.util.concurrent.CompletableFuture<>();
-        QueueContext ctx = queues.context(queue.name());
+        CompletableFuture<Object> release = new CompletableFuture<>();
+        QueueContext ctx = contexts.context(queue.name());
         workers.start(ProbeProcessor.of(queue.name(), context -> !context.jobId().equals(holder)
                 ? Uni.createFrom().item(context.jobId())
                 : ctx.scripts().run(LuaScript.ACQUIRE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(channel)),
@@ -179,13 +197,12 @@ class JobSchedulersTest extends QueueTestSupport {
 
         release.complete("done");
         await().atMost(TIMEOUT).until(() -> view(skipper).ticks() > 0 && view(refuser).ticks() > 0);
-        queues.schedulers().remove(skipper).await().atMost(TIMEOUT);
-        queues.schedulers().remove(refuser).await().atMost(TIMEOUT);
+        schedulers.remove(skipper).await().atMost(TIMEOUT);
+        schedulers.remove(refuser).await().atMost(TIMEOUT);
     }
 
     private String redisValue(String key) {
-        io.vertx.mutiny.redis.client.Response value = queues.redis().send(io.vertx.mutiny.redis.client.Request.cmd(
-                io.vertx.mutiny.redis.client.Command.GET).arg(key)).await().atMost(TIMEOUT);
+        Response value = connection.send(Request.cmd(Command.GET).arg(key)).await().atMost(TIMEOUT);
         return value == null ? null : value.toString();
     }
 
@@ -195,7 +212,7 @@ class JobSchedulersTest extends QueueTestSupport {
     }
 
     private String scheduler() {
-        return "s-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        return "s-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private Map<String, Object> template() {
@@ -203,11 +220,11 @@ class JobSchedulersTest extends QueueTestSupport {
     }
 
     private JobSchedulerView upsert(String id, Map<String, Object> body) {
-        return queues.schedulers().upsert(id, json.valueToTree(body)).await().atMost(TIMEOUT);
+        return schedulers.upsert(id, json.valueToTree(body)).await().atMost(TIMEOUT);
     }
 
     private JobSchedulerView view(String id) {
-        return queues.schedulers().get(id).await().atMost(TIMEOUT);
+        return schedulers.get(id).await().atMost(TIMEOUT);
     }
 
     /** @return the ticks of the scheduler's completed jobs, in order */

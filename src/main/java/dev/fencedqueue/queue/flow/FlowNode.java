@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.ArrayList;
 import java.util.List;

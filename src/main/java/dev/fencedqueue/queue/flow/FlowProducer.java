@@ -1,11 +1,25 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.queue.AddJobArgs;
+import dev.fencedqueue.queue.AddResult;
+import dev.fencedqueue.queue.JobKey;
+import dev.fencedqueue.queue.JobNotActiveException;
+import dev.fencedqueue.queue.JobNotFoundException;
+import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueException;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.ScriptErrors;
+import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -14,6 +28,7 @@ import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
+import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Adds flows (BullMQ's {@code FlowProducer}): a parent together with its children, and the children a running job
@@ -23,12 +38,29 @@ import io.vertx.mutiny.redis.client.Request;
  * queue (maybe another Redis Cluster node) and its spec removed; a crash in between leaves specs that
  * {@link FlowRelay#sweep} finds and adds (adding a child whose id exists adds nothing).
  */
-public final class FlowProducer {
+@ApplicationScoped
+public class FlowProducer {
 
-    private final Queues queues;
+    private final QueueContexts contexts;
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
+    private final ObjectMapper json;
+    private final JobTracing tracing;
 
-    FlowProducer(Queues queues) {
-        this.queues = queues;
+    /**
+     * @param contexts the queues of a flow's jobs, by name, not {@code null}
+     * @param scripts the script registry, not {@code null}
+     * @param redis the shared connection, not {@code null}
+     * @param json Jackson, not {@code null}
+     * @param tracing the spans of jobs, not {@code null}
+     */
+    public FlowProducer(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
+            JobTracing tracing) {
+        this.contexts = contexts;
+        this.scripts = scripts;
+        this.redis = redis;
+        this.json = json;
+        this.tracing = tracing;
     }
 
     /**
@@ -43,8 +75,8 @@ public final class FlowProducer {
      *         nothing is written
      */
     public Uni<FlowNode> add(FlowJob flow) {
-        ObjectNode root = FlowSpecs.root(flow, queues.keyPrefix());
-        Span send = queues.tracing().send(root.get("queue").asText(), Context.current(), FlowSpecs.count(root));
+        ObjectNode root = FlowSpecs.root(flow, contexts.keyPrefix());
+        Span send = tracing.send(root.get("queue").asText(), Context.current(), FlowSpecs.count(root));
         root.put(FlowSpecs.TRACE_PARENT, JobTracing.traceParent(send));
         return Spans.ending(send, write(root, "").map(ignored -> FlowNode.of(root)), (span, node) -> span
                 .setAttribute(TraceAttributes.FLOW_ROOT, root.get("jobId").asText()));
@@ -69,13 +101,13 @@ public final class FlowProducer {
     public Uni<Integer> addChildren(QueueKeys parent, String parentId, String parentTenant, String lockToken,
             long fencingToken, List<FlowJob> children, String traceParent) {
         String parentKey = parent.job(parentId);
-        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, parentTenant, children, queues.keyPrefix());
+        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, parentTenant, children, contexts.keyPrefix());
         specs.forEach(spec -> spec.put(FlowSpecs.TRACE_PARENT, traceParent));
         List<String> childKeys = new ArrayList<>(specs.size());
         for (ObjectNode spec : specs) {
-            childKeys.add(queues.keys(spec.get("queue").asText()).job(spec.get("jobId").asText()));
+            childKeys.add(contexts.keys(spec.get("queue").asText()).job(spec.get("jobId").asText()));
         }
-        return queues.scripts().run(new AddChildrenArgs(parent, parentId, lockToken, fencingToken, childKeys, specs))
+        return scripts.run(new AddChildrenArgs(parent, parentId, lockToken, fencingToken, childKeys, specs))
                 .map(reply -> {
                     long code = reply.toLong();
                     if (code < 0) {
@@ -99,8 +131,8 @@ public final class FlowProducer {
      *         write
      */
     public Uni<Boolean> moveToWaitingChildren(QueueKeys queue, String jobId, String lockToken, long fencingToken) {
-        return queues.scripts().run(new MoveToWaitingChildrenArgs(queue, jobId, lockToken, fencingToken,
-                        queues.context(queue.queue()).queueEventsArg()))
+        return scripts.run(new MoveToWaitingChildrenArgs(queue, jobId, lockToken, fencingToken,
+                        contexts.context(queue.queue()).queueEventsArg()))
                 .map(reply -> {
                     long code = reply.get(0).toLong();
                     if (code < 0) {
@@ -132,21 +164,21 @@ public final class FlowProducer {
     }
 
     private Uni<Void> addPending(QueueKeys parent, String childKey) {
-        return queues.redis().send(Request.cmd(Command.HGET).arg(parent.pendingChildren()).arg(childKey))
+        return redis.send(Request.cmd(Command.HGET).arg(parent.pendingChildren()).arg(childKey))
                 .chain(stored -> {
                     if (stored == null) {
                         return Uni.createFrom().voidItem();
                     }
-                    JsonNode spec = FlowSpecs.parse(queues.json(), stored.toString());
+                    JsonNode spec = FlowSpecs.parse(json, stored.toString());
                     JobKey parentKey = JobKey.parse(spec.get("parentKey").asText());
                     Request member = Request.cmd(Command.SISMEMBER).arg(parent.dependencies(parentKey.jobId())).arg(childKey);
                     Request state = Request.cmd(Command.HGET).arg(parent.job(parentKey.jobId())).arg("state");
-                    return Uni.combine().all().unis(queues.redis().send(member), queues.redis().send(state)).asTuple()
+                    return Uni.combine().all().unis(redis.send(member), redis.send(state)).asTuple()
                             .chain(read -> read.getItem1().toInteger() == 1 && read.getItem2() != null
                                     && !JobState.of(read.getItem2().toString()).isTerminal()
                                             ? write(spec, spec.get("parentKey").asText())
                                             : Uni.createFrom().voidItem())
-                            .chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(parent.pendingChildren())
+                            .chain(() -> redis.send(Request.cmd(Command.HDEL).arg(parent.pendingChildren())
                                     .arg(childKey)))
                             .replaceWithVoid();
                 });
@@ -157,33 +189,36 @@ public final class FlowProducer {
      * pending-children hash with the job, and leave it once all of them are added).
      */
     private Uni<Void> write(JsonNode spec, String parentKey) {
-        JobQueue queue = queues.queue(spec.get("queue").asText());
-        String jobKey = queue.keys().job(spec.get("jobId").asText());
+        AddJobArgs addJob = new AddJobArgs(contexts.context(spec.get("queue").asText()));
+        QueueKeys keys = contexts.keys(spec.get("queue").asText());
+        String jobKey = keys.job(spec.get("jobId").asText());
         List<JsonNode> children = FlowSpecs.childrenOf(spec);
         List<String> pairs = new ArrayList<>(2 * children.size());
         List<String> childKeys = new ArrayList<>(children.size());
         String traceParent = spec.path(FlowSpecs.TRACE_PARENT).asText("");
         for (JsonNode child : children) {
             ((ObjectNode) child).put("parentKey", jobKey).put(FlowSpecs.TRACE_PARENT, traceParent);
-            String childKey = queues.keys(child.get("queue").asText()).job(child.get("jobId").asText());
+            String childKey = contexts.keys(child.get("queue").asText()).job(child.get("jobId").asText());
             childKeys.add(childKey);
             pairs.add(childKey);
             pairs.add(child.toString());
         }
-        Uni<AddResult> added = queue.add(spec.get("name").asText(), spec.get("data"), FlowSpecs.options(spec),
-                parentKey, ParentPolicy.of(spec.path("policy").asText(null)), pairs, traceParent);
+        List<String> args = addJob.args(spec.get("name").asText(), spec.get("data"), FlowSpecs.options(spec), parentKey,
+                ParentPolicy.of(spec.path("policy").asText(null)).value(), "", "", traceParent);
+        args.addAll(pairs);
+        Uni<AddResult> added = addJob.run(args);
         if (children.isEmpty()) {
             return added.replaceWithVoid();
         }
         return added.chain(result -> {
             if (!result.created()) {
                 // Written before (the same flow added twice, or a retry): finish what that add may have left.
-                return addPending(queue.keys(), childKeys);
+                return addPending(keys, childKeys);
             }
-            Request done = Request.cmd(Command.HDEL).arg(queue.keys().pendingChildren());
+            Request done = Request.cmd(Command.HDEL).arg(keys.pendingChildren());
             childKeys.forEach(done::arg);
             return Uni.join().all(children.stream().map(child -> write(child, jobKey)).toList()).andCollectFailures()
-                    .chain(() -> queues.redis().send(done)).replaceWithVoid();
+                    .chain(() -> redis.send(done)).replaceWithVoid();
         });
     }
 }

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -13,6 +13,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.queue.JobOptionsJson;
+import dev.fencedqueue.queue.QueueKeys;
 
 /**
  * A flow checked and written as specs: the JSON that the pending-children hash holds for each child until it is

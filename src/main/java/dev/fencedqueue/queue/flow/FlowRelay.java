@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.HashSet;
 import java.util.List;
@@ -7,12 +7,24 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.queue.AbortFollowUp;
+import dev.fencedqueue.queue.JobFinishedException;
+import dev.fencedqueue.queue.JobKey;
+import dev.fencedqueue.queue.JobNotFoundException;
+import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
@@ -22,20 +34,38 @@ import org.jboss.logging.Logger;
  * it writes; {@link #sweep}, which every worker runs each stalled interval, delivers the rest (a process killed
  * between the two steps, a job ended by the stalled-job check), adds the children whose specs an add left behind, and
  * aborts the children of an aborted parent that a crash left running ({@code parent-aborts}).
- * Delivering twice changes nothing.
+ * Delivering twice changes nothing. It is what follows the abort of a job ({@link AbortFollowUp}) for every queue.
  */
-public final class FlowRelay {
+@ApplicationScoped
+public class FlowRelay implements AbortFollowUp {
 
     private static final Logger LOG = Logger.getLogger(FlowRelay.class);
 
-    private final Queues queues;
+    private final QueueContexts contexts;
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
+    private final ObjectMapper json;
     private final FlowProducer producer;
+    private final Queues queues;
     /** Per queue, the pending children the last sweep saw: a spec still there at the next sweep was left behind. */
     private final Map<String, Set<String>> seenPending = new ConcurrentHashMap<>();
 
-    FlowRelay(Queues queues, FlowProducer producer) {
-        this.queues = queues;
+    /**
+     * @param contexts the parents' queues, by name, not {@code null}
+     * @param scripts the script registry, not {@code null}
+     * @param redis the shared connection, not {@code null}
+     * @param json Jackson, not {@code null}
+     * @param producer adds the children an add left behind, not {@code null}
+     * @param queues the children's queues, to abort those of an aborted parent, not {@code null}
+     */
+    public FlowRelay(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
+            FlowProducer producer, Queues queues) {
+        this.contexts = contexts;
+        this.scripts = scripts;
+        this.redis = redis;
+        this.json = json;
         this.producer = producer;
+        this.queues = queues;
     }
 
     /**
@@ -47,21 +77,21 @@ public final class FlowRelay {
      * @return completes when delivered, or at once when there is no notice
      */
     public Uni<Void> deliver(QueueKeys child, String childId) {
-        return queues.redis().send(Request.cmd(Command.HGET).arg(child.parentNotices()).arg(childId))
+        return redis.send(Request.cmd(Command.HGET).arg(child.parentNotices()).arg(childId))
                 .chain(stored -> stored == null ? Uni.createFrom().voidItem() : deliver(child, childId, stored));
     }
 
     private Uni<Void> deliver(QueueKeys child, String childId, Response stored) {
-        JsonNode notice = FlowSpecs.parse(queues.json(), stored.toString());
+        JsonNode notice = FlowSpecs.parse(json, stored.toString());
         JobKey parent = JobKey.parse(notice.get("parentKey").asText());
-        QueueContext ctx = queues.context(parent.queue());
+        QueueContext ctx = contexts.context(parent.queue());
         QueueKeys keys = ctx.keys();
         String parentId = parent.jobId();
-        return queues.scripts().run(new ChildEndedArgs(ctx, parentId, child.job(childId),
+        return scripts.run(new ChildEndedArgs(ctx, parentId, child.job(childId),
                         notice.get("outcome").asText(), notice.get("value").asText(),
                         notice.path("policy").asText("fail")))
                 .chain(code -> code.toInteger() == 3 ? deliver(keys, parentId) : Uni.createFrom().voidItem())
-                .chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(child.parentNotices()).arg(childId)))
+                .chain(() -> redis.send(Request.cmd(Command.HDEL).arg(child.parentNotices()).arg(childId)))
                 .replaceWithVoid();
     }
 
@@ -73,11 +103,11 @@ public final class FlowRelay {
      * @return completes when done; a failed delivery is logged and tried again at the next sweep
      */
     public Uni<Void> sweep(QueueKeys queue) {
-        Uni<Void> notices = queues.redis().send(Request.cmd(Command.HKEYS).arg(queue.parentNotices()))
+        Uni<Void> notices = redis.send(Request.cmd(Command.HKEYS).arg(queue.parentNotices()))
                 .chain(ids -> Uni.join().all(Replies.elements(ids).stream().map(id -> deliver(queue, id.toString()))
                         .toList()).andCollectFailures())
                 .replaceWithVoid();
-        Uni<Void> pending = queues.redis().send(Request.cmd(Command.HKEYS).arg(queue.pendingChildren()))
+        Uni<Void> pending = redis.send(Request.cmd(Command.HKEYS).arg(queue.pendingChildren()))
                 .chain(keys -> {
                     Set<String> now = new HashSet<>();
                     Replies.elements(keys).forEach(key -> now.add(key.toString()));
@@ -86,7 +116,7 @@ public final class FlowRelay {
                     left.retainAll(before == null ? Set.of() : before);
                     return producer.addPending(queue, List.copyOf(left));
                 });
-        Uni<Void> aborts = queues.redis().send(Request.cmd(Command.HGETALL).arg(queue.parentAborts()))
+        Uni<Void> aborts = redis.send(Request.cmd(Command.HGETALL).arg(queue.parentAborts()))
                 .chain(all -> {
                     Map<String, String> left = Replies.toStringMap(all);
                     return left.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(left.entrySet().stream()
@@ -109,8 +139,9 @@ public final class FlowRelay {
      * @param reason why it was aborted
      * @return completes when done (children already ended, or gone, are skipped)
      */
-    Uni<Void> aborted(QueueKeys queue, String jobId, String reason) {
-        Uni<Void> children = queues.redis().send(Request.cmd(Command.SMEMBERS).arg(queue.dependencies(jobId)))
+    @Override
+    public Uni<Void> aborted(QueueKeys queue, String jobId, String reason) {
+        Uni<Void> children = redis.send(Request.cmd(Command.SMEMBERS).arg(queue.dependencies(jobId)))
                 .chain(members -> {
                     List<Uni<Void>> aborts = Replies.elements(members).stream().map(member -> {
                         JobKey child = JobKey.parse(member.toString());
@@ -122,7 +153,7 @@ public final class FlowRelay {
                     return aborts.isEmpty() ? Uni.createFrom().voidItem()
                             : Uni.join().all(aborts).andCollectFailures().replaceWithVoid();
                 });
-        return children.chain(() -> queues.redis().send(Request.cmd(Command.HDEL).arg(queue.parentAborts()).arg(jobId)))
+        return children.chain(() -> redis.send(Request.cmd(Command.HDEL).arg(queue.parentAborts()).arg(jobId)))
                 .chain(() -> deliver(queue, jobId));
     }
 }

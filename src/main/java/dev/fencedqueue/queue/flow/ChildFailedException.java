@@ -1,4 +1,6 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
+
+import dev.fencedqueue.queue.QueueException;
 
 /**
  * A flow's child whose failure fails its parent ({@link ParentPolicy#FAIL}) failed while the parent ran: the parent

@@ -1,8 +1,9 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,6 +42,38 @@ public record JobSchedulerView(String id, String queue, String pattern, Long eve
         long jobs,
         String lastJobId, String lastJobState, Long skipped, String skippedBecause, Long refused,
         String refusedReason, JsonNode template) {
+
+    /** The field of a scheduler's state hash that counts the jobs an operator ran now ({@code JobSchedulers.runNow}). */
+    static final String RUN_NOW_JOBS = "runNowJobs";
+
+    /**
+     * @param id the scheduler's id
+     * @param queue its queue
+     * @param stored its stored form ({@link JobSchedulerJson#write})
+     * @param next its next tick, ms since the epoch, or {@code null} for none
+     * @param state its state hash ({@code ticks}, {@code runNowJobs}, {@code lastJobId}, {@code paused},
+     *        {@code skipped}, {@code skippedBecause}, {@code refused}, {@code refusedReason}), empty for none
+     * @param lastJobState the state of its last job, or {@code null} (none, or removed)
+     * @return the view
+     */
+    static JobSchedulerView of(String id, String queue, JsonNode stored, Long next, Map<String, String> state,
+            String lastJobState) {
+        String tz = "Z".equals(text(stored, "tz")) ? "UTC" : text(stored, "tz"); // "Z": written by older versions
+        long ticks = Long.parseLong(state.getOrDefault("ticks", "0"));
+        long jobs = ticks + Long.parseLong(state.getOrDefault(RUN_NOW_JOBS, "0"));
+        return new JobSchedulerView(id, queue, text(stored, "pattern"),
+                stored.has("every") ? stored.get("every").asLong() : null, tz, text(stored, "startDate"),
+                text(stored, "endDate"), stored.has("limit") ? stored.get("limit").asInt() : null,
+                text(stored, "missed"), text(stored, "overlap"), next, nextAt(next, tz),
+                "1".equals(state.get("paused")), ticks, jobs, state.get("lastJobId"), lastJobState,
+                state.containsKey("skipped") ? Long.valueOf(state.get("skipped")) : null, state.get("skippedBecause"),
+                state.containsKey("refused") ? Long.valueOf(state.get("refused")) : null, state.get("refusedReason"),
+                stored.get("template"));
+    }
+
+    private static String text(JsonNode node, String field) {
+        return node.has(field) ? node.get(field).asText() : null;
+    }
 
     /**
      * @param next a tick, ms since the epoch, or {@code null}

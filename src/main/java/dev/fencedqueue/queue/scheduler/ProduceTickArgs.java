@@ -1,9 +1,11 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.fencedqueue.queue.AddJobArgs;
+import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
 

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
+import dev.fencedqueue.queue.JobOptions;
 import org.junit.jupiter.api.Test;
 
 /** When schedulers tick: cron patterns in a time zone (across daylight-saving changes), intervals, bounds. */

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.queue.flow;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -6,6 +6,7 @@ import java.util.List;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
 
