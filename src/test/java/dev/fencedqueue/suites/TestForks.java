@@ -46,7 +46,7 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess)IT";
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess)IT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
