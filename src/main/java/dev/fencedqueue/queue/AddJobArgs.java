@@ -6,10 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
+import dev.fencedqueue.tracing.JobTracing;
+import dev.fencedqueue.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -103,6 +109,19 @@ public final class AddJobArgs {
             }
             return AddResult.of(jobId, code);
         });
+    }
+
+    /**
+     * Runs {@code addJob} like {@link #run}, under a {@code send} span (a child of the caller's, OpenTelemetry's
+     * messaging conventions) that names the added job's id, so that the job's attempts join that trace.
+     *
+     * @param args its ARGV given the span's W3C {@code traceparent} ({@link #args} with it), not {@code null}
+     * @return the job id and whether the job was created; fails as {@link #run} does
+     */
+    public Uni<AddResult> runSent(Function<String, List<String>> args) {
+        Span send = ctx.tracing().send(keys.queue(), Context.current(), 1);
+        return Spans.ending(send, run(args.apply(JobTracing.traceParent(send))),
+                (span, added) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, added.jobId()));
     }
 
     /** @return the tenant as the job hash stores it: {@code ""} (no field) for the default one */

@@ -3,15 +3,9 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.RedisUnavailableException;
-import dev.fencedqueue.tracing.JobTracing;
-import dev.fencedqueue.tracing.Spans;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -77,15 +71,8 @@ public class JobQueue {
      *         {@code data} cannot be serialized
      */
     public Uni<AddResult> add(String name, Object data, JobOptions options) {
-        return traced(traceParent -> addJob.run(addJob.args(name, data, options, "", AddJobArgs.NO_PARENT_POLICY, "",
-                "", traceParent)));
-    }
-
-    /** Runs {@code adding} under a {@code send} span (a child of the caller's), given its {@code traceparent}. */
-    private Uni<AddResult> traced(Function<String, Uni<AddResult>> adding) {
-        Span send = ctx.tracing().send(name(), Context.current(), 1);
-        return Spans.ending(send, adding.apply(JobTracing.traceParent(send)),
-                (span, added) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, added.jobId()));
+        return addJob.runSent(traceParent -> addJob.args(name, data, options, "", AddJobArgs.NO_PARENT_POLICY, "", "",
+                traceParent));
     }
 
     /**

@@ -16,11 +16,6 @@ import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
-import dev.fencedqueue.tracing.JobTracing;
-import dev.fencedqueue.tracing.Spans;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.semconv.incubating.MessagingIncubatingAttributes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -41,7 +36,6 @@ public class JobSchedulers {
     private final LuaScripts scripts;
     private final SharedConnection redis;
     private final ObjectMapper json;
-    private final JobTracing tracing;
     private final StoredSchedulers store;
     private final String index;
 
@@ -50,15 +44,12 @@ public class JobSchedulers {
      * @param scripts the script registry, not {@code null}
      * @param redis the shared connection, not {@code null}
      * @param json Jackson, not {@code null}
-     * @param tracing the spans of jobs, not {@code null}
      */
-    public JobSchedulers(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
-            JobTracing tracing) {
+    public JobSchedulers(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json) {
         this.contexts = contexts;
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
-        this.tracing = tracing;
         this.store = new StoredSchedulers(contexts, redis, json);
         this.index = contexts.keyPrefix() + ":schedulers";
     }
@@ -183,12 +174,9 @@ public class JobSchedulers {
     private Uni<AddResult> addNow(JobScheduler scheduler, long now) {
         JobScheduler.Template template = scheduler.template();
         AddJobArgs addJob = new AddJobArgs(contexts.context(template.queue()));
-        Span send = tracing.send(template.queue(), Context.current(), 1);
-        Uni<AddResult> added = addJob.run(addJob.args(template.name(), template.data(),
+        return addJob.runSent(traceParent -> addJob.args(template.name(), template.data(),
                 template.options().withJobId(scheduler.id() + ":" + now), "", AddJobArgs.NO_PARENT_POLICY,
-                scheduler.id(), Long.toString(now), JobTracing.traceParent(send)));
-        return Spans.ending(send, added,
-                (span, job) -> span.setAttribute(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID, job.jobId()));
+                scheduler.id(), Long.toString(now), traceParent));
     }
 
     private Uni<Integer> remove(QueueKeys keys, String id) {
