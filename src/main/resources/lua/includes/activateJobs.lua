@@ -118,8 +118,9 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
 
     local meta = redis.call('HMGET', metaKey, 'paused', 'concurrency', 'limiterMax', 'limiterDuration', 'costUnit',
         'costEstimate', 'virtualTime', 'holdUntil')
-    local estimate, estimated = settledEstimate(prefix, costEstimate(meta[6]))
     local virtualTime = tonumber(meta[7]) or 0
+    fairClock.now = fairClock.now or virtualTime
+    local estimate, estimated = settledEstimate(prefix, costEstimate(meta[6]))
     local startTag = virtualTime
     if meta[1] then
         if estimated then

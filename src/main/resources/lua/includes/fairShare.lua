@@ -82,6 +82,18 @@ local function leaveReadyIfDrained(prefix, waitKey, prioritizedKey, tenant)
     end
 end
 
+-- Whether no tenant of the queue has a weight or a limit set, nor is held at one: one EXISTS of the four keys, read
+-- once per call of the script, so that the common queue without settings skips their reads. (A call holds a tenant at
+-- its limit only when it has one, so the answer stays true for the rest of the call.)
+local fairSettings = {}
+local function noTenantSettings(prefix)
+    if fairSettings.none == nil then
+        fairSettings.none = redis.call('EXISTS', prefix .. 'tenants:capped', prefix .. 'tenants:weight',
+            prefix .. 'tenants:concurrency', prefix .. 'tenants:rate') == 0
+    end
+    return fairSettings.none
+end
+
 local function tenantWeight(prefix, tenant)
     local weight = tonumber(redis.call('HGET', prefix .. 'tenants:weight', tenant))
     if weight and weight > 0 then
@@ -180,10 +192,40 @@ local function foldEstimate(estimate, sum, count)
     return estimate + (1 - (7 / 8) ^ count) * (mean - estimate)
 end
 
+-- Adds to each of the tenants (names) its share (shares[i]: a cost already divided by its weight; negative refunds) of
+-- usage, as chargeTenant does for one (a refund stops at the virtual time), with one read (ZMSCORE) and one write
+-- (ZADD XX) of the backlogged tenants' usages for them all; a tenant not backlogged has its kept usage incremented.
+local function chargeTenants(prefix, names, shares)
+    if #names == 0 then
+        return
+    end
+    local readyKey = prefix .. 'tenants:ready'
+    local scores = redis.call('ZMSCORE', readyKey, unpack(names))
+    local written = {}
+    for i, tenant in ipairs(names) do
+        local usage, share = tonumber(scores[i]), shares[i]
+        if usage then
+            local charged = usage + share
+            if share < 0 then
+                fairClock.now = fairClock.now or tonumber(redis.call('HGET', prefix .. 'meta', 'virtualTime')) or 0
+                charged = math.max(charged, math.min(usage, fairClock.now))
+            end
+            written[#written + 1] = charged
+            written[#written + 1] = tenant
+        else
+            redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
+        end
+    end
+    if #written > 0 then
+        redis.call('ZADD', readyKey, 'XX', unpack(written))
+    end
+end
+
 -- Charges each tenant the difference between the real costs of its attempts this call settled and what they were
--- charged, and writes each one's own estimate ('tenants:estimate', tenant -> what its jobs are expected to cost) with
--- those costs folded in: one read and one write of the estimates, and one read of the weights, for all the tenants of
--- the call. A difference below one unit (1 ms, 1 token) is left out: it would cost a write for nothing one can measure.
+-- charged (chargeTenants: one read and one write of the usages), and writes each one's own estimate
+-- ('tenants:estimate', tenant -> what its jobs are expected to cost) with those costs folded in: one read and one write
+-- of the estimates, and one read of the weights, for all the tenants of the call. A difference below one unit (1 ms,
+-- 1 token) is left out: it would cost a write for nothing one can measure.
 local function flushTenantEstimates(prefix)
     local names = fairSettled.names
     if #names == 0 then
@@ -192,17 +234,20 @@ local function flushTenantEstimates(prefix)
     local key = prefix .. 'tenants:estimate'
     local stored = redis.call('HMGET', key, unpack(names))
     local weights
-    local written = {}
+    local written, charged, shares = {}, {}, {}
     for i, tenant in ipairs(names) do
         local own = fairSettled.tenants[tenant]
         if math.abs(own.difference) >= 1 then
-            weights = weights or redis.call('HMGET', prefix .. 'tenants:weight', unpack(names))
+            weights = weights or (noTenantSettings(prefix) and {}
+                or redis.call('HMGET', prefix .. 'tenants:weight', unpack(names)))
             local weight = tonumber(weights[i])
-            chargeTenant(prefix, tenant, own.difference, (weight and weight > 0) and weight or 1)
+            charged[#charged + 1] = tenant
+            shares[#shares + 1] = own.difference / ((weight and weight > 0) and weight or 1)
         end
         written[#written + 1] = tenant
         written[#written + 1] = string.format('%.3f', foldEstimate(tonumber(stored[i]), own.sum, own.count))
     end
+    chargeTenants(prefix, charged, shares)
     redis.call('HSET', key, unpack(written))
     fairSettled.tenants, fairSettled.names = {}, {}
 end

@@ -36,8 +36,9 @@ end
 -- jobs than picked leaves the backlogged ones (with no job at all: one that ran out at its last pick, left there
 -- until now). A tenant with a concurrency limit gets no more picks than its room under it, and once there is held out
 -- of dispatch (capped, fairShare). Appends to ids, states, charges (what each job was charged) and counted (whether it
--- counts against its tenant's limit) in pick order; returns the start tag of the last job taken, and when the earliest
--- rate window of a tenant it held ends (nil: none).
+-- counts against its tenant's limit) in pick order; returns the start tag of the last job taken, when the earliest
+-- rate window of a tenant it held ends (nil: none), and whether a tenant it read is still backlogged (so that jobs are
+-- known to be ready without another read).
 local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, tenants, ids, states, charges, counted,
         now)
     local names, usage, weights, picks, order, blocked = {}, {}, {}, {}, {}, {}
@@ -48,7 +49,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, 
         picks[tenant] = 0
     end
     local costs = tenantEstimates(prefix, names, estimate)
-    local stored = redis.call('EXISTS', prefix .. 'tenants:weight') == 1
+    local stored = not noTenantSettings(prefix) and redis.call('EXISTS', prefix .. 'tenants:weight') == 1
         and redis.call('HMGET', prefix .. 'tenants:weight', unpack(names)) or {}
     for i, tenant in ipairs(names) do
         local weight = tonumber(stored[i])
@@ -109,6 +110,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, 
         end
     end
     local taken, scores, started, capped = {}, {}, {}, {}
+    local left = false
     for _, tenant in ipairs(names) do
         local wanted = picks[tenant]
         local count = 0
@@ -131,9 +133,12 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, 
             redis.call('ZREM', prefix .. 'tenants:ready', tenant)
             redis.call('SADD', prefix .. 'tenants:capped', tenant)
             capped[#capped + 1] = tenant
-        elseif wanted > 0 then
-            scores[#scores + 1] = usage[tenant]
-            scores[#scores + 1] = tenant
+        else
+            if wanted > 0 then
+                scores[#scores + 1] = usage[tenant]
+                scores[#scores + 1] = tenant
+            end
+            left = true
         end
     end
     if #scores > 0 then
@@ -151,7 +156,7 @@ local function takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, 
             got.next = got.next + 1
         end
     end
-    return startTag, heldUntil(prefix, capped, rates, now)
+    return startTag, heldUntil(prefix, capped, rates, now), left
 end
 
 -- The earlier of two times, either of which may be nil.
@@ -218,8 +223,11 @@ local function takeReady(prefix, waitKey, activeKey, prioritizedKey, n, estimate
         drained = taken < n
     else
         charges, counted = {}, {}
-        local lastTag, heldTill = takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, tenants, ids, states,
-            charges, counted, now)
+        local lastTag, heldTill, left = takeFair(prefix, waitKey, prioritizedKey, n, estimate, costUnit, tenants, ids,
+            states, charges, counted, now)
+        if left then
+            drained = false
+        end
         startTag = math.max(startTag, lastTag)
         wakeAt = earliest(wakeAt, heldTill)
     end

@@ -23,7 +23,7 @@ end
 -- limit of those that have one ({max, window ms}).
 local function tenantRoom(prefix, names)
     local room, rates = {}, {}
-    if #names == 0 then
+    if #names == 0 or noTenantSettings(prefix) then
         return room, rates
     end
     if redis.call('EXISTS', prefix .. 'tenants:concurrency') == 1 then
@@ -113,7 +113,7 @@ end
 -- tenant is still held, and when the earliest rate window of those held ends (nil: none is held by its rate).
 local function releaseCapped(prefix, waitKey, prioritizedKey, now)
     local cappedKey = prefix .. 'tenants:capped'
-    if redis.call('EXISTS', cappedKey) == 0 then
+    if noTenantSettings(prefix) or redis.call('EXISTS', cappedKey) == 0 then
         return false
     end
     local members = redis.call('SMEMBERS', cappedKey)

@@ -57,6 +57,16 @@ record CommandStats(Map<String, Long> calls, Map<String, Long> micros) {
                 + format((double) otherMicros / jobs) + ", \"perJob\": {" + perJob + "}";
     }
 
+    /**
+     * @param jobs the jobs of the phase
+     * @return the Redis commands per job, those scripts called and those sent directly (scripts themselves and the
+     *         benchmark's own readings left out): a count that does not move with the machine's load, where times do
+     */
+    double commandsPerJob(int jobs) {
+        return (double) calls.entrySet().stream().filter(e -> !isScript(e.getKey()) && !isOwn(e.getKey()))
+                .mapToLong(Map.Entry::getValue).sum() / jobs;
+    }
+
     private static boolean isScript(String command) {
         return command.equals("evalsha") || command.equals("eval");
     }
