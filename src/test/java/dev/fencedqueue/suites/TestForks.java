@@ -23,8 +23,9 @@ public final class TestForks {
     /**
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
      * ({@code research}, {@code llm}, {@code simulator}), the Redis topologies and faults (Sentinel, Cluster, lost
-     * writes, restarts, outages), and, to balance the forks' times, two classes of the worker's timers and
-     * {@code JobOwnershipTest}.
+     * writes, restarts, outages), and, to balance the forks' times, two classes of the worker's timers, the two classes
+     * of the {@code OwnersRequired} profile ({@code JobOwnershipTest}, {@code JobTenancyPrincipalTest}) and the two of
+     * {@code RedisSinkAndTracesProfile} ({@code RedisSinkTest}, {@code TracingTest}).
      * {@code SimulatorOffTest} runs in the other fork, with the classes it shares a test profile with; so do all the
      * browser tests, so that one Chromium runs at a time.
      */
@@ -33,7 +34,9 @@ public final class TestForks {
             + "|dev\\.fencedqueue\\.redis\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
             + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)"
-            + "|dev\\.fencedqueue\\.worker\\.(StalledJobCheck|DelayedJobs)Test|dev\\.fencedqueue\\.api\\.JobOwnershipTest";
+            + "|dev\\.fencedqueue\\.worker\\.(StalledJobCheck|DelayedJobs)Test"
+            + "|dev\\.fencedqueue\\.api\\.(JobOwnership|JobTenancyPrincipal)Test"
+            + "|dev\\.fencedqueue\\.(bulk\\.RedisSink|tracing\\.Tracing)Test";
 
     /** Every class of surefire's normal run: benchmarks are {@code *Benchmark}, integration tests {@code *IT}. */
     public static final String ALL_TESTS = "dev\\.fencedqueue\\..*Test";
