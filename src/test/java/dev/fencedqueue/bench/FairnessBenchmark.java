@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
  * <li><b>overhead</b>: no-op jobs per second, concurrency 50, with the jobs spread over 1,000 tenants, against the
  * same queue without tenants, interleaved, after one unrecorded round of both: target a ratio of at least 0.9; and
  * beside it the Redis commands per job of each (Redis's {@code INFO commandstats}), which the machine's load does not
- * move.</li>
+ * move, and Redis's CPU time per job ({@code INFO cpu}).</li>
  * </ul>
  */
 @QuarkusTest
@@ -228,6 +228,9 @@ class FairnessBenchmark {
         report.record("fairness_overhead_plain_redis_commands_per_job", plain.commandsPerJob(), "commands", run, fields);
         report.record("fairness_overhead_tenants_redis_commands_per_job", tenanted.commandsPerJob(), "commands", run,
                 fields);
+        report.record("fairness_overhead_plain_redis_cpu_us_per_job", plain.redisCpuMicrosPerJob(), "us", run, fields);
+        report.record("fairness_overhead_tenants_redis_cpu_us_per_job", tenanted.redisCpuMicrosPerJob(), "us", run,
+                fields);
     }
 
     /**
@@ -235,8 +238,9 @@ class FairnessBenchmark {
      *
      * @param jobsPerSecond no-op jobs completed per second
      * @param commandsPerJob Redis commands per job in the phase ({@link CommandStats#commandsPerJob})
+     * @param redisCpuMicrosPerJob Redis's CPU time (user + system) per job in the phase, µs
      */
-    private record Phase(double jobsPerSecond, double commandsPerJob) {
+    private record Phase(double jobsPerSecond, double commandsPerJob, double redisCpuMicrosPerJob) {
     }
 
     /** @return no-op jobs at concurrency 50, the jobs spread over that many tenants (0: none): their rate and commands */
@@ -246,15 +250,17 @@ class FairnessBenchmark {
                 : BenchContext.NOOP_JOB.withTenant("t" + (i % tenantCount))));
         BenchContext.awaitQuietJvm();
         bench.resetCommandStats();
+        long cpuBefore = bench.redisCpuMicros();
         long start = System.nanoTime();
         Worker worker = bench.startWorker(BenchProcessor.noop(queue.name()), 50);
         long end = BenchContext.awaitCompleted(worker, OVERHEAD_JOBS);
+        long cpu = bench.redisCpuMicros() - cpuBefore;
         String commandStats = bench.commandStats();
         if (ThroughputFigure.COMMAND_STATS) {
             System.out.println("commandstats, " + tenantCount + " tenants:\n" + commandStats);
         }
         bench.stop(worker);
         return new Phase(OVERHEAD_JOBS / ((end - start) / 1e9),
-                CommandStats.parse(commandStats).commandsPerJob(OVERHEAD_JOBS));
+                CommandStats.parse(commandStats).commandsPerJob(OVERHEAD_JOBS), (double) cpu / OVERHEAD_JOBS);
     }
 }
