@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.TenantSettings;
 import dev.fencedqueue.queue.Tenants;
@@ -194,7 +195,7 @@ class FairnessBenchmark {
         bench.stop(worker);
         List<Job> jobs = new ArrayList<>();
         for (int page = 0;; page++) {
-            List<Job> batch = queue.getJobs(dev.fencedqueue.queue.JobState.COMPLETED, page * 1000, 1000)
+            List<Job> batch = queue.getJobs(JobState.COMPLETED, page * 1000, 1000)
                     .await().atMost(BenchContext.TIMEOUT);
             if (batch.isEmpty()) {
                 break;
