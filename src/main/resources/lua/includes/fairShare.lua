@@ -105,27 +105,16 @@ end
 -- The virtual time as this call of the script read it first (read at most once per call).
 local fairClock = {}
 
--- Adds cost (in the queue's cost unit; negative refunds) divided by the tenant's weight to its usage. A refund does
--- not take a backlogged tenant below the virtual time (nor lower, when it was below already): a tenant whose running
--- jobs were charged more than they cost would otherwise jump ahead of every tenant, newcomers included, for as many
--- jobs as the difference buys (which the starvation bound rules out). So a tenant pays at least up to the virtual time.
+-- Adds cost (in the queue's cost unit, 0 or more: what a tenant's jobs started or ran up; refunds go through
+-- chargeTenants) divided by the tenant's weight to its usage.
 local function chargeTenant(prefix, tenant, cost, weight)
     if cost == 0 then
         return
     end
     local share = cost / (weight or tenantWeight(prefix, tenant))
-    local readyKey = prefix .. 'tenants:ready'
-    if share < 0 then
-        local usage = tonumber(redis.call('ZSCORE', readyKey, tenant))
-        if usage then
-            fairClock.now = fairClock.now or tonumber(redis.call('HGET', prefix .. 'meta', 'virtualTime')) or 0
-            redis.call('ZADD', readyKey, 'XX', math.max(usage + share, math.min(usage, fairClock.now)), tenant)
-            return
-        end
-    elseif redis.call('ZADD', readyKey, 'XX', 'INCR', share, tenant) then
-        return
+    if not redis.call('ZADD', prefix .. 'tenants:ready', 'XX', 'INCR', share, tenant) then
+        redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
     end
-    redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
 end
 
 -- The cost a job is expected to have, in the queue's cost unit.
@@ -193,8 +182,11 @@ local function foldEstimate(estimate, sum, count)
 end
 
 -- Adds to each of the tenants (names) its share (shares[i]: a cost already divided by its weight; negative refunds) of
--- usage, as chargeTenant does for one (a refund stops at the virtual time), with one read (ZMSCORE) and one write
--- (ZADD XX) of the backlogged tenants' usages for them all; a tenant not backlogged has its kept usage incremented.
+-- usage, with one read (ZMSCORE) and one write (ZADD XX) of the backlogged tenants' usages for them all; a tenant not
+-- backlogged has its kept usage incremented. A refund does not take a backlogged tenant below the virtual time (nor
+-- lower, when it was below already): a tenant whose running jobs were charged more than they cost would otherwise jump
+-- ahead of every tenant, newcomers included, for as many jobs as the difference buys (which the starvation bound rules
+-- out). So a tenant pays at least up to the virtual time.
 local function chargeTenants(prefix, names, shares)
     if #names == 0 then
         return
