@@ -1,11 +1,15 @@
 package dev.fencedqueue.testing;
 
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.flow.FlowJob;
 import dev.fencedqueue.worker.CancelReason;
@@ -128,7 +132,7 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
-        public java.util.Optional<ObjectNode> committedCheckpoint() {
+        public Optional<ObjectNode> committedCheckpoint() {
             return context.committedCheckpoint();
         }
 
@@ -138,12 +142,12 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
-        public Uni<java.util.List<dev.fencedqueue.events.JobEvent>> committedEvents() {
+        public Uni<List<JobEvent>> committedEvents() {
             return context.committedEvents();
         }
 
         @Override
-        public Uni<Integer> addChildren(java.util.List<FlowJob> children) {
+        public Uni<Integer> addChildren(List<FlowJob> children) {
             return context.addChildren(children);
         }
 
@@ -153,17 +157,17 @@ public final class GatedProcessor implements JobProcessor {
         }
 
         @Override
-        public Uni<java.util.Map<String, String>> childrenValues() {
+        public Uni<Map<String, String>> childrenValues() {
             return context.childrenValues();
         }
 
         @Override
-        public Uni<java.util.Map<String, String>> failedChildren() {
+        public Uni<Map<String, String>> failedChildren() {
             return context.failedChildren();
         }
 
         @Override
-        public java.util.Optional<String> resumePoint() {
+        public Optional<String> resumePoint() {
             return context.resumePoint();
         }
 

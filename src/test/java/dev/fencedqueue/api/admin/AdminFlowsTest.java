@@ -24,6 +24,7 @@ import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.worker.UnrecoverableJobException;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -72,7 +73,7 @@ class AdminFlowsTest extends QueueTestSupport {
             if (part.context().jobId().equals("weekly:north")) {
                 part.complete("north done");
             } else {
-                part.fail(new dev.fencedqueue.worker.UnrecoverableJobException("south broke"));
+                part.fail(new UnrecoverableJobException("south broke"));
             }
         }
         await().atMost(TIMEOUT).until(() -> redis.job(queue, "weekly").state() == JobState.WAITING);

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -241,7 +242,7 @@ class AdminQueuesTest extends QueueTestSupport {
     }
 
     private List<String> keysOfQueue() {
-        return dev.fencedqueue.redis.Replies.elements(redis.send(Request.cmd(Command.KEYS).arg(queue.keys().prefix() + "*")))
+        return Replies.elements(redis.send(Request.cmd(Command.KEYS).arg(queue.keys().prefix() + "*")))
                 .stream().map(Object::toString).toList();
     }
 }
