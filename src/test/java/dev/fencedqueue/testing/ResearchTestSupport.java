@@ -128,18 +128,20 @@ public abstract class ResearchTestSupport {
     /**
      * A takeover as a stalled worker causes one ({@link Takeover}, watching the job's status): {@code from} is frozen
      * (as if paused by GC: it stops renewing its lock but its job goes on), {@code to} is started and takes the job
-     * over once the lock expired, then {@code from} is unfrozen; its next write is refused and it lets go of the job.
+     * over once the lock expired; {@code from}'s next write is refused and it lets go of the job, and only then is it
+     * thawed. A frozen worker renews no lock, so the refused write is what tells the zombie (thawed earlier, its next
+     * renewal could tell it first, before it wrote anything: a zombie without a refused write).
      *
      * @param from the worker running the job, started
      * @param to another worker of the job's queue, not started
-     * @param jobId the job
+     * @param jobId the job, whose run on {@code from} keeps writing (an answer streaming)
      * @return the fencing token of {@code to}'s run
      */
     protected static long takeOver(Worker from, Worker to, String jobId) {
         long after = Takeover.takeOver(from, to, () -> status(jobId).getLong("fencingToken"));
-        thaw(from);
-        await("the zombie lets go of the job").atMost(Timeouts.TIMEOUT)
+        await("the zombie's write is refused and it lets go of the job").atMost(Timeouts.TIMEOUT)
                 .until(() -> !from.activeJobIds().contains(jobId));
+        thaw(from);
         return after;
     }
 
