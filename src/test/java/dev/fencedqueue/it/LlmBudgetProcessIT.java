@@ -5,9 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
@@ -109,10 +111,16 @@ class LlmBudgetProcessIT {
         all.addAll(light);
         await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> all.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
-        long lightDone = light.stream().mapToLong(id -> status(a, id).getLong("finishedOn")).max().orElseThrow();
-        long heavyDoneAfter = heavy.stream().filter(id -> status(a, id).getLong("finishedOn") > lightDone).count();
-        assertThat(heavyDoneAfter).as("heavy jobs still to finish once the light tenant's two had: in one line, none")
-                .isGreaterThanOrEqualTo(2);
+        Map<String, Long> finishedOn = new HashMap<>();
+        all.forEach(id -> finishedOn.put(id, status(a, id).getLong("finishedOn")));
+        long lightDone = light.stream().mapToLong(finishedOn::get).max().orElseThrow();
+        long heavyDoneAfter = heavy.stream().filter(id -> finishedOn.get(id) > lightDone).count();
+        String order = all.stream().sorted(Comparator.comparing(finishedOn::get))
+                .map(id -> (light.contains(id) ? "light" : "heavy") + "@" + finishedOn.get(id))
+                .collect(Collectors.joining(", "));
+        System.out.println("LlmBudgetProcessIT: the tenants' jobs finished in this order: " + order);
+        assertThat(heavyDoneAfter).as("heavy jobs still to finish once the light tenant's two had (in one line, none); "
+                + "finished in this order: %s", order).isGreaterThanOrEqualTo(2);
         for (String id : all) {
             assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
         }
