@@ -9,9 +9,6 @@
   delay). After a delay, the queue's dispatch is held for that long as well (meta 'holdUntil', ms on the Redis clock; a
   hold only grows; activateJobs answers rate-limited until it ends), so that no worker of the fleet takes the job, nor another, before the limit
   may admit one, and then the next job to run is the one fair dispatch chooses, not the one whose wait ended first.
-  Under fair dispatch the job's tenant pays the slot time the run held (a queue charging slot time); in a queue
-  charging LLM tokens, a run handed back after a delay gives its tenant back what it was charged (its call was refused
-  before it opened: it spent nothing), and one handed back at once is settled by the count of its tokens.
 
   KEYS[1] active list
   KEYS[2] wait list
@@ -44,14 +41,11 @@ end
 redis.call('LREM', KEYS[1], 1, jobId)
 local prefix = string.sub(KEYS[5], 1, -5)
 local now = nowMs()
-local delay = tonumber(ARGV[5]) or 0
 settleSlotTime(prefix, KEYS[6], ARGV[3], now)
-if delay > 0 then
-    refundTokenCharge(prefix, KEYS[6], ARGV[3])
-end
 releaseRunning(prefix, KEYS[6])
 flushEstimate(prefix)
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
+local delay = tonumber(ARGV[5]) or 0
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
 redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason',
     delay > 0 and 'rate-limited' or 'takeover')

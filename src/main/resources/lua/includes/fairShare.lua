@@ -257,22 +257,6 @@ local function settledEstimate(prefix, estimate)
     return estimate, true
 end
 
--- Gives a tenant back in full what an attempt of its job was charged in LLM tokens ('chargedTokens:<fencingToken>',
--- removed), for an attempt that spent none: handed back because a rate limit outside the queue was spent (the LLM
--- budget or the server refused its call before it opened), the job keeps its place and its tenant pays nothing for the
--- run that did not happen; the estimates learn nothing from it. (The tokens of an attempt's calls that did stream were
--- settled by their count, which removed the field.) The refund stops at the virtual time (chargeTenants).
-local function refundTokenCharge(prefix, jobKey, fencingToken)
-    local field = 'chargedTokens:' .. fencingToken
-    local fields = redis.call('HMGET', jobKey, field, 'tenant')
-    local charged = tonumber(fields[1])
-    if charged then
-        redis.call('HDEL', jobKey, field)
-        local tenant = fields[2] or FAIR_DEFAULT
-        chargeTenants(prefix, {tenant}, {-charged / tenantWeight(prefix, tenant)})
-    end
-end
-
 -- Writes the estimates with the costs this call settled, in a script that activates no job.
 local function flushEstimate(prefix)
     if fairSettled.count > 0 then

@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.research.LlmTokens;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -36,7 +36,10 @@ import org.junit.jupiter.api.Test;
 class FairDispatchTest extends FairDispatchSupport {
 
     @Inject
-    MeterRegistry meters;
+    LlmTokens llmTokens;
+
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     @Test
     void backloggedTenantsTakeTurnsWhateverTheirBacklogs() {
@@ -274,9 +277,42 @@ class FairDispatchTest extends FairDispatchSupport {
         processor.attempt(1).complete("done");
     }
 
+    @Test
+    void tokensChargeTheTenantAsTheyStreamAndTheAttemptsCountSettlesIt() {
+        QueueKeys keys = queue.keys();
+        redis.send(Request.cmd(Command.HSET).arg(keys.meta()).arg("costUnit").arg("tokens"));
+        addJobs("acme", 2);
+        addJobs("bravo", 2);
+        String callId = "test-" + UUID.randomUUID() + ":";
+        Response reply = activateReply(1, callId);
+        String jobId = reply.get(3).toString();
+        String token = reply.get(4).toString();
+        String tenant = tenantOf.get(jobId);
+        double started = score(tenant);
+        assertThat(redis.hash(keys.job(jobId))).as("charged the estimate").containsEntry("chargedTokens:" + token, "1000");
+
+        scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, jobId,
+                callId + ":" + jobId, token, "2500")).await().atMost(TIMEOUT);
+        assertThat(score(tenant)).as("2,500 tokens streamed: 1,500 beyond the estimate").isEqualTo(started + 1500);
+
+        llmTokens.record(queue.name(), jobId, Long.parseLong(token), new LlmTokens.Attempt("result", 100, 300, 0, 0,
+                null)).await().atMost(TIMEOUT);
+        assertThat(score(tenant)).as("the attempt spent 400 in all: the charge becomes that").isEqualTo(started - 600);
+        assertThat(redis.hash(keys.job(jobId))).doesNotContainKey("chargedTokens:" + token);
+    }
+
+    private double score(String tenant) {
+        Response score = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().tenantsReady()).arg(tenant));
+        return Double.parseDouble(score.toString());
+    }
+
     private List<String> zrange(String key) {
         List<String> members = new ArrayList<>();
         redis.send(Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1)).forEach(m -> members.add(m.toString()));
         return members;
     }
+
+
+
+
 }
