@@ -9,6 +9,10 @@
   delay). After a delay, the queue's dispatch is held for that long as well (meta 'holdUntil', ms on the Redis clock; a
   hold only grows; activateJobs answers rate-limited until it ends), so that no worker of the fleet takes the job, nor another, before the limit
   may admit one, and then the next job to run is the one fair dispatch chooses, not the one whose wait ended first.
+  Under fair dispatch the job's tenant pays the slot time the run held (a queue charging slot time); in a queue
+  charging LLM tokens, a run handed back at once is settled by the count of its tokens, and one handed back after a
+  delay costs nothing (its call was refused before it opened). After a delay the pick is undone exactly (undoCharge):
+  the tenant's usage goes back to the job's place, even below the virtual time.
 
   KEYS[1] active list
   KEYS[2] wait list
@@ -41,11 +45,15 @@ end
 redis.call('LREM', KEYS[1], 1, jobId)
 local prefix = string.sub(KEYS[5], 1, -5)
 local now = nowMs()
-settleSlotTime(prefix, KEYS[6], ARGV[3], now)
+local delay = tonumber(ARGV[5]) or 0
+if delay > 0 then
+    undoCharge(prefix, KEYS[6], ARGV[3], now)
+else
+    settleSlotTime(prefix, KEYS[6], ARGV[3], now)
+end
 releaseRunning(prefix, KEYS[6])
 flushEstimate(prefix)
 redis.call('HINCRBY', KEYS[6], 'attemptsStarted', -1)
-local delay = tonumber(ARGV[5]) or 0
 local priority = tonumber(redis.call('HGET', KEYS[6], 'priority')) or 0
 redis.call('HSET', KEYS[6], 'state', priority > 0 and 'prioritized' or 'waiting', 'resumeReason',
     delay > 0 and 'rate-limited' or 'takeover')

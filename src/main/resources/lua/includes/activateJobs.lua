@@ -120,7 +120,7 @@ local function activateJobs(waitKey, activeKey, prioritizedKey, delayedKey, mark
         'costEstimate', 'virtualTime', 'holdUntil')
     local virtualTime = tonumber(meta[7]) or 0
     fairClock.now = fairClock.now or virtualTime
-    local estimate, estimated = settledEstimate(prefix, costEstimate(meta[6]))
+    local estimate, estimated = settledEstimate(prefix, meta[6])
     local startTag = virtualTime
     if meta[1] then
         if estimated then

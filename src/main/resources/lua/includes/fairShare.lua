@@ -35,6 +35,10 @@ local function pickSize(costUnit, cost, most)
     return math.max(math.min(math.floor(FAIR_QUANTUM_MS / math.max(cost, 0.001)), most), 1)
 end
 
+-- How far past the virtual time a refund that reaches the floor leaves its tenant (chargeTenants), in the queue's cost
+-- unit: a thousandth of a token or of a ms, nothing a share can measure, but a tie broken.
+local FAIR_BEHIND = 0.001
+
 -- The wait list and prioritized set of a tenant's ready jobs: the queue's own for 'default'.
 local function tenantReadyKeys(prefix, waitKey, prioritizedKey, tenant)
     if tenant == FAIR_DEFAULT then
@@ -186,7 +190,9 @@ end
 -- backlogged has its kept usage incremented. A refund does not take a backlogged tenant below the virtual time (nor
 -- lower, when it was below already): a tenant whose running jobs were charged more than they cost would otherwise jump
 -- ahead of every tenant, newcomers included, for as many jobs as the difference buys (which the starvation bound rules
--- out). So a tenant pays at least up to the virtual time.
+-- out). So a tenant pays at least up to the virtual time, and a hair beyond (FAIR_BEHIND): a refund that reaches the floor
+-- puts its tenant behind the tenants already waiting at the virtual time (first come first served among equal start
+-- tags), rather than before those whose names sort after its own.
 local function chargeTenants(prefix, names, shares)
     if #names == 0 then
         return
@@ -200,7 +206,7 @@ local function chargeTenants(prefix, names, shares)
             local charged = usage + share
             if share < 0 then
                 fairClock.now = fairClock.now or tonumber(redis.call('HGET', prefix .. 'meta', 'virtualTime')) or 0
-                charged = math.max(charged, math.min(usage, fairClock.now))
+                charged = math.max(charged, math.min(usage, fairClock.now + FAIR_BEHIND))
             end
             written[#written + 1] = charged
             written[#written + 1] = tenant
@@ -245,23 +251,54 @@ local function flushTenantEstimates(prefix)
 end
 
 -- The queue's estimate (what a job of a tenant without an estimate of its own is charged) with the costs this call
--- settled folded in, the tenants' own estimates written. Returns the estimate, and whether it changed.
-local function settledEstimate(prefix, estimate)
+-- settled folded in, the tenants' own estimates written. stored: the queue's estimate as meta 'costEstimate' holds it
+-- (nil before any cost was settled: the first costs settled replace the guess, FAIR_FIRST_ESTIMATE, rather than
+-- being averaged with it, so that a newcomer is not charged the guess long after real costs are known). Returns the
+-- estimate, and whether it changed.
+local function settledEstimate(prefix, stored)
     local count = fairSettled.count
     if count == 0 then
-        return estimate, false
+        return costEstimate(stored), false
     end
     flushTenantEstimates(prefix)
-    estimate = foldEstimate(estimate, fairSettled.sum, count)
+    local estimate = foldEstimate(tonumber(stored), fairSettled.sum, count)
     fairSettled.sum, fairSettled.count = 0, 0
     return estimate, true
+end
+
+-- Undoes the pick of an attempt handed back because a rate limit outside the queue is spent (the LLM budget or the
+-- server refused its call before it opened): the job keeps its place, so its tenant pays only what the attempt did
+-- cost, in full and at once, without the floor of chargeTenants. The pick had put the tenant's usage at the job's start
+-- tag, at or above the virtual time of then; other picks since (another worker's, while this one waited for its call)
+-- may have moved the virtual time past it, and a floor there would charge the tenant for a run that did not happen and
+-- hand its turn to others. A queue charging slot time is charged the ms the attempt held its slot; one charging tokens
+-- nothing (an attempt's calls that did stream were settled by their count, which removed the field). The estimates
+-- learn nothing from it. fencingToken: the attempt's, as text; now: the Redis clock (ms).
+local function undoCharge(prefix, jobKey, fencingToken, now)
+    local fields = redis.call('HMGET', jobKey, 'chargedMs:' .. fencingToken, 'chargedTokens:' .. fencingToken,
+        'tenant', 'processedOn')
+    local field, charged, cost
+    if fields[1] then
+        field, charged = 'chargedMs:' .. fencingToken, tonumber(fields[1])
+        cost = math.max(now - (tonumber(fields[4]) or now), 0)
+    elseif fields[2] then
+        field, charged, cost = 'chargedTokens:' .. fencingToken, tonumber(fields[2]), 0
+    else
+        return
+    end
+    redis.call('HDEL', jobKey, field)
+    local tenant = fields[3] or FAIR_DEFAULT
+    local share = (cost - charged) / tenantWeight(prefix, tenant)
+    if share ~= 0 and not redis.call('ZADD', prefix .. 'tenants:ready', 'XX', 'INCR', share, tenant) then
+        redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
+    end
 end
 
 -- Writes the estimates with the costs this call settled, in a script that activates no job.
 local function flushEstimate(prefix)
     if fairSettled.count > 0 then
         local metaKey = prefix .. 'meta'
-        local estimate = settledEstimate(prefix, costEstimate(redis.call('HGET', metaKey, 'costEstimate')))
+        local estimate = settledEstimate(prefix, redis.call('HGET', metaKey, 'costEstimate'))
         redis.call('HSET', metaKey, 'costEstimate', string.format('%.3f', estimate))
     end
 end

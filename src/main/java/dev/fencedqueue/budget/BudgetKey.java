@@ -42,4 +42,14 @@ public record BudgetKey(String endpoint, String model) {
         String base = keyPrefix + ":{llm:" + id() + "}:";
         return List.of(base + "budget", base + "calls");
     }
+
+    /**
+     * @param keyPrefix the service's key prefix
+     * @return the keys a reservation reads: {@link #keys}, then the budget's line of held-back jobs (a sorted set), in
+     *         the same hash slot
+     */
+    List<String> reserveKeys(String keyPrefix) {
+        String base = keyPrefix + ":{llm:" + id() + "}:";
+        return List.of(base + "budget", base + "calls", base + "line");
+    }
 }

@@ -43,8 +43,31 @@ public class LlmBudget {
      */
     public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease,
             Duration unavailableTimeout) {
-        return scripts.run(new ReserveLlmBudgetArgs(key.keys(keyPrefix), limits, tokens, leaseId, lease,
-                unavailableTimeout)).map(LlmBudget::reservation);
+        return reserve(key, limits, tokens, leaseId, lease, unavailableTimeout, null);
+    }
+
+    /**
+     * Reserves a call's share for a job, as {@link #reserve(BudgetKey, BudgetLimits, long, String, Duration, Duration)}
+     * does, in line: the jobs whose calls the budget held back for want of room (requests, tokens or calls at once)
+     * wait in line, in the order they were first held back, each holding its place for its wait and a grace of 3 s;
+     * only the first in line may be reserved, so that a fresh job does not take the freed call from one that waits in
+     * the queue ({@code reserveLlmBudget.lua}). A call behind others in line is held back with reason {@code line},
+     * until the first in line is due to call again and 250 ms more.
+     *
+     * @param key the budget
+     * @param limits its limits
+     * @param tokens the tokens the call may use (0 or more)
+     * @param leaseId the call's id, unique
+     * @param lease how long the lease holds unless renewed
+     * @param unavailableTimeout how long the fleet waits for a server that refuses or fails every call
+     * @param jobId the job the call is for, or {@code null} for none (the call then waits behind the line without
+     *        joining it)
+     * @return whether the call may start, or how long to wait and why
+     */
+    public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease,
+            Duration unavailableTimeout, String jobId) {
+        return scripts.run(new ReserveLlmBudgetArgs(key.reserveKeys(keyPrefix), limits, tokens, leaseId, lease,
+                unavailableTimeout, jobId)).map(LlmBudget::reservation);
     }
 
     /**

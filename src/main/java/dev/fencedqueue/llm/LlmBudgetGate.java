@@ -133,11 +133,13 @@ public class LlmBudgetGate {
     /**
      * @param url the call's URL (its query is not part of the budget's endpoint)
      * @param body the request body, JSON text
+     * @param jobId the job the call is for (its {@code X-Request-ID}), which keeps its place in the budget's line once
+     *        the budget held its call back; {@code null} for none
      * @param call opens the call (the connector's guarded opening)
      * @return the open exchange, as {@code call} gives it; fails with {@link RateLimitedException} when the call cannot
      *         go on yet (the class says when), else as {@code call} does
      */
-    Uni<LlmExchange> around(URI url, String body, Supplier<Uni<LlmExchange>> call) {
+    Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
         if (!isActive()) {
             return call.get();
         }
@@ -148,7 +150,7 @@ public class LlmBudgetGate {
         }
         String leaseId = UUID.randomUUID().toString();
         long tokens = (body == null ? 0 : body.length() / 4) + answerTokens;
-        return budget.reserve(key, limits, tokens, leaseId, lease, unavailableTimeout)
+        return budget.reserve(key, limits, tokens, leaseId, lease, unavailableTimeout, jobId)
                 .onFailure().recoverWithItem(failure -> {
                     LOG.debugf("the LLM budget could not be read, the call goes on without it: %s",
                             Failures.describe(failure));
@@ -251,6 +253,7 @@ public class LlmBudgetGate {
             case "open" -> "waiting for the LLM server, found down (its circuit is open until the next probe)";
             case "concurrency" -> "at its most calls at once (fq.llm.budget.max-concurrent)";
             case "requests" -> "out of requests this minute (fq.llm.budget.requests-per-minute, or the server's limit)";
+            case "line" -> "keeping its next calls for the jobs it held back first";
             default -> "out of tokens this minute (fq.llm.budget.tokens-per-minute, or the server's limit)";
         };
         metrics.refused(reservation.reason(), Duration.ofMillis(wait));

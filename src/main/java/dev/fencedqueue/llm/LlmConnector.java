@@ -131,9 +131,10 @@ public class LlmConnector {
                     .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers "
                             + "from " + url + " within " + config.openTimeout())));
         });
-        // A streamed call that generates spends the fleet's budget; re-reading a response does not.
-        return method == HttpMethod.POST && "text/event-stream".equals(accept) ? budget.around(url, body, call)
-                : call.get();
+        // A streamed call that generates spends the fleet's budget, for the job its request id names; re-reading a
+        // response does not.
+        return method == HttpMethod.POST && "text/event-stream".equals(accept)
+                ? budget.around(url, body, headers.get(ResearchProtocolClient.REQUEST_ID), call) : call.get();
     }
 
     /**

@@ -39,7 +39,7 @@ public enum LuaScript {
     PRODUCE_TICK("produceTick", 11),
     DROP_ARCHIVED_JOB("dropArchivedJob", 3),
     READY_JOBS("readyJobs", 3),
-    RESERVE_LLM_BUDGET("reserveLlmBudget", 2),
+    RESERVE_LLM_BUDGET("reserveLlmBudget", 3),
     SETTLE_LLM_BUDGET("settleLlmBudget", 2),
     RENEW_LLM_LEASE("renewLlmLease", 1),
     CORRECT_LLM_BUDGET("correctLlmBudget", 1),

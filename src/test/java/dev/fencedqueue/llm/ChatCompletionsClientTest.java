@@ -98,7 +98,7 @@ class ChatCompletionsClientTest {
         List<LlmExchange> opened = new CopyOnWriteArrayList<>();
         LlmBudgetGate capturing = new LlmBudgetGate() {
             @Override
-            Uni<LlmExchange> around(URI url, String body, Supplier<Uni<LlmExchange>> call) {
+            Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
                 return call.get().invoke(opened::add);
             }
         };

@@ -27,9 +27,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The fleet's LLM budget is spent in the order fair dispatch chooses: with one call at once
  * ({@code fq.llm.budget.max-concurrent=1}) and two worker slots, a tenant that submitted six jobs does not take the
- * whole budget from one that submitted two just after: a job whose call the budget held back keeps its place, and
- * once the queue's hold ends the next job to run is fair dispatch's, so the light tenant's jobs finish among the heavy
- * one's, not after all of them as they would in one line.
+ * whole budget from one that submitted two just after: a job whose call the budget held back keeps its place, in the
+ * queue (its tenant pays nothing for the run that waited) and in the budget's line (a fresh job does not take the
+ * freed call from it), so the light tenant's jobs finish among the heavy one's, not after all of them as they would
+ * in one line.
  */
 @QuarkusTest
 @TestProfile(LlmBudgetFairnessTest.OneCallAtOnce.class)
@@ -66,7 +67,7 @@ class LlmBudgetFairnessTest extends ResearchTestSupport {
         long lightDone = light.stream().mapToLong(id -> status(id).getLong("finishedOn")).max().orElseThrow();
         long heavyDoneAfter = heavy.stream().filter(id -> status(id).getLong("finishedOn") > lightDone).count();
         assertThat(heavyDoneAfter).as("heavy jobs still to finish once the light tenant's two had: in one line, none")
-                .isGreaterThanOrEqualTo(2);
+                .isPositive();
         assertThat(meters.get("fq.llm.rate.limited").tag("reason", "concurrency").counter().count())
                 .as("the budget held calls back").isPositive();
         for (String id : all) {

@@ -12,6 +12,8 @@ import java.util.UUID;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.testing.QueueTestSupport;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.inject.Inject;
 
@@ -83,5 +85,11 @@ abstract class FairDispatchSupport extends QueueTestSupport {
                 List.of(keys.prefix(), "100", "100", Integer.toString(next), "test-" + UUID.randomUUID() + ":", LOCK_MS,
                         "worker-F", jobId, lockToken, fencingToken, "\"done\"", "{}"))
                 .await().atMost(TIMEOUT);
+    }
+
+    /** @return the tenant's weighted usage while it is backlogged (its score in {@code tenants:ready}) */
+    protected double score(String tenant) {
+        Response score = redis.send(Request.cmd(Command.ZSCORE).arg(queue.keys().tenantsReady()).arg(tenant));
+        return Double.parseDouble(score.toString());
     }
 }

@@ -5,6 +5,8 @@
 
   KEYS[1] the budget's hash
   KEYS[2] the budget's calls in flight (sorted set: lease id -> until when it is held, ms)
+  KEYS[3] the budget's line (sorted set: job id -> when the budget first held its call back, ms), with each job's
+          place held until the hash's 'line:<job id>' (ms)
 
   ARGV[1] requests per minute configured (0: no limit)
   ARGV[2] tokens per minute configured (0: no limit)
@@ -14,6 +16,8 @@
   ARGV[5] the call's lease id
   ARGV[6] how long the lease holds without renewal, ms
   ARGV[7] how long the server may stay unavailable before calls stop waiting for it, ms (fq.llm.unavailable-timeout)
+  ARGV[8] the job the call is for (its id), or '' for none: the jobs whose calls the budget held back wait in line,
+          so that a job handed back to wait keeps its place among the calls too
 
   Returns {1, requests left, tokens left, unwell} when reserved (left: -1 for no limit; unwell: 1 when the server was
   unavailable since its last success, so that this call's success should close the circuit, else 0);
@@ -22,11 +26,26 @@
   'open' (the circuit is open: wait until the next probe, or at most 1,000 ms while a probe is under way, so that
   its success lets the calls start soon), 'concurrency' (too many calls in flight; wait: until the
   first lease runs out, at most 1,000 ms, as calls mostly end sooner), 'requests' or 'tokens' (wait: until the limit
-  admits it). When the circuit is open and its probe is due, this call is the probe: it is reserved, and the other
-  calls wait one more probe interval for its outcome.
+  admits it), or 'line' (jobs held back before this call's wait in line: wait until the first of them is due to call
+  again, and 250 ms more). When the circuit is
+  open and its probe is due, this call is the probe: it is reserved, and the other calls wait one more probe interval
+  for its outcome.
+
+  The line: a job's call held back for want of room ('concurrency', 'requests', 'tokens', or 'line') joins the line
+  when not in it, and holds its place for its wait and LINE_GRACE_MS more (the time its job takes to be handed back,
+  dispatched again and call again), renewed each time it is held back. Only the first job in line may be reserved; its
+  reservation takes it out of the line. A job whose place ran out leaves the line as it comes first. A call for no job
+  waits behind the line without joining it. Without the line, a fresh job, which reaches the budget sooner than one
+  resuming after a hand-back, would take every freed call from the jobs fair dispatch put first.
 ]]
 --- @include "nowMs"
 --- @include "llmBudget"
+
+-- How long past its wait a job held back keeps its place in line, ms: its hand-back, its dispatch once the queue's
+-- hold ends, and its resumption before it calls again, on a busy machine.
+local LINE_GRACE_MS = 3000
+-- How long a job behind others in line waits past the time the first is due to call again, ms.
+local LINE_STEP_MS = 250
 
 local now = nowMs()
 local state = redis.call('HMGET', KEYS[1], 'requestsTat', 'tokensTat', 'pausedUntil', 'providerRequests',
@@ -51,10 +70,40 @@ if probeMs and openUntil > now then
     -- While a probe is under way, look again within a second: its success closes the circuit at once.
     return {0, state[9] and math.min(openUntil - now, 1000) or openUntil - now, 'open'}
 end
+local caller = ARGV[8] or ''
+-- The first job in line whose place still holds (those whose place ran out leave it), and until when it holds (ms);
+-- nil when nobody is in line.
+local function firstInLine()
+    while true do
+        local first = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+        if not first then
+            return nil
+        end
+        local holds = tonumber(redis.call('HGET', KEYS[1], 'line:' .. first)) or 0
+        if holds > now then
+            return first, holds
+        end
+        redis.call('ZREM', KEYS[3], first)
+        redis.call('HDEL', KEYS[1], 'line:' .. first)
+    end
+end
+-- Held back: the call's job joins the line (or keeps its place), for its wait and the grace.
+local function heldBack(wait, reason)
+    if caller ~= '' then
+        redis.call('ZADD', KEYS[3], 'NX', now, caller)
+        redis.call('HSET', KEYS[1], 'line:' .. caller, now + wait + LINE_GRACE_MS)
+    end
+    return {0, wait, reason}
+end
+local first, firstHolds = firstInLine()
+if first and first ~= caller then
+    -- Until the first in line is due to call again (its place holds the grace past that), and a little more.
+    return heldBack(math.max(firstHolds - LINE_GRACE_MS - now, 0) + LINE_STEP_MS, 'line')
+end
 local most = tonumber(ARGV[3])
 if most > 0 and redis.call('ZCARD', KEYS[2]) >= most then
-    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-    return {0, math.min(math.max(tonumber(first[2]) - now, 1), 1000), 'concurrency'}
+    local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    return heldBack(math.min(math.max(tonumber(oldest[2]) - now, 1), 1000), 'concurrency')
 end
 local requestLimit = limitInForce(ARGV[1], state[4])
 local tokenLimit = limitInForce(ARGV[2], state[5])
@@ -75,7 +124,11 @@ if tokenLimit > 0 then
     end
 end
 if reason then
-    return {0, math.ceil(wait), reason}
+    return heldBack(math.ceil(wait), reason)
+end
+if first then
+    redis.call('ZREM', KEYS[3], caller)
+    redis.call('HDEL', KEYS[1], 'line:' .. caller)
 end
 if requestsTat then
     redis.call('HSET', KEYS[1], 'requestsTat', requestsTat)

@@ -1,0 +1,95 @@
+package dev.fencedqueue.queue;
+
+import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.research.LlmTokens;
+import dev.fencedqueue.testing.RedisTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fair dispatch in a queue that charges LLM tokens ({@code costUnit} {@code tokens}, as the research queue does): an
+ * attempt is charged its tenant's estimate when it starts, then the tokens it streams beyond that, and the count of
+ * its tokens settles the charge; an attempt handed back because a rate limit outside the queue is spent (the LLM
+ * budget refused its call before it opened) spent nothing, and its tenant gets the charge back.
+ */
+@QuarkusTest
+@WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class FairDispatchTokensTest extends FairDispatchSupport {
+
+    @Inject
+    LlmTokens llmTokens;
+
+    private QueueKeys keys;
+
+    @BeforeEach
+    void chargeTokens() {
+        keys = queue.keys();
+        redis.send(Request.cmd(Command.HSET).arg(keys.meta()).arg("costUnit").arg("tokens"));
+        addJobs("acme", 2);
+        addJobs("bravo", 2);
+    }
+
+    @Test
+    void tokensChargeTheTenantAsTheyStreamAndTheAttemptsCountSettlesIt() {
+        String callId = "test-" + UUID.randomUUID() + ":";
+        Response reply = activateReply(1, callId);
+        String jobId = reply.get(3).toString();
+        String token = reply.get(4).toString();
+        String tenant = tenantOf.get(jobId);
+        double started = score(tenant);
+        assertThat(redis.hash(keys.job(jobId))).as("charged the estimate").containsEntry("chargedTokens:" + token, "1000");
+
+        scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, jobId,
+                callId + ":" + jobId, token, "2500")).await().atMost(TIMEOUT);
+        assertThat(score(tenant)).as("2,500 tokens streamed: 1,500 beyond the estimate").isEqualTo(started + 1500);
+
+        llmTokens.record(queue.name(), jobId, Long.parseLong(token), new LlmTokens.Attempt("result", 100, 300, 0, 0,
+                null)).await().atMost(TIMEOUT);
+        assertThat(score(tenant)).as("the attempt spent 400 in all: the charge becomes that").isEqualTo(started - 600);
+        assertThat(redis.hash(keys.job(jobId))).doesNotContainKey("chargedTokens:" + token);
+    }
+
+    @Test
+    void anAttemptHandedBackByARateLimitCostsItsTenantNothingAndKeepsItsPlace() {
+        // acme's first job at 0, bravo's at 0, then acme's second at 1,000: the virtual time is 1,000 now.
+        List<String> started = new ArrayList<>();
+        List<String> tokens = new ArrayList<>();
+        String callId = "test-" + UUID.randomUUID() + ":";
+        for (int i = 0; i < 3; i++) {
+            Response reply = activateReply(1, callId);
+            started.add(reply.get(3).toString());
+            tokens.add(reply.get(4).toString());
+        }
+        assertThat(tenantsOf(started)).containsExactly("acme", "bravo", "acme");
+        String refused = started.get(1);
+        assertThat(score("bravo")).as("charged the estimate").isEqualTo(1000);
+
+        // bravo's call was refused by the LLM budget while acme's second job took its turn: bravo's run is handed back.
+        Response handedBack = scripts.run(LuaScript.HAND_BACK_JOB, List.of(keys.active(), keys.waitList(),
+                keys.prioritized(), keys.marker(), keys.meta(), keys.job(refused), keys.events()),
+                List.of(refused, callId + ":" + refused, tokens.get(1), "1000", "1000")).await().atMost(TIMEOUT);
+
+        assertThat(handedBack.toInteger()).as("handed back").isZero();
+        assertThat(score("bravo")).as("the pick undone, below the virtual time: back at its job's place").isZero();
+        assertThat(redis.hash(keys.job(refused))).doesNotContainKey("chargedTokens:" + tokens.get(1));
+        assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a run that did not happen is no cost to learn")
+                .doesNotContainKey("bravo");
+        redis.send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("holdUntil")); // as if the hold had ended
+        Response next = activateReply(1, "test-" + UUID.randomUUID() + ":");
+        assertThat(next.get(3).toString()).as("bravo's job is the next to start").isEqualTo(refused);
+    }
+}
