@@ -14,7 +14,8 @@ import io.micrometer.core.instrument.Timer;
 /**
  * The metrics of the fleet's LLM budget ({@link LlmBudgetGate}): {@code fq_llm_rate_limited_total{reason}} (calls whose
  * job was sent to wait: held back before they started by the budget, {@code paused} (the provider said wait),
- * {@code open} (the fleet's circuit is open), {@code concurrency}, {@code requests}, {@code tokens}; or after the server
+ * {@code open} (the fleet's circuit is open), {@code concurrency}, {@code requests}, {@code tokens}, {@code line} (jobs
+ * held back before it wait in line for the next calls); or after the server
  * refused them, {@code server} (a {@code 429}, or a {@code 503} with a time to wait, which paused the fleet), or found
  * it down, {@code down} (which opened the fleet's circuit)), {@code fq_llm_budget_wait_seconds} (how long those jobs
  * were sent to wait) and {@code fq_llm_budget_remaining{kind}} (requests and tokens the budget admitted after the last
@@ -23,7 +24,8 @@ import io.micrometer.core.instrument.Timer;
 final class LlmBudgetMetrics {
 
     /** Every reason a call's job is sent to wait for. */
-    static final List<String> REASONS = List.of("paused", "open", "concurrency", "requests", "tokens", "server", "down");
+    static final List<String> REASONS = List.of("paused", "open", "concurrency", "requests", "tokens", "line", "server",
+            "down");
 
     private final MeterRegistry registry;
     private final Map<String, Counter> refusals = new ConcurrentHashMap<>();
