@@ -27,9 +27,8 @@
   its success lets the calls start soon), 'concurrency' (too many calls in flight; wait: until the
   first lease runs out, at most 1,000 ms, as calls mostly end sooner), 'requests' or 'tokens' (wait: until the limit
   admits it), or 'line' (jobs held back before this call's wait in line: wait until the first of them is due to call
-  again, and 250 ms more). When the circuit is
-  open and its probe is due, this call is the probe: it is reserved, and the other calls wait one more probe interval
-  for its outcome.
+  again, and 250 ms more). When the circuit is open and its probe is due, this call is the probe: it is reserved, and
+  the other calls wait one more probe interval for its outcome.
 
   The line: a job's call held back for want of room ('concurrency', 'requests', 'tokens', or 'line') joins the line
   when not in it, and holds its place for its wait and LINE_GRACE_MS more (the time its job takes to be handed back,
