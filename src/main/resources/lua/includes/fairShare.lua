@@ -109,8 +109,8 @@ end
 -- The virtual time as this call of the script read it first (read at most once per call).
 local fairClock = {}
 
--- Adds cost (in the queue's cost unit, 0 or more: what a tenant's jobs started or ran up; refunds go through
--- chargeTenants) divided by the tenant's weight to its usage.
+-- Adds cost (in the queue's cost unit: what a tenant's jobs started or ran up, 0 or more; negative only to undo a pick,
+-- undoCharge; other refunds go through chargeTenants, which floors them) divided by the tenant's weight to its usage.
 local function chargeTenant(prefix, tenant, cost, weight)
     if cost == 0 then
         return
@@ -287,11 +287,7 @@ local function undoCharge(prefix, jobKey, fencingToken, now)
         return
     end
     redis.call('HDEL', jobKey, field)
-    local tenant = fields[3] or FAIR_DEFAULT
-    local share = (cost - charged) / tenantWeight(prefix, tenant)
-    if share ~= 0 and not redis.call('ZADD', prefix .. 'tenants:ready', 'XX', 'INCR', share, tenant) then
-        redis.call('HINCRBYFLOAT', prefix .. 'tenants:usage', tenant, share)
-    end
+    chargeTenant(prefix, fields[3] or FAIR_DEFAULT, cost - charged)
 end
 
 -- Writes the estimates with the costs this call settled, in a script that activates no job.

@@ -39,7 +39,7 @@ public record BudgetKey(String endpoint, String model) {
      * @return the budget's hash and its calls in flight, in that order
      */
     List<String> keys(String keyPrefix) {
-        String base = keyPrefix + ":{llm:" + id() + "}:";
+        String base = base(keyPrefix);
         return List.of(base + "budget", base + "calls");
     }
 
@@ -49,7 +49,12 @@ public record BudgetKey(String endpoint, String model) {
      *         the same hash slot
      */
     List<String> reserveKeys(String keyPrefix) {
-        String base = keyPrefix + ":{llm:" + id() + "}:";
+        String base = base(keyPrefix);
         return List.of(base + "budget", base + "calls", base + "line");
+    }
+
+    /** The start of this budget's keys: the prefix and the budget's hash tag, so that all of them share one slot. */
+    private String base(String keyPrefix) {
+        return keyPrefix + ":{llm:" + id() + "}:";
     }
 }

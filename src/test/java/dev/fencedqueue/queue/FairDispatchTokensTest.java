@@ -19,12 +19,15 @@ import io.vertx.mutiny.redis.client.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Fair dispatch in a queue that charges LLM tokens ({@code costUnit} {@code tokens}, as the research queue does): an
  * attempt is charged its tenant's estimate when it starts, then the tokens it streams beyond that, and the count of
  * its tokens settles the charge; an attempt handed back because a rate limit outside the queue is spent (the LLM
- * budget refused its call before it opened) spent nothing, and its tenant gets the charge back.
+ * budget refused its call before it opened) spent nothing, and its tenant gets the charge back (in a queue charging
+ * slot time, all but the ms it held its slot).
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -61,10 +64,17 @@ class FairDispatchTokensTest extends FairDispatchSupport {
                 null)).await().atMost(TIMEOUT);
         assertThat(score(tenant)).as("the attempt spent 400 in all: the charge becomes that").isEqualTo(started - 600);
         assertThat(redis.hash(keys.job(jobId))).doesNotContainKey("chargedTokens:" + token);
+        assertThat(redis.hash(keys.meta())).as("the first real cost replaces the guess of 1,000, not averaged with it")
+                .containsEntry("costEstimate", "400.000");
     }
 
-    @Test
-    void anAttemptHandedBackByARateLimitCostsItsTenantNothingAndKeepsItsPlace() {
+    @ParameterizedTest(name = "cost unit {0}")
+    @ValueSource(strings = {"tokens", "slot time"})
+    void anAttemptHandedBackByARateLimitCostsItsTenantOnlyWhatItHeldAndKeepsItsPlace(String costUnit) {
+        if (costUnit.equals("slot time")) {
+            redis.send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("costUnit"));
+        }
+        String chargeField = costUnit.equals("tokens") ? "chargedTokens:" : "chargedMs:";
         // acme's first job at 0, bravo's at 0, then acme's second at 1,000: the virtual time is 1,000 now.
         List<String> started = new ArrayList<>();
         List<String> tokens = new ArrayList<>();
@@ -77,6 +87,7 @@ class FairDispatchTokensTest extends FairDispatchSupport {
         assertThat(tenantsOf(started)).containsExactly("acme", "bravo", "acme");
         String refused = started.get(1);
         assertThat(score("bravo")).as("charged the estimate").isEqualTo(1000);
+        assertThat(redis.hash(keys.job(refused))).containsEntry(chargeField + tokens.get(1), "1000");
 
         // bravo's call was refused by the LLM budget while acme's second job took its turn: bravo's run is handed back.
         Response handedBack = scripts.run(LuaScript.HAND_BACK_JOB, List.of(keys.active(), keys.waitList(),
@@ -84,8 +95,14 @@ class FairDispatchTokensTest extends FairDispatchSupport {
                 List.of(refused, callId + ":" + refused, tokens.get(1), "1000", "1000")).await().atMost(TIMEOUT);
 
         assertThat(handedBack.toInteger()).as("handed back").isZero();
-        assertThat(score("bravo")).as("the pick undone, below the virtual time: back at its job's place").isZero();
-        assertThat(redis.hash(keys.job(refused))).doesNotContainKey("chargedTokens:" + tokens.get(1));
+        if (costUnit.equals("tokens")) {
+            assertThat(score("bravo")).as("the pick undone, below the virtual time: back at its job's place").isZero();
+        } else {
+            // The ms the attempt held its slot: a few, far below the estimate of 1,000 it was charged at its pick.
+            assertThat(score("bravo")).as("charged only the ms it held its slot, below the virtual time")
+                    .isGreaterThanOrEqualTo(0).isLessThan(500);
+        }
+        assertThat(redis.hash(keys.job(refused))).doesNotContainKey(chargeField + tokens.get(1));
         assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a run that did not happen is no cost to learn")
                 .doesNotContainKey("bravo");
         redis.send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("holdUntil")); // as if the hold had ended
