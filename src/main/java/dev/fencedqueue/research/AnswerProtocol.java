@@ -42,12 +42,12 @@ public interface AnswerProtocol {
      *
      * @param prompt the prompt, sent as the user's question, must not be {@code null}
      * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
-     * @return the answer's text, never {@code null} ({@code research}: the summary; {@code openai}: the streamed
-     *         content; {@code responses}: the output text of a background response); fails with
-     *         {@link LlmException} when the LLM ends without an answer (or fails it), and as the protocol's client
-     *         says when the call cannot be made
+     * @return the answer's text ({@code research}: the summary; {@code openai}: the streamed content;
+     *         {@code responses}: the output text of a background response) and the tokens the call spent, when the
+     *         server reported them; fails with {@link LlmException} when the LLM ends without an answer (or fails
+     *         it), and as the protocol's client says when the call cannot be made
      */
-    Uni<String> text(String prompt, String jobId);
+    Uni<AskedText> text(String prompt, String jobId);
 
     /**
      * Asks one prompt and gives its whole answer as text, published nowhere, in a span of its own ({@link #span}, ended
@@ -57,10 +57,10 @@ public interface AnswerProtocol {
      * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
      * @param trace the asking attempt's context ({@code JobContext.traceContext()}), must not be {@code null}: the
      *        call's span is its child
-     * @return the answer's text, as {@link #text} says; fails as it fails
+     * @return the answer's text and tokens, as {@link #text} says; fails as it fails
      * @throws LlmException as {@link #span} throws
      */
-    default Uni<String> ask(String prompt, String jobId, Context trace) {
+    default Uni<AskedText> ask(String prompt, String jobId, Context trace) {
         LlmSpan span = span(trace);
         return span.around(text(prompt, jobId), true);
     }

@@ -94,20 +94,39 @@ public class ChatResearch implements AnswerProtocol {
     }
 
     @Override
-    public Uni<String> text(String prompt, String jobId) {
+    public Uni<AskedText> text(String prompt, String jobId) {
         return text(chat.stream(prompt, jobId));
     }
 
     /**
      * @param chunks an answer's chunks, must not be {@code null}
-     * @return their content, concatenated, once they completed; fails as they fail
+     * @return their content, concatenated, and the usage of the last chunk that had one (without any: no prompt
+     *         tokens and one completion token per chunk of text, as an answer counts them), once they completed; fails
+     *         as they fail
      */
-    static Uni<String> text(Multi<ChatChunk> chunks) {
-        return chunks.collect().in(StringBuilder::new, (text, chunk) -> {
-            if (chunk.content() != null) {
+    static Uni<AskedText> text(Multi<ChatChunk> chunks) {
+        return chunks.collect().in(Asked::new, Asked::add).map(Asked::result);
+    }
+
+    /** An asked answer as its chunks arrive: the text so far, its chunks of text, and the last usage reported. */
+    private static final class Asked {
+        private final StringBuilder text = new StringBuilder();
+        private long chunks;
+        private ChatChunk.Usage usage;
+
+        void add(ChatChunk chunk) {
+            if (chunk.content() != null && !chunk.content().isEmpty()) {
                 text.append(chunk.content());
+                chunks++;
             }
-        }).map(StringBuilder::toString);
+            if (chunk.usage() != null) {
+                usage = chunk.usage();
+            }
+        }
+
+        AskedText result() {
+            return new AskedText(text.toString(), usage != null ? usage : new ChatChunk.Usage(0, chunks, chunks));
+        }
     }
 
     /**

@@ -25,7 +25,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * <ol>
  * <li><b>plan</b>: says so first (a {@code progress} event, {@code phase: "planning"}), asks the LLM for at most
  * {@code fq.research.deep.sub-questions} sub-questions ({@link AnswerProtocol#ask}, not published) and announces them
- * in a fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]});</li>
+ * in a fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]}); the plan's tokens count as an attempt
+ * that ended with its result ({@link LlmTokens});</li>
  * <li><b>research</b>: adds one child research job per sub-question in the research queue, fenced, with ids
  * {@code <parentId>:q1}, {@code :q2}, ... (a run that took over adds none again), and parks in
  * {@code waiting-children};</li>
@@ -42,11 +43,13 @@ public class DeepResearch {
 
     private final ResearchConfig config;
     private final AnswerProtocol answers;
+    private final LlmTokens tokens;
     private final ObjectMapper json;
 
-    public DeepResearch(ResearchConfig config, AnswerProtocol answers, ObjectMapper json) {
+    public DeepResearch(ResearchConfig config, AnswerProtocol answers, LlmTokens tokens, ObjectMapper json) {
         this.config = config;
         this.answers = answers;
+        this.tokens = tokens;
         this.json = json;
     }
 
@@ -67,12 +70,26 @@ public class DeepResearch {
                 return context.progress(0, "planning the research", json.createObjectNode().put("phase", "planning"))
                         .chain(() -> answers.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(),
                                 context.traceContext()))
-                        .map(answer -> ResearchPlan.parse(context.jobId(), answer, config.deep().subQuestions()))
+                        .call(answer -> account(context, answer))
+                        .map(answer -> ResearchPlan.parse(context.jobId(), answer.text(), config.deep().subQuestions()))
                         .call(plan -> context.publish(ResearchPlan.EVENT, plan.eventData()))
                         .chain(plan -> research(context, query, plan, false, events));
             }
             return research(context, query, planned.get(), true, events);
         });
+    }
+
+    /**
+     * Counts the plan's tokens as an attempt of the job that ended with its result (the plan), as the report's are
+     * counted: in the job's status, its tenant's token quota and cost, and what fair dispatch charged the tenant for
+     * this run (which they settle). Nothing in the {@code research} protocol, which counts no tokens; never fails.
+     */
+    private Uni<Void> account(JobContext context, AskedText answer) {
+        if (answer.usage() == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return tokens.record(config.queue(), context.jobId(), context.fencingToken(), new LlmTokens.Attempt("result",
+                answer.usage().promptTokens(), answer.usage().completionTokens(), 0, 0, null));
     }
 
     /** Adds the children (none again when they exist), waits for them, then writes the report. */

@@ -47,10 +47,10 @@ final class ResearchProtocolAnswers implements AnswerProtocol {
     }
 
     @Override
-    public Uni<String> text(String prompt, String jobId) {
+    public Uni<AskedText> text(String prompt, String jobId) {
         return client.research(prompt, jobId)
                 .select().where(message -> message instanceof LlmMessage.Summary)
                 .collect().last() // the client fails a stream without a summary
-                .map(summary -> ((LlmMessage.Summary) summary).summary());
+                .map(summary -> new AskedText(((LlmMessage.Summary) summary).summary(), null)); // counts no tokens
     }
 }

@@ -118,7 +118,7 @@ public class ResponsesResearch implements AnswerProtocol {
     }
 
     @Override
-    public Uni<String> text(String prompt, String jobId) {
+    public Uni<AskedText> text(String prompt, String jobId) {
         return client.create(client.request(prompt), jobId)
                 .chain(events -> ChatResearch.text(events.onItem().transformToIterable(event -> {
                     ChatChunk chunk = ResponseChunks.of(event);

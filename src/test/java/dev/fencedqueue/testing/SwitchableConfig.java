@@ -18,6 +18,7 @@ import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.research.AnswerProtocol;
 import dev.fencedqueue.research.AnswerProtocols;
+import dev.fencedqueue.research.AskedText;
 import dev.fencedqueue.worker.JobContext;
 import io.opentelemetry.context.Context;
 import io.smallrye.config.ConfigMapping;
@@ -115,7 +116,7 @@ public class SwitchableConfig {
             }
 
             @Override
-            public Uni<String> text(String prompt, String jobId) {
+            public Uni<AskedText> text(String prompt, String jobId) {
                 return protocols.of(llm.protocol()).text(prompt, jobId);
             }
         };

@@ -10,6 +10,7 @@ import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.nullValue;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.config.ResearchConfig;
@@ -24,6 +25,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
 import io.restassured.response.ValidatableResponse;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -92,6 +94,33 @@ class TenantQuotaTest {
         AdminApi.admin().get("/admin/tenants/" + acme).then().statusCode(200).body("tokenQuota", nullValue())
                 .body("tokens.today", greaterThan(0));
         start(acme).statusCode(202);
+    }
+
+    @Test
+    void aDeepResearchJobsPlanCountsAsAnAttemptAndItsTokensTowardsItsTenants() {
+        String tenant = "deep-" + System.nanoTime();
+        String jobId = given().header("X-Tenant-Id", tenant).contentType(ContentType.JSON)
+                .body(Map.of("query", "heat pumps", "mode", "deep")).post("/research/start").then().statusCode(202)
+                .extract().path("jobId");
+        await().atMost(TIMEOUT).until(() -> "completed".equals(given().get("/research/status/" + jobId).path("state")));
+
+        JsonPath status = given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
+        assertThat(status.getInt("tokens.result.attempts")).as("the plan, then the report").isEqualTo(2);
+        long spent = spent(status);
+        List<String> children = status.getList("children.jobId");
+        assertThat(children).hasSize(3);
+        for (String child : children) {
+            spent += spent(given().get("/research/status/" + child).then().statusCode(200).extract().jsonPath());
+        }
+        assertThat(AdminApi.admin().get("/admin/tenants/" + tenant).<Integer>path("tokens.today"))
+                .as("the tenant's tokens: the parent's plan and report, and its children's answers").isEqualTo(spent);
+        assertThat(redis.hash(contexts.keys(research.queue()).job(jobId)).keySet())
+                .as("every run's charge settled by its tokens").noneMatch(field -> field.startsWith("charged"));
+    }
+
+    /** @return the prompt and completion tokens a job's status counts under {@code result} */
+    private static long spent(JsonPath status) {
+        return status.getLong("tokens.result.promptTokens") + status.getLong("tokens.result.completionTokens");
     }
 
     @Test
