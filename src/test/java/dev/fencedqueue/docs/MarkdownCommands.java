@@ -151,9 +151,14 @@ final class MarkdownCommands {
     private static final class Quotes {
         private char quote;
 
+        /** Scans one line, up to a comment on it: a quote in a comment ({@code # the fleet's}) opens nothing. */
         void scan(String text) {
             for (int i = 0; i < text.length(); i++) {
-                step(text.charAt(i));
+                char c = text.charAt(i);
+                if (c == '#' && quote == 0 && (i == 0 || Character.isWhitespace(text.charAt(i - 1)))) {
+                    return;
+                }
+                step(c);
             }
         }
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class MarkdownCommandsTest {
 
     @Test
-    void readsCommandsWithContinuationsQuotedLineBreaksOutputsAndTrailingComments() {
+    void readsCommandsWithContinuationsQuotedLineBreaksOutputsAndTrailingCommentsWithQuotesInThem() {
         String page = """
                 Start one with `curl -N -H "Last-Event-ID: <last id>" http://localhost:3000/research/stream/<jobId>`.
 
@@ -31,6 +31,8 @@ class MarkdownCommandsTest {
                   "queue": "deep-research"}'
                 curl -N localhost:8082/research/stream/<jobId> &     # follow from B
                 FQ="-Dfq.a=1 -Dfq.b=2" java $FQ -jar app.jar
+                curl -s localhost:3000/admin/llm/budgets   # (the fleet's circuit opens)
+                curl -s -X DELETE localhost:3000/simulator/provider/outage   # or end it
                 ```
 
                 ```java
@@ -40,7 +42,7 @@ class MarkdownCommandsTest {
 
         List<DocumentedCommand> commands = MarkdownCommands.of("page.md", page);
 
-        assertThat(commands).extracting(DocumentedCommand::line).containsExactly(1, 5, 10, 12, 13);
+        assertThat(commands).extracting(DocumentedCommand::line).containsExactly(1, 5, 10, 12, 13, 14, 15);
         assertThat(commands.get(0).text()).startsWith("curl -N -H").endsWith("<jobId>");
         assertThat(commands.get(1).text()).endsWith("-d '{\"query\": \"AI trends\"}'").contains("\\\n  -H");
         assertThat(commands.get(1).output()).containsExactly("{\"jobId\":\"research-6f1c...\"}");
@@ -49,6 +51,9 @@ class MarkdownCommandsTest {
         assertThat(commands.get(2).text()).endsWith("\"queue\": \"deep-research\"}'");
         assertThat(commands.get(3).text()).isEqualTo("curl -N localhost:8082/research/stream/<jobId> &");
         assertThat(commands.get(4).program()).isEqualTo("java");
+        assertThat(commands.get(5).text()).as("a quote in a comment opens nothing: the next line is a command of its own")
+                .isEqualTo("curl -s localhost:3000/admin/llm/budgets");
+        assertThat(commands.get(6).text()).isEqualTo("curl -s -X DELETE localhost:3000/simulator/provider/outage");
         assertThat(MarkdownCommands.words(commands.get(1).text()))
                 .containsExactly("curl", "-s", "-X", "POST", "http://localhost:3000/research/start", "-H",
                         "Content-Type: application/json", "-d", "{\"query\": \"AI trends\"}");
