@@ -49,7 +49,7 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess)IT";
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess|SchedulerProcess)IT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
