@@ -154,6 +154,7 @@ class AnswerPageTest extends ResearchTestSupport {
 
     @Test
     void htmlInTheModelsOutputIsShownAsTextAndRunsNothing() {
+        simulatorAtFullSpeed(); // what the page shows of the answer is checked at its end, not while it streams
         startResearchWorker("worker-xss");
         String attack = "<script>window.pwned = 1</script> <img src=x onerror=\"window.pwned = 2\">";
         String jobId = startJob(attack);

@@ -51,6 +51,7 @@ class ResearchPageTest extends ResearchTestSupport {
 
     @Test
     void pageStartsAJobAndShowsItsRunToCompletion() {
+        simulatorAtFullSpeed(); // the run's lines are checked once it completed
         startResearchWorker("worker-page");
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("fencing tokens in practice");
@@ -312,6 +313,7 @@ class ResearchPageTest extends ResearchTestSupport {
      */
     @Test
     void plainEventSourceStopsReconnectingOnceTheJobHasEnded() {
+        simulatorAtFullSpeed(); // the stream is checked once the job ended
         startResearchWorker("worker-ended");
         String jobId = startJob("ended job");
         browser().get(base.toString());

@@ -149,6 +149,7 @@ class ResponsesTakeoverTest extends ResearchTestSupport {
 
     @Test
     void aServerWithoutSequenceNumbersNorRetrievalGetsTheWholeAnswer() {
+        simulatorAtFullSpeed(); // no takeover: nothing needs the answer's pace
         String question = "answered as llama.cpp answers [sim:llama-cpp]";
         startResearchWorker("worker-llama");
         String jobId = startJob(question);

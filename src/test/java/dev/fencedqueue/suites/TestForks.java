@@ -27,12 +27,18 @@ public final class TestForks {
      * of the {@code OwnersRequired} profile ({@code JobOwnershipTest}, {@code JobTenancyPrincipalTest}) and the two of
      * {@code RedisSinkAndTracesProfile} ({@code RedisSinkTest}, {@code TracingTest}).
      * {@code SimulatorOffTest} runs in the other fork, with the classes it shares a test profile with; so do all the
-     * browser tests, so that one Chromium runs at a time.
+     * browser tests ({@code CostAccountingTest} among them), so that one Chromium runs at a time. Each test profile and
+     * set of test resources costs its fork an application built when the fork starts (Quarkus prepares them while
+     * JUnit discovers the classes, about 5 to 10 s each here), so that {@code WaitAofTest} and
+     * {@code WaitAofRefusedTest}, short classes with a profile or resources of their own, run in the other fork, which
+     * has fewer. ({@code LlmMisbehaviourTest} stays here: in the other fork's load its scenarios once opened the
+     * fleet's circuit before the last one, whose message it checks.)
      */
     public static final String LLM_AND_TOPOLOGIES =
-            "dev\\.fencedqueue\\.(research|llm|simulator)\\.(?!SimulatorOffTest)\\w*Test"
+            "dev\\.fencedqueue\\.(research|llm|simulator)\\."
+            + "(?!SimulatorOffTest|CostAccountingTest)\\w*Test"
             + "|dev\\.fencedqueue\\.redis\\..*Test"
-            + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|WaitAof|SchedulerRedisRestart)\\w*Test"
+            + "|dev\\.fencedqueue\\.queue\\.(Redis|Sentinel|SchedulerRedisRestart)\\w*Test"
             + "|dev\\.fencedqueue\\.(api\\.RedisOutageTest|worker\\.FinishingReplyLostTest)"
             + "|dev\\.fencedqueue\\.worker\\.(StalledJobCheck|DelayedJobs)Test"
             + "|dev\\.fencedqueue\\.api\\.(JobOwnership|JobTenancyPrincipal)Test"
