@@ -266,6 +266,21 @@ local function settledEstimate(prefix, stored)
     return estimate, true
 end
 
+-- The fair-dispatch charge of an attempt not settled yet: its kind ('ms' for slot time, 'tokens'), its field
+-- ('chargedMs:<token>' or 'chargedTokens:<token>'), what the tenant was charged for it so far, when it started (the job's
+-- 'processedOn', ms; nil when absent) and its tenant; nil when the attempt has no such charge. fencingToken: as text.
+local function attemptCharge(jobKey, fencingToken)
+    local msField, tokensField = 'chargedMs:' .. fencingToken, 'chargedTokens:' .. fencingToken
+    local fields = redis.call('HMGET', jobKey, msField, tokensField, 'processedOn', 'tenant')
+    local tenant = fields[4] or FAIR_DEFAULT
+    if fields[1] then
+        return 'ms', msField, tonumber(fields[1]), tonumber(fields[3]), tenant
+    elseif fields[2] then
+        return 'tokens', tokensField, tonumber(fields[2]), tonumber(fields[3]), tenant
+    end
+    return nil
+end
+
 -- Undoes the pick of an attempt handed back because a rate limit outside the queue is spent (the LLM budget or the
 -- server refused its call before it opened): the job keeps its place, so its tenant pays only what the attempt did
 -- cost, in full and at once, without the floor of chargeTenants. The pick had put the tenant's usage at the job's start
@@ -275,19 +290,12 @@ end
 -- nothing (an attempt's calls that did stream were settled by their count, which removed the field). The estimates
 -- learn nothing from it. fencingToken: the attempt's, as text; now: the Redis clock (ms).
 local function undoCharge(prefix, jobKey, fencingToken, now)
-    local fields = redis.call('HMGET', jobKey, 'chargedMs:' .. fencingToken, 'chargedTokens:' .. fencingToken,
-        'tenant', 'processedOn')
-    local field, charged, cost
-    if fields[1] then
-        field, charged = 'chargedMs:' .. fencingToken, tonumber(fields[1])
-        cost = math.max(now - (tonumber(fields[4]) or now), 0)
-    elseif fields[2] then
-        field, charged, cost = 'chargedTokens:' .. fencingToken, tonumber(fields[2]), 0
-    else
+    local kind, field, charged, started, tenant = attemptCharge(jobKey, fencingToken)
+    if not kind then
         return
     end
     redis.call('HDEL', jobKey, field)
-    chargeTenant(prefix, fields[3] or FAIR_DEFAULT, cost - charged)
+    chargeTenant(prefix, tenant, (kind == 'ms' and math.max(now - (started or now), 0) or 0) - charged)
 end
 
 -- Writes the estimates with the costs this call settled, in a script that activates no job.
@@ -349,17 +357,15 @@ end
 -- Charges a running attempt what it has cost beyond what it was charged: slot time since it started, or the tokens
 -- its worker reports (tokens: nil when the worker reports none). Running work counts towards its tenant's share.
 local function accrueCharge(prefix, jobKey, fencingToken, now, tokens)
-    local fields = redis.call('HMGET', jobKey, 'chargedMs:' .. fencingToken, 'chargedTokens:' .. fencingToken,
-        'processedOn', 'tenant')
-    local field, charged, cost
-    if fields[1] then
-        field, charged = 'chargedMs:' .. fencingToken, tonumber(fields[1])
-        cost = now - (tonumber(fields[3]) or now)
-    elseif fields[2] and tokens then
-        field, charged, cost = 'chargedTokens:' .. fencingToken, tonumber(fields[2]), tokens
+    local kind, field, charged, started, tenant = attemptCharge(jobKey, fencingToken)
+    local cost
+    if kind == 'ms' then
+        cost = now - (started or now)
+    elseif kind == 'tokens' then
+        cost = tokens
     end
-    if field and cost > charged then
-        chargeTenant(prefix, fields[4] or FAIR_DEFAULT, cost - charged)
+    if cost and cost > charged then
+        chargeTenant(prefix, tenant, cost - charged)
         redis.call('HSET', jobKey, field, cost)
     end
 end

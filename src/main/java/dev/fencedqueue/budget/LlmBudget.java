@@ -29,7 +29,12 @@ public class LlmBudget {
     }
 
     /**
-     * Reserves a call's share: a request, {@code tokens}, and a place among the calls in flight, all or nothing.
+     * Reserves a call's share: a request, {@code tokens}, and a place among the calls in flight, all or nothing. The
+     * jobs whose calls the budget held back for want of room (requests, tokens or calls at once) wait in line, in the
+     * order they were first held back, each holding its place for its wait and a grace of 3 s; only the first in line
+     * may be reserved, so that a fresh job does not take the freed call from one that waits in the queue
+     * ({@code reserveLlmBudget.lua}). A call behind others in line is held back with reason {@code line}, until the
+     * first in line is due to call again and 250 ms more.
      *
      * @param key the budget
      * @param limits its limits (the provider's, as its headers gave them, apply when smaller)
@@ -39,27 +44,6 @@ public class LlmBudget {
      *        frees its place, its tokens stay spent
      * @param unavailableTimeout how long the fleet waits for a server that refuses or fails every call
      *        ({@code fq.llm.unavailable-timeout}): past it, a call that would wait for it is told {@code unavailable}
-     * @return whether the call may start, or how long to wait and why
-     */
-    public Uni<Reservation> reserve(BudgetKey key, BudgetLimits limits, long tokens, String leaseId, Duration lease,
-            Duration unavailableTimeout) {
-        return reserve(key, limits, tokens, leaseId, lease, unavailableTimeout, null);
-    }
-
-    /**
-     * Reserves a call's share for a job, as {@link #reserve(BudgetKey, BudgetLimits, long, String, Duration, Duration)}
-     * does, in line: the jobs whose calls the budget held back for want of room (requests, tokens or calls at once)
-     * wait in line, in the order they were first held back, each holding its place for its wait and a grace of 3 s;
-     * only the first in line may be reserved, so that a fresh job does not take the freed call from one that waits in
-     * the queue ({@code reserveLlmBudget.lua}). A call behind others in line is held back with reason {@code line},
-     * until the first in line is due to call again and 250 ms more.
-     *
-     * @param key the budget
-     * @param limits its limits
-     * @param tokens the tokens the call may use (0 or more)
-     * @param leaseId the call's id, unique
-     * @param lease how long the lease holds unless renewed
-     * @param unavailableTimeout how long the fleet waits for a server that refuses or fails every call
      * @param jobId the job the call is for, or {@code null} for none (the call then waits behind the line without
      *        joining it)
      * @return whether the call may start, or how long to wait and why

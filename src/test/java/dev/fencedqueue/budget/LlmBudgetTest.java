@@ -92,7 +92,8 @@ class LlmBudgetTest {
 
         // A zombie's lease: it runs out, and the next reservation lets its place go.
         budget.settle(key, limits, "b", 10).await().atMost(TIMEOUT);
-        assertThat(budget.reserve(key, limits, 10, "zombie", Duration.ofMillis(200), UNAVAILABLE).await().atMost(TIMEOUT).reserved())
+        assertThat(budget.reserve(key, limits, 10, "zombie", Duration.ofMillis(200), UNAVAILABLE, null).await()
+                .atMost(TIMEOUT).reserved())
                 .isTrue();
         await("the zombie's lease ran out").atMost(TIMEOUT)
                 .until(() -> reserve(limits, 10, "d-" + UUID.randomUUID()).reserved());
@@ -162,7 +163,7 @@ class LlmBudgetTest {
     }
 
     private Reservation reserve(BudgetKey budgetKey, BudgetLimits limits) {
-        return budget.reserve(budgetKey, limits, 10, UUID.randomUUID().toString(), LEASE, UNAVAILABLE).await()
+        return budget.reserve(budgetKey, limits, 10, UUID.randomUUID().toString(), LEASE, UNAVAILABLE, null).await()
                 .atMost(TIMEOUT);
     }
 
@@ -182,7 +183,7 @@ class LlmBudgetTest {
         BudgetKey shortKey = new BudgetKey(key.endpoint(), "short");
         budget.pause(shortKey, Duration.ofMillis(200)).await().atMost(TIMEOUT);
         await("the pause ends").atMost(TIMEOUT).until(() -> budget.reserve(shortKey, limits, 10,
-                UUID.randomUUID().toString(), LEASE, UNAVAILABLE).await().atMost(TIMEOUT).reserved());
+                UUID.randomUUID().toString(), LEASE, UNAVAILABLE, null).await().atMost(TIMEOUT).reserved());
     }
 
     @Test
@@ -241,9 +242,10 @@ class LlmBudgetTest {
     void pastTheUnavailableTimeoutCallsThatWouldWaitAreToldTheServerIsUnavailable() {
         BudgetLimits limits = BudgetLimits.NONE;
         budget.open(key, "first", Duration.ofSeconds(60), Duration.ofSeconds(60)).await().atMost(TIMEOUT);
-        assertThat(budget.reserve(key, limits, 10, "patient", LEASE, UNAVAILABLE).await().atMost(TIMEOUT).reason())
+        assertThat(budget.reserve(key, limits, 10, "patient", LEASE, UNAVAILABLE, null).await().atMost(TIMEOUT)
+                .reason())
                 .as("within fq.llm.unavailable-timeout: wait").isEqualTo("open");
-        Reservation impatient = budget.reserve(key, limits, 10, "impatient", LEASE, Duration.ZERO)
+        Reservation impatient = budget.reserve(key, limits, 10, "impatient", LEASE, Duration.ZERO, null)
                 .await().atMost(TIMEOUT);
         assertThat(impatient.reason()).as("past it: the attempt fails").isEqualTo("unavailable");
         assertThat(impatient.waitMillis()).isZero();
@@ -251,7 +253,7 @@ class LlmBudgetTest {
         BudgetKey paused = new BudgetKey(key.endpoint(), "paused");
         LlmBudget.Outage outage = budget.pause(paused, Duration.ofSeconds(60)).await().atMost(TIMEOUT);
         assertThat(outage.unavailableMillis()).as("unavailable since this refusal").isLessThan(UNAVAILABLE.toMillis());
-        assertThat(budget.reserve(paused, limits, 10, "impatient", LEASE, Duration.ZERO).await().atMost(TIMEOUT)
+        assertThat(budget.reserve(paused, limits, 10, "impatient", LEASE, Duration.ZERO, null).await().atMost(TIMEOUT)
                 .reason()).as("a pause counts as unavailable too").isEqualTo("unavailable");
     }
 
@@ -260,6 +262,6 @@ class LlmBudgetTest {
     }
 
     private Reservation reserve(BudgetLimits limits, long tokens, String leaseId) {
-        return budget.reserve(key, limits, tokens, leaseId, LEASE, UNAVAILABLE).await().atMost(TIMEOUT);
+        return budget.reserve(key, limits, tokens, leaseId, LEASE, UNAVAILABLE, null).await().atMost(TIMEOUT);
     }
 }

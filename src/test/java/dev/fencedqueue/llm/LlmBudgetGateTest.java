@@ -77,7 +77,8 @@ class LlmBudgetGateTest extends ResearchTestSupport {
 
         BudgetKey key = gate.budgets().iterator().next();
         String lease = UUID.randomUUID().toString();
-        Reservation next = budget.reserve(key, LIMITS, 0, lease, Duration.ofMinutes(1), Duration.ofMinutes(15)).await().atMost(TIMEOUT);
+        Reservation next = budget.reserve(key, LIMITS, 0, lease, Duration.ofMinutes(1), Duration.ofMinutes(15), null)
+                .await().atMost(TIMEOUT);
         assertThat(next.requestsLeft()).as("within the server's 500 a minute, not our 1,000").isBetween(0L, 499L);
         budget.settle(key, LIMITS, lease, 0).await().atMost(TIMEOUT);
         assertThat(meters.get("fq.llm.budget.remaining").tag("kind", "requests").gauge().value())
