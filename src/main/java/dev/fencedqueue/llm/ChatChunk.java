@@ -1,5 +1,7 @@
 package dev.fencedqueue.llm;
 
+import static dev.fencedqueue.llm.ServerText.abbreviate;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
@@ -77,9 +79,5 @@ public record ChatChunk(String content, String reasoning, String finishReason, U
     private static String text(JsonNode parent, String field) {
         JsonNode value = parent == null ? null : parent.get(field);
         return value == null || value.isNull() ? null : value.asText();
-    }
-
-    private static String abbreviate(String text) {
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
     }
 }

@@ -205,7 +205,7 @@ public class ChatCompletionsClient {
         try {
             return ChatChunk.of(json.readTree(data));
         } catch (JsonProcessingException e) {
-            throw new LlmException("malformed chat completion chunk, not JSON: " + e.getOriginalMessage());
+            throw ServerText.notJson("malformed chat completion chunk", data);
         }
     }
 }

@@ -222,8 +222,8 @@ public class LlmConnector {
                     try {
                         return json.readTree(buffer.toString());
                     } catch (IOException e) {
-                        throw new LlmException("the LLM server at " + url + " answered with a body that is not JSON: "
-                                + Failures.describe(e));
+                        throw ServerText.notJson("the LLM server at " + url + " answered with a body",
+                                buffer.toString());
                     }
                 });
     }

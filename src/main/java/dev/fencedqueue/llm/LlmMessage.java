@@ -1,5 +1,7 @@
 package dev.fencedqueue.llm;
 
+import static dev.fencedqueue.llm.ServerText.abbreviate;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 /** One message of the research LLM's SSE stream: progress while it works, then a summary. */
@@ -39,9 +41,5 @@ public sealed interface LlmMessage {
             return new Progress(node.get("percent").asInt(), message == null || message.isNull() ? null : message.asText());
         }
         throw new LlmException("malformed LLM message: " + abbreviate(node.toString()));
-    }
-
-    private static String abbreviate(String text) {
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
     }
 }

@@ -74,7 +74,7 @@ public class ResearchProtocolClient {
         try {
             return LlmMessage.of(json.readTree(data));
         } catch (JsonProcessingException e) {
-            throw new LlmException("malformed LLM line, not JSON: " + e.getOriginalMessage());
+            throw ServerText.notJson("malformed LLM line", data);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.fencedqueue.llm;
 
+import static dev.fencedqueue.llm.ServerText.abbreviate;
+
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -215,7 +217,7 @@ public class ResponsesClient {
         try {
             node = json.readTree(data);
         } catch (JsonProcessingException e) {
-            throw new LlmException("malformed response event, not JSON: " + e.getOriginalMessage());
+            throw ServerText.notJson("malformed response event", data);
         }
         if (!node.path("type").isTextual()) {
             throw new LlmException("malformed response event, without `type`: " + abbreviate(data));
@@ -253,9 +255,5 @@ public class ResponsesClient {
         return config.url().filter(url -> !url.isBlank())
                 .map(base -> URI.create(base.replaceAll("/+$", "") + "/v1/responses" + rest))
                 .orElseGet(() -> ResearchProtocolClient.simulator("/v1/responses" + rest));
-    }
-
-    private static String abbreviate(String text) {
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
     }
 }
