@@ -1,5 +1,8 @@
 package dev.fencedqueue.research;
 
+import java.util.OptionalLong;
+
+import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.LlmException;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.worker.JobContext;
@@ -51,7 +54,8 @@ public interface AnswerProtocol {
 
     /**
      * Asks one prompt and gives its whole answer as text, published nowhere, in a span of its own ({@link #span}, ended
-     * with the answer): a step of a job whose output is not that text (a deep research job's plan).
+     * with the answer, with its tokens and their cost when the server reported them, as an answer's span): a step of a
+     * job whose output is not that text (a deep research job's plan).
      *
      * @param prompt the prompt, sent as the user's question, must not be {@code null}
      * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
@@ -62,6 +66,22 @@ public interface AnswerProtocol {
      */
     default Uni<AskedText> ask(String prompt, String jobId, Context trace) {
         LlmSpan span = span(trace);
-        return span.around(text(prompt, jobId), true);
+        return span.around(text(prompt, jobId).invoke(asked -> {
+            ChatChunk.Usage usage = asked.usage();
+            if (usage != null) {
+                span.end(usage.promptTokens(), usage.completionTokens(), costMicros(usage), null, null);
+            }
+        }), true);
+    }
+
+    /**
+     * What a call's tokens cost at the model's prices, for its span ({@code fq.llm.cost}).
+     *
+     * @param usage the tokens the call spent, must not be {@code null}
+     * @return in micro-units of the prices' currency ({@link dev.fencedqueue.llm.LlmPrices#micros}); empty without
+     *         prices, and in a protocol that counts no tokens (the default)
+     */
+    default OptionalLong costMicros(ChatChunk.Usage usage) {
+        return OptionalLong.empty();
     }
 }

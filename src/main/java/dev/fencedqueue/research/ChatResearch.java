@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -91,6 +92,11 @@ public class ChatResearch implements AnswerProtocol {
     @Override
     public LlmSpan span(Context trace) {
         return LlmSpan.start(tracing, trace, "chat", "openai", chat.model(), chat.url());
+    }
+
+    @Override
+    public OptionalLong costMicros(ChatChunk.Usage usage) {
+        return prices.micros(usage.promptTokens(), usage.completionTokens());
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.fencedqueue.research;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.LongFunction;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -115,6 +116,11 @@ public class ResponsesResearch implements AnswerProtocol {
     @Override
     public LlmSpan span(Context trace) {
         return LlmSpan.start(tracing, trace, "chat", "openai", client.model(), client.url());
+    }
+
+    @Override
+    public OptionalLong costMicros(ChatChunk.Usage usage) {
+        return publisher.costMicros(usage);
     }
 
     @Override

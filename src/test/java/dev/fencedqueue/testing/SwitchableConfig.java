@@ -9,12 +9,14 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.research.AnswerProtocol;
 import dev.fencedqueue.research.AnswerProtocols;
@@ -118,6 +120,11 @@ public class SwitchableConfig {
             @Override
             public Uni<AskedText> text(String prompt, String jobId) {
                 return protocols.of(llm.protocol()).text(prompt, jobId);
+            }
+
+            @Override
+            public OptionalLong costMicros(ChatChunk.Usage usage) {
+                return protocols.of(llm.protocol()).costMicros(usage);
             }
         };
     }

@@ -171,6 +171,47 @@ class TracingTest extends ResearchTestSupport {
     }
 
     @Test
+    void aDeepResearchJobsPlanCallCarriesItsTokensAndTheirCostAsItsReportsDoes() {
+        settings.adjust("fq.llm.price.input", "3");
+        settings.adjust("fq.llm.price.output", "15");
+        simulatorAtFullSpeed();
+        startResearchWorker("worker-deep");
+        String traceId = "6c1a2b3c4d5e6f708192a3b4c5d6e7f8";
+        String jobId = given().header("traceparent", "00-" + traceId + "-" + CLIENT_SPAN + "-01")
+                .contentType(ContentType.JSON).body(Map.of("query", "heat pumps", "mode", "deep"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        await("the deep research job completes").atMost(TIMEOUT).until(() -> "completed".equals(status(jobId)
+                .getString("state")));
+        JsonPath status = status(jobId);
+
+        List<SpanData> calls = await("the parent's two calls are exported: the plan, then the report").atMost(TIMEOUT)
+                .until(() -> {
+                    List<SpanData> trace = exported.getFinishedSpanItems().stream()
+                            .filter(span -> span.getTraceId().equals(traceId)).toList();
+                    List<String> attempts = trace.stream().filter(span -> span.getName().equals("process deep-research")
+                            && jobId.equals(span.getAttributes().get(MessagingIncubatingAttributes.MESSAGING_MESSAGE_ID)))
+                            .map(SpanData::getSpanId).toList();
+                    return trace.stream().filter(span -> span.getKind() == SpanKind.CLIENT
+                            && attempts.contains(span.getParentSpanId())).toList();
+                }, spans -> spans.size() == 2);
+        assertThat(calls).as("each call's tokens and their cost, the plan's included").allSatisfy(call -> {
+            Long input = call.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_USAGE_INPUT_TOKENS);
+            Long output = call.getAttributes().get(GenAiIncubatingAttributes.GEN_AI_USAGE_OUTPUT_TOKENS);
+            assertThat(input).isPositive();
+            assertThat(output).isPositive();
+            assertThat(call.getAttributes().get(TraceAttributes.LLM_COST)).isEqualTo(LlmPrices.units(3 * input
+                    + 15 * output));
+        });
+        assertThat(calls.stream().mapToLong(call -> call.getAttributes()
+                .get(GenAiIncubatingAttributes.GEN_AI_USAGE_INPUT_TOKENS)).sum())
+                .as("the calls' prompt tokens, as the status counts the plan's and the report's")
+                .isEqualTo(status.getLong("tokens.result.promptTokens"));
+        assertThat(calls.stream().mapToLong(call -> call.getAttributes()
+                .get(GenAiIncubatingAttributes.GEN_AI_USAGE_OUTPUT_TOKENS)).sum())
+                .isEqualTo(status.getLong("tokens.result.completionTokens"));
+    }
+
+    @Test
     void theOperatorConsoleLinksAJobToItsTraceInTheTraceUi() {
         String traceId = "5b8efff798038103d269b633813fc60c";
         String jobId = given().header("traceparent", "00-" + traceId + "-eee19b7ec3c1b174-01")
