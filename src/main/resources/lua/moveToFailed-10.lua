@@ -3,7 +3,8 @@
   the owner of the current epoch: either schedules the next attempt (after a backoff delay computed by
   the worker: delayed set and marker, or straight back to wait) or fails the job for good, recording its
   reason, appending its 'failed' event, leaving a notice for its parent (noteParent) and applying its retention
-  (removeOnFail); then activateJobs. A retried job records why its next run continues ('resumeReason' 'retry',
+  (removeOnFail); then activateJobs. The attempt's fair-dispatch charge is settled (fairShare's settleFailedAttempt:
+  its slot time, or back to its tenant when it spent no tokens). A retried job records why its next run continues ('resumeReason' 'retry',
   which the resume event of that run says). A
   retried attempt yields the queue events 'failed' (with 'retry') and then 'delayed' (with 'delay', ms) or
   'waiting' (with 'prev' 'failed').
@@ -63,7 +64,7 @@ end
 local retryDelay = tonumber(ARGV[6])
 -- From the tail: activation pushes at the head, and jobs mostly end in the order they started.
 redis.call('LREM', KEYS[1], '-1', jobId)
-settleSlotTime(prefix, KEYS[8], ARGV[4], now)
+settleFailedAttempt(prefix, KEYS[8], ARGV[4], now)
 releaseRunning(prefix, KEYS[8])
 local attemptsMade = redis.call('HINCRBY', KEYS[8], 'attemptsMade', 1)
 redis.call('HSET', KEYS[8], 'failedReason', ARGV[5])

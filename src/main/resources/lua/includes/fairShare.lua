@@ -298,6 +298,22 @@ local function undoCharge(prefix, jobKey, fencingToken, now)
     chargeTenant(prefix, tenant, (kind == 'ms' and math.max(now - (started or now), 0) or 0) - charged)
 end
 
+-- Settles the charge of an attempt that failed (moveToFailed, called by the attempt's worker once its work has
+-- stopped). Slot time: the time since it started, as settleSlotTime. Tokens: the count of an attempt's tokens reaches
+-- Redis before its failure does (the worker records them, which settles the charge, before it reports the failure),
+-- so a charge still there is that of an attempt that spent none (its call failed before it streamed): its tenant gets
+-- it back, no further than the virtual time (chargeTenants), and the estimates learn nothing from it.
+-- fencingToken: the attempt's, as text; now: the Redis clock (ms).
+local function settleFailedAttempt(prefix, jobKey, fencingToken, now)
+    local kind, field, charged, started, tenant = attemptCharge(jobKey, fencingToken)
+    if kind == 'ms' then
+        settleChargeOf(prefix, jobKey, field, charged, tenant, math.max(now - (started or now), 0), false)
+    elseif kind == 'tokens' then
+        redis.call('HDEL', jobKey, field)
+        chargeTenants(prefix, {tenant}, {-charged / tenantWeight(prefix, tenant)})
+    end
+end
+
 -- Writes the estimates with the costs this call settled, in a script that activates no job.
 local function flushEstimate(prefix)
     if fairSettled.count > 0 then

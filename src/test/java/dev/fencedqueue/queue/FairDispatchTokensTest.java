@@ -68,6 +68,30 @@ class FairDispatchTokensTest extends FairDispatchSupport {
                 .containsEntry("costEstimate", "400.000");
     }
 
+    @Test
+    void anAttemptThatFailedBeforeItSpentATokenGivesItsChargeBackNoFurtherThanTheVirtualTime() {
+        String callId = "test-" + UUID.randomUUID() + ":";
+        Response reply = activateReply(1, callId);
+        String jobId = reply.get(3).toString();
+        String token = reply.get(4).toString();
+        String tenant = tenantOf.get(jobId);
+        assertThat(score(tenant)).as("charged the estimate at its start").isEqualTo(1000);
+
+        // Its LLM call failed before it streamed (a 500, a refused connection): no tokens were counted.
+        Response failed = scripts.run(LuaScript.MOVE_TO_FAILED, List.of(keys.active(), keys.waitList(), keys.delayed(),
+                keys.prioritized(), keys.failed(), keys.marker(), keys.meta(), keys.job(jobId), keys.events(jobId),
+                keys.events()), List.of(keys.prefix(), jobId, callId + ":" + jobId, token, "the LLM server answered 500",
+                "1000", "100", "100", "worker-F", "0", "test-" + UUID.randomUUID() + ":", LOCK_MS))
+                .await().atMost(TIMEOUT);
+
+        assertThat(failed.get(0).toInteger()).as("to be retried").isEqualTo(1);
+        assertThat(redis.hash(keys.job(jobId))).as("the charge settled").doesNotContainKey("chargedTokens:" + token);
+        assertThat(score(tenant)).as("given back, to a hair past the virtual time (0): it ran nothing")
+                .isEqualTo(0.001);
+        assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a run that spent nothing is no cost to learn")
+                .doesNotContainKey(tenant);
+    }
+
     @ParameterizedTest(name = "cost unit {0}")
     @ValueSource(strings = {"tokens", "slot time"})
     void anAttemptHandedBackByARateLimitCostsItsTenantOnlyWhatItHeldAndKeepsItsPlace(String costUnit) {
