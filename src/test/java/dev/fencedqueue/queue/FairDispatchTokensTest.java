@@ -48,48 +48,44 @@ class FairDispatchTokensTest extends FairDispatchSupport {
 
     @Test
     void tokensChargeTheTenantAsTheyStreamAndTheAttemptsCountSettlesIt() {
-        String callId = "test-" + UUID.randomUUID() + ":";
-        Response reply = activateReply(1, callId);
-        String jobId = reply.get(3).toString();
-        String token = reply.get(4).toString();
-        String tenant = tenantOf.get(jobId);
-        double started = score(tenant);
-        assertThat(redis.hash(keys.job(jobId))).as("charged the estimate").containsEntry("chargedTokens:" + token, "1000");
+        Started run = startOne();
+        double started = score(run.tenant());
+        assertThat(redis.hash(keys.job(run.jobId()))).as("charged the estimate")
+                .containsEntry("chargedTokens:" + run.token(), "1000");
 
-        scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, jobId,
-                callId + ":" + jobId, token, "2500")).await().atMost(TIMEOUT);
-        assertThat(score(tenant)).as("2,500 tokens streamed: 1,500 beyond the estimate").isEqualTo(started + 1500);
+        scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, run.jobId(),
+                run.lockToken(), run.token(), "2500")).await().atMost(TIMEOUT);
+        assertThat(score(run.tenant())).as("2,500 tokens streamed: 1,500 beyond the estimate")
+                .isEqualTo(started + 1500);
 
-        llmTokens.record(queue.name(), jobId, Long.parseLong(token), new LlmTokens.Attempt("result", 100, 300, 0, 0,
-                null)).await().atMost(TIMEOUT);
-        assertThat(score(tenant)).as("the attempt spent 400 in all: the charge becomes that").isEqualTo(started - 600);
-        assertThat(redis.hash(keys.job(jobId))).doesNotContainKey("chargedTokens:" + token);
+        llmTokens.record(queue.name(), run.jobId(), Long.parseLong(run.token()),
+                new LlmTokens.Attempt("result", 100, 300, 0, 0, null)).await().atMost(TIMEOUT);
+        assertThat(score(run.tenant())).as("the attempt spent 400 in all: the charge becomes that")
+                .isEqualTo(started - 600);
+        assertThat(redis.hash(keys.job(run.jobId()))).doesNotContainKey("chargedTokens:" + run.token());
         assertThat(redis.hash(keys.meta())).as("the first real cost replaces the guess of 1,000, not averaged with it")
                 .containsEntry("costEstimate", "400.000");
     }
 
     @Test
     void anAttemptThatFailedBeforeItSpentATokenGivesItsChargeBackNoFurtherThanTheVirtualTime() {
-        String callId = "test-" + UUID.randomUUID() + ":";
-        Response reply = activateReply(1, callId);
-        String jobId = reply.get(3).toString();
-        String token = reply.get(4).toString();
-        String tenant = tenantOf.get(jobId);
-        assertThat(score(tenant)).as("charged the estimate at its start").isEqualTo(1000);
+        Started run = startOne();
+        assertThat(score(run.tenant())).as("charged the estimate at its start").isEqualTo(1000);
 
         // Its LLM call failed before it streamed (a 500, a refused connection): no tokens were counted.
-        Response failed = scripts.run(LuaScript.MOVE_TO_FAILED, List.of(keys.active(), keys.waitList(), keys.delayed(),
-                keys.prioritized(), keys.failed(), keys.marker(), keys.meta(), keys.job(jobId), keys.events(jobId),
-                keys.events()), List.of(keys.prefix(), jobId, callId + ":" + jobId, token, "the LLM server answered 500",
-                "1000", "100", "100", "worker-F", "0", "test-" + UUID.randomUUID() + ":", LOCK_MS))
-                .await().atMost(TIMEOUT);
+        Response failed = scripts.run(LuaScript.MOVE_TO_FAILED, List.of(keys.active(), keys.waitList(),
+                keys.delayed(), keys.prioritized(), keys.failed(), keys.marker(), keys.meta(), keys.job(run.jobId()),
+                keys.events(run.jobId()), keys.events()), List.of(keys.prefix(), run.jobId(), run.lockToken(),
+                run.token(), "the LLM server answered 500", "1000", "100", "100", "worker-F", "0",
+                "test-" + UUID.randomUUID() + ":", LOCK_MS)).await().atMost(TIMEOUT);
 
         assertThat(failed.get(0).toInteger()).as("to be retried").isEqualTo(1);
-        assertThat(redis.hash(keys.job(jobId))).as("the charge settled").doesNotContainKey("chargedTokens:" + token);
-        assertThat(score(tenant)).as("given back, to a hair past the virtual time (0): it ran nothing")
+        assertThat(redis.hash(keys.job(run.jobId()))).as("the charge settled")
+                .doesNotContainKey("chargedTokens:" + run.token());
+        assertThat(score(run.tenant())).as("given back, to a hair past the virtual time (0): it ran nothing")
                 .isEqualTo(0.001);
         assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a run that spent nothing is no cost to learn")
-                .doesNotContainKey(tenant);
+                .doesNotContainKey(run.tenant());
     }
 
     @ParameterizedTest(name = "cost unit {0}")
@@ -132,5 +128,19 @@ class FairDispatchTokensTest extends FairDispatchSupport {
         redis.send(Request.cmd(Command.HDEL).arg(keys.meta()).arg("holdUntil")); // as if the hold had ended
         Response next = activateReply(1, "test-" + UUID.randomUUID() + ":");
         assertThat(next.get(3).toString()).as("bravo's job is the next to start").isEqualTo(refused);
+    }
+
+    /** One attempt started: its activation call's lock prefix, its job, fencing token and tenant. */
+    private record Started(String callId, String jobId, String token, String tenant) {
+        String lockToken() {
+            return callId + ":" + jobId;
+        }
+    }
+
+    private Started startOne() {
+        String callId = "test-" + UUID.randomUUID() + ":";
+        Response reply = activateReply(1, callId);
+        String jobId = reply.get(3).toString();
+        return new Started(callId, jobId, reply.get(4).toString(), tenantOf.get(jobId));
     }
 }
