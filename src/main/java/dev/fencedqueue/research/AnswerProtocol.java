@@ -75,6 +75,15 @@ public interface AnswerProtocol {
     }
 
     /**
+     * @return whether this protocol's calls report the tokens they spend ({@code openai} and {@code responses}: the
+     *         server's {@code usage}), so that research jobs cost their tenants tokens under fair dispatch; the
+     *         {@code research} protocol reports none, and its jobs cost the time they hold a worker slot
+     */
+    default boolean countsTokens() {
+        return true;
+    }
+
+    /**
      * What a call's tokens cost at the model's prices, for its span ({@code fq.llm.cost}).
      *
      * @param usage the tokens the call spent, must not be {@code null}

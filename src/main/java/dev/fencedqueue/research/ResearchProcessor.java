@@ -34,10 +34,14 @@ public class ResearchProcessor implements JobProcessor {
         return config.queue();
     }
 
-    /** Research jobs cost what they spend with the LLM: a deep research costs a hundred plain answers. */
+    /**
+     * Research jobs cost what they spend with the LLM, a deep research a hundred plain answers: its tokens, in a
+     * protocol that reports them ({@link AnswerProtocol#countsTokens()}); in the {@code research} protocol, which
+     * reports none, the time they hold a worker slot.
+     */
     @Override
     public CostUnit costUnit() {
-        return CostUnit.TOKENS;
+        return answers.countsTokens() ? CostUnit.TOKENS : CostUnit.SLOT_TIME;
     }
 
     /** @return {@link ResearchRequest}: a job added over the API is checked as {@code POST /research/start} checks it */

@@ -42,6 +42,11 @@ final class ResearchProtocolAnswers implements AnswerProtocol {
     }
 
     @Override
+    public boolean countsTokens() {
+        return false;
+    }
+
+    @Override
     public LlmSpan span(Context trace) {
         return LlmSpan.start(tracing, trace, "invoke_agent", null, null, client.url());
     }

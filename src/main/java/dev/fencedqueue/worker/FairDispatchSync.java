@@ -64,8 +64,14 @@ public class FairDispatchSync {
         return tenants.syncWeights(workers.processedQueues());
     }
 
-    /** Writes each served queue's cost unit into its meta hash ({@code slot time} is the absence of the field). */
-    private Uni<Void> syncCostUnits() {
+    /**
+     * Writes each served queue's cost unit into its meta hash ({@code slot time} is the absence of the field): what
+     * its processor says now ({@link JobProcessor#costUnit()}).
+     *
+     * @return completes once written; fails with {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis
+     *         is unreachable
+     */
+    public Uni<Void> syncCostUnits() {
         List<Uni<Response>> writes = new ArrayList<>();
         workers.costUnits().forEach((queue, unit) -> {
             String meta = contexts.keys(queue).meta();

@@ -1,5 +1,6 @@
 package dev.fencedqueue.testing;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,7 @@ import java.util.stream.Collectors;
 
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.worker.FairDispatchSync;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
@@ -61,6 +63,7 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
         }
         boolean workersOff = "false".equals(settings.remove(WORKERS));
         arc.instance(SwitchableConfig.class).get().override(settings);
+        syncCostUnits(arc);
         if (workersOff) {
             context.getStore(NAMESPACE).put(WORKERS, stopServiceWorkers(arc));
         }
@@ -73,11 +76,24 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
             return;
         }
         arc.instance(SwitchableConfig.class).get().reset();
+        syncCostUnits(arc);
         @SuppressWarnings("unchecked")
         Set<String> queues = context.getStore(NAMESPACE).remove(WORKERS, Set.class);
         if (queues != null) {
             startServiceWorkers(arc, queues);
         }
+    }
+
+    /**
+     * Writes the served queues' cost units again: the research queue's follows the LLM protocol (tokens, or slot time
+     * in the {@code research} protocol), which the application otherwise writes at startup and every 30 s. A Redis
+     * that a class stopped or cut off only leaves that to the next periodic write.
+     */
+    private static void syncCostUnits(ArcContainer arc) {
+        arc.instance(FairDispatchSync.class).get().syncCostUnits()
+                .ifNoItem().after(Duration.ofSeconds(5)).recoverWithItem((Void) null)
+                .onFailure().recoverWithNull()
+                .await().indefinitely();
     }
 
     /** @return whether the application reads {@code key} while it runs (and, for {@value #WORKERS}, {@code value}) */

@@ -123,6 +123,11 @@ public class SwitchableConfig {
             }
 
             @Override
+            public boolean countsTokens() {
+                return protocols.of(llm.protocol()).countsTokens();
+            }
+
+            @Override
             public OptionalLong costMicros(ChatChunk.Usage usage) {
                 return protocols.of(llm.protocol()).costMicros(usage);
             }

@@ -20,6 +20,8 @@ import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
+import dev.fencedqueue.testing.SwitchableConfig;
+import dev.fencedqueue.worker.FairDispatchSync;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -45,6 +47,12 @@ class TenantQuotaTest {
 
     @Inject
     QueueContexts contexts;
+
+    @Inject
+    SwitchableConfig settings;
+
+    @Inject
+    FairDispatchSync fairDispatch;
 
     @Inject
     ResearchConfig research;
@@ -116,6 +124,22 @@ class TenantQuotaTest {
                 .as("the tenant's tokens: the parent's plan and report, and its children's answers").isEqualTo(spent);
         assertThat(redis.hash(contexts.keys(research.queue()).job(jobId)).keySet())
                 .as("every run's charge settled by its tokens").noneMatch(field -> field.startsWith("charged"));
+    }
+
+    @Test
+    void theResearchQueueChargesTokensOnlyInAProtocolThatCountsThem() {
+        String meta = contexts.keys(research.queue()).meta();
+        assertThat(redis.hash(meta)).as("OpenAI's protocol reports tokens").containsEntry("costUnit", "tokens");
+        settings.adjust("fq.llm.protocol", "research");
+        try {
+            fairDispatch.syncCostUnits().await().atMost(TIMEOUT);
+            assertThat(redis.hash(meta)).as("the research protocol reports none: slot time, the field's absence")
+                    .doesNotContainKey("costUnit");
+        } finally {
+            settings.endOfTest();
+            fairDispatch.syncCostUnits().await().atMost(TIMEOUT);
+        }
+        assertThat(redis.hash(meta)).containsEntry("costUnit", "tokens");
     }
 
     /** @return the prompt and completion tokens a job's status counts under {@code result} */
