@@ -164,14 +164,19 @@ local function settleCharge(prefix, jobKey, field, cost)
     settleChargeOf(prefix, jobKey, field, fields[1], fields[2], cost, false)
 end
 
+-- The ms an attempt has held its worker slot at now (the Redis clock, ms): since started (its job's 'processedOn', ms;
+-- nil when absent, which counts as no time held), never below 0.
+local function heldMs(started, now)
+    return math.max(now - (tonumber(started) or now), 0)
+end
+
 -- Settles the slot time of a fenced attempt that leaves the active list: its real cost is the time since it started.
 -- fencingToken: the attempt's token as text; now: the Redis clock (ms).
 local function settleSlotTime(prefix, jobKey, fencingToken, now)
     local field = 'chargedMs:' .. fencingToken
     local fields = redis.call('HMGET', jobKey, field, 'tenant', 'processedOn')
     if fields[1] then
-        settleChargeOf(prefix, jobKey, field, fields[1], fields[2], math.max(now - (tonumber(fields[3]) or now), 0),
-            false)
+        settleChargeOf(prefix, jobKey, field, fields[1], fields[2], heldMs(fields[3], now), false)
     end
 end
 
@@ -295,7 +300,7 @@ local function undoCharge(prefix, jobKey, fencingToken, now)
         return
     end
     redis.call('HDEL', jobKey, field)
-    chargeTenant(prefix, tenant, (kind == 'ms' and math.max(now - (started or now), 0) or 0) - charged)
+    chargeTenant(prefix, tenant, (kind == 'ms' and heldMs(started, now) or 0) - charged)
 end
 
 -- Settles the charge of an attempt that failed (moveToFailed, called by the attempt's worker once its work has
@@ -307,7 +312,7 @@ end
 local function settleFailedAttempt(prefix, jobKey, fencingToken, now)
     local kind, field, charged, started, tenant = attemptCharge(jobKey, fencingToken)
     if kind == 'ms' then
-        settleChargeOf(prefix, jobKey, field, charged, tenant, math.max(now - (started or now), 0), false)
+        settleChargeOf(prefix, jobKey, field, charged, tenant, heldMs(started, now), false)
     elseif kind == 'tokens' then
         redis.call('HDEL', jobKey, field)
         chargeTenants(prefix, {tenant}, {-charged / tenantWeight(prefix, tenant)})
@@ -376,7 +381,7 @@ local function accrueCharge(prefix, jobKey, fencingToken, now, tokens)
     local kind, field, charged, started, tenant = attemptCharge(jobKey, fencingToken)
     local cost
     if kind == 'ms' then
-        cost = now - (started or now)
+        cost = heldMs(started, now)
     elseif kind == 'tokens' then
         cost = tokens
     end

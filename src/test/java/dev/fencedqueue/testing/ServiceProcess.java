@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.restassured.specification.RequestSpecification;
 
@@ -51,7 +52,26 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /**
-     * Starts the built application ({@link PackagedApplication#built()}) with {@link #TEST_JVM_OPTIONS}; does
+     * The options of a test process ({@link #TEST_JVM_OPTIONS}), with the class-data sharing archive of the
+     * application's jar ({@link ClassDataArchive}) when it is a jar run by the JVM running these tests; written
+     * the first time it is asked for, about 8 s.
+     *
+     * @param application the application to start, must not be {@code null}
+     * @return the JVM options; {@link #TEST_JVM_OPTIONS} alone for a native executable, another JVM, or when no
+     *         archive could be written
+     */
+    public static List<String> testJvmOptions(PackagedApplication application) {
+        if (application.type() != PackagedApplication.Type.JAR || application.java() != null) {
+            return TEST_JVM_OPTIONS;
+        }
+        return ClassDataArchive.of(application, TEST_JVM_OPTIONS)
+                .map(archive -> Stream.concat(TEST_JVM_OPTIONS.stream(),
+                        Stream.of("-XX:SharedArchiveFile=" + archive)).toList())
+                .orElse(TEST_JVM_OPTIONS);
+    }
+
+    /**
+     * Starts the built application ({@link PackagedApplication#built()}) with {@link #testJvmOptions}; does
      * not wait until it is ready.
      *
      * @param name a name for messages, must not be {@code null}
@@ -65,7 +85,8 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public static ServiceProcess start(String name, int port, Map<String, String> config,
             Map<String, String> environment, Path log) {
-        return start(PackagedApplication.built(), TEST_JVM_OPTIONS, name, port, config, environment, log);
+        PackagedApplication application = PackagedApplication.built();
+        return start(application, testJvmOptions(application), name, port, config, environment, log);
     }
 
     /**
@@ -210,14 +231,7 @@ public final class ServiceProcess implements AutoCloseable {
         if (!process.isAlive()) {
             return;
         }
-        if (frozen) {
-            try {
-                thaw();
-            } catch (RuntimeException e) {
-                // a stopped process acts on SIGTERM only once continued; the SIGKILL below ends it anyway
-            }
-        }
-        process.destroy();
+        requestShutdown();
         try {
             if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly().waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -226,6 +240,24 @@ public final class ServiceProcess implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Wakes the process if frozen and asks it to shut down (SIGTERM), without waiting: {@link #close()} then waits,
+     * so that several processes asked first shut down side by side. Does nothing when it already exited.
+     */
+    public void requestShutdown() {
+        if (!process.isAlive()) {
+            return;
+        }
+        if (frozen) {
+            try {
+                thaw();
+            } catch (RuntimeException e) {
+                // a stopped process acts on SIGTERM only once continued; close's SIGKILL ends it anyway
+            }
+        }
+        process.destroy();
     }
 
     /** Kills the process at once (SIGCONT, then SIGKILL), for a JVM shutdown hook. */
