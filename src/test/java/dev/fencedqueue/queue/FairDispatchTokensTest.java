@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * attempt is charged its tenant's estimate when it starts, then the tokens it streams beyond that, and the count of
  * its tokens settles the charge; an attempt handed back because a rate limit outside the queue is spent (the LLM
  * budget refused its call before it opened) spent nothing, and its tenant gets the charge back (in a queue charging
- * slot time, all but the ms it held its slot).
+ * slot time, all but the ms it held its slot); a stalled attempt, whose tokens nobody will count, stays charged what it
+ * was.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -85,6 +86,29 @@ class FairDispatchTokensTest extends FairDispatchSupport {
         assertThat(score(run.tenant())).as("given back, to a hair past the virtual time (0): it ran nothing")
                 .isEqualTo(0.001);
         assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a run that spent nothing is no cost to learn")
+                .doesNotContainKey(run.tenant());
+    }
+
+    @Test
+    void aStalledAttemptsTenantKeepsPayingWhatItWasChargedAndTheFieldGoes() {
+        Started run = startOne();
+        scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, run.jobId(),
+                run.lockToken(), run.token(), "2500")).await().atMost(TIMEOUT);
+        double charged = score(run.tenant());
+
+        // Its process died mid-answer: the lock runs out, and nobody will count the tokens its call spent.
+        redis.send(Request.cmd(Command.HSET).arg(keys.job(run.jobId())).arg("lockedUntil").arg("0"));
+        Response stalled = scripts.run(LuaScript.MOVE_STALLED_JOBS_TO_WAIT, List.of(keys.stalled(), keys.waitList(),
+                keys.active(), keys.prioritized(), keys.failed(), keys.stalledCheck(), keys.marker(), keys.meta(),
+                keys.events()), List.of(keys.prefix(), "1", "30000", "100", keys.revokedChannel(), "100"))
+                .await().atMost(TIMEOUT);
+
+        assertThat(stalled.get(1).toString()).as("sent back to wait").isEqualTo("waiting");
+        assertThat(redis.hash(keys.job(run.jobId()))).as("the charge settled")
+                .doesNotContainKey("chargedTokens:" + run.token());
+        assertThat(score(run.tenant())).as("the 2,500 tokens its worker reported stay charged").isEqualTo(charged)
+                .isEqualTo(2500);
+        assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a charge is no count to learn from")
                 .doesNotContainKey(run.tenant());
     }
 
