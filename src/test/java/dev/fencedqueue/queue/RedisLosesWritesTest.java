@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @RuntimeProfile(WorkersOffProfile.class)
-@WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class RedisLosesWritesTest extends ResearchTestSupport {
 
     private static final Duration STEP = Duration.ofSeconds(20);

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @RuntimeProfile(WorkersOffProfile.class)
-@WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class SchedulerRedisRestartTest extends QueueTestSupport {
 
     private static final long EVERY = 250;

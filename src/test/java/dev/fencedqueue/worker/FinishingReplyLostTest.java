@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * the stalled-job check finds it.
  */
 @QuarkusTest
-@WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = RedisFaultsResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class FinishingReplyLostTest extends QueueTestSupport {
 
     @InjectRedis
