@@ -6,8 +6,7 @@
   same script that makes a job active, so an active job without a live lock has lost it.) A stalled job goes back to the front of the wait list, or
   fails once it stalled more than maxStalledCount times. Its old worker is told through the revoked
   channel ('<jobId>:<fencingToken>'). A job sent back records why its next run continues: 'resumeReason'
-  'takeover' (the resume event of that run says so). The stalled attempt's fair-dispatch charge is settled (fairShare's
-  settleStalledAttempt: slot time held, or the tokens charged so far kept).
+  'takeover' (the resume event of that run says so).
 
   KEYS[1] stalled set (the two-phase check's; emptied, so that nothing of it outlives an upgrade)
   KEYS[2] wait list
@@ -59,7 +58,9 @@ for _, jobId in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     if (tonumber(redis.call('HGET', jobRef, 'lockedUntil')) or 0) <= now and redis.call('LREM', KEYS[3], 1, jobId) > 0 then
         local stalls = redis.call('HINCRBY', jobRef, 'stalledCounter', 1)
         local token = redis.call('HGET', jobRef, 'fencingToken') or '0'
-        settleStalledAttempt(prefix, jobRef, token, now)
+        -- Slot time is settled now; a charge in tokens stays, for the count of the attempt's worker to settle (late,
+        -- when the worker is a zombie; never, when it died: its tenant stays charged what it was).
+        settleSlotTime(prefix, jobRef, token, now)
         releaseRunning(prefix, jobRef)
         if stalls > maxStalledCount then
             local reason = 'job stalled more than allowable limit'

@@ -319,20 +319,6 @@ local function settleFailedAttempt(prefix, jobKey, fencingToken, now)
     end
 end
 
--- Settles the charge of an attempt found stalled (moveStalledJobsToWait: its lock expired, its worker is gone or cut
--- off). Slot time: the time since it started, as settleSlotTime. Tokens: nobody will count what its calls spent (the
--- count comes from its own worker), so its tenant keeps what it was charged (the estimate, raised by the tokens its
--- worker reported while renewing its lock, accrueCharge) and the field goes; the estimates learn nothing from it, since
--- that charge is not a count. fencingToken: the attempt's, as text; now: the Redis clock (ms).
-local function settleStalledAttempt(prefix, jobKey, fencingToken, now)
-    local kind, field, charged, started, tenant = attemptCharge(jobKey, fencingToken)
-    if kind == 'ms' then
-        settleChargeOf(prefix, jobKey, field, charged, tenant, heldMs(started, now), false)
-    elseif kind == 'tokens' then
-        redis.call('HDEL', jobKey, field)
-    end
-end
-
 -- Writes the estimates with the costs this call settled, in a script that activates no job.
 local function flushEstimate(prefix)
     if fairSettled.count > 0 then

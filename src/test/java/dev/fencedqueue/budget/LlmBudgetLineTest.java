@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
+import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * The budget's line ({@code reserveLlmBudget.lua}): the jobs whose calls the budget held back for want of room wait in
  * line, in the order they were first held back, and only the first in line is reserved, whichever job asks first once
  * a call ended, so that a job handed back to wait in the queue keeps its place among the calls; a call for no job waits
- * behind the line without joining it, and a job that does not call again loses its place. One call at once, on one
- * real Redis.
+ * behind the line without joining it, and a job that does not call again loses its place; a budget no call asks for a
+ * day leaves Redis. One call at once, on one real Redis.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -31,6 +36,12 @@ class LlmBudgetLineTest {
 
     @Inject
     LlmBudget budget;
+
+    @Inject
+    QueueInspector inspector;
+
+    @Inject
+    RedisKeysConfig redisKeys;
 
     private final BudgetKey key = new BudgetKey("http://llm-" + UUID.randomUUID() + ".test/v1", "model-a");
 
@@ -79,6 +90,20 @@ class LlmBudgetLineTest {
         // job-x was aborted meanwhile: its place runs out after its wait and the grace (a few seconds), and job-z calls.
         await("job-x's place runs out").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
                 .until(() -> reserve("z-" + UUID.randomUUID(), "job-z").reserved());
+    }
+
+    @Test
+    void aBudgetNoCallAsksForADayLeavesRedisWithItsLine() {
+        assertThat(reserve("a", "job-a").reserved()).isTrue();
+        assertThat(reserve("x", "job-x").reason()).as("job-x joins the line").isEqualTo("concurrency");
+
+        List<String> keys = key.reserveKeys(redisKeys.keyPrefix());
+        for (String budgetKey : keys) {
+            long ttl = inspector.send(Request.cmd(Command.PTTL).arg(budgetKey)).toLong();
+            assertThat(ttl).as("%s, the line this call created included, expires a day after the last call",
+                    budgetKey).isGreaterThan(Duration.ofHours(23).toMillis()).isLessThanOrEqualTo(
+                            Duration.ofDays(1).toMillis());
+        }
     }
 
     private Reservation reserve(String leaseId, String jobId) {

@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * attempt is charged its tenant's estimate when it starts, then the tokens it streams beyond that, and the count of
  * its tokens settles the charge; an attempt handed back because a rate limit outside the queue is spent (the LLM
  * budget refused its call before it opened) spent nothing, and its tenant gets the charge back (in a queue charging
- * slot time, all but the ms it held its slot); a stalled attempt, whose tokens nobody will count, stays charged what it
- * was.
+ * slot time, all but the ms it held its slot); a stalled attempt keeps its charge, which its worker's count settles
+ * even when it comes late, from a zombie.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -90,26 +90,28 @@ class FairDispatchTokensTest extends FairDispatchSupport {
     }
 
     @Test
-    void aStalledAttemptsTenantKeepsPayingWhatItWasChargedAndTheFieldGoes() {
+    void aStalledAttemptKeepsItsChargeUntilItsZombiesLateCountSettlesIt() {
         Started run = startOne();
         scripts.run(LuaScript.EXTEND_LOCKS, List.of(keys.stalled()), List.of(keys.prefix(), LOCK_MS, run.jobId(),
                 run.lockToken(), run.token(), "2500")).await().atMost(TIMEOUT);
-        double charged = score(run.tenant());
+        assertThat(score(run.tenant())).as("2,500 tokens reported while it streamed").isEqualTo(2500);
 
-        // Its process died mid-answer: the lock runs out, and nobody will count the tokens its call spent.
+        // Its worker froze mid-answer: the lock runs out and the job goes back to wait.
         redis.send(Request.cmd(Command.HSET).arg(keys.job(run.jobId())).arg("lockedUntil").arg("0"));
         Response stalled = scripts.run(LuaScript.MOVE_STALLED_JOBS_TO_WAIT, List.of(keys.stalled(), keys.waitList(),
                 keys.active(), keys.prioritized(), keys.failed(), keys.stalledCheck(), keys.marker(), keys.meta(),
                 keys.events()), List.of(keys.prefix(), "1", "30000", "100", keys.revokedChannel(), "100"))
                 .await().atMost(TIMEOUT);
-
         assertThat(stalled.get(1).toString()).as("sent back to wait").isEqualTo("waiting");
-        assertThat(redis.hash(keys.job(run.jobId()))).as("the charge settled")
-                .doesNotContainKey("chargedTokens:" + run.token());
-        assertThat(score(run.tenant())).as("the 2,500 tokens its worker reported stay charged").isEqualTo(charged)
+        assertThat(score(run.tenant())).as("a stall settles nothing: nobody knows yet what the call spent")
                 .isEqualTo(2500);
-        assertThat(redis.hash(keys.prefix() + "tenants:estimate")).as("a charge is no count to learn from")
-                .doesNotContainKey(run.tenant());
+        assertThat(redis.hash(keys.job(run.jobId()))).containsEntry("chargedTokens:" + run.token(), "2500");
+
+        // The worker wakes as a zombie, its call cut off: it counts the tokens it spent, which settles its charge.
+        llmTokens.record(queue.name(), run.jobId(), Long.parseLong(run.token()),
+                new LlmTokens.Attempt("zombie", 100, 300, 300, 0, null)).await().atMost(TIMEOUT);
+        assertThat(score(run.tenant())).as("charged the 400 it spent").isEqualTo(400);
+        assertThat(redis.hash(keys.job(run.jobId()))).doesNotContainKey("chargedTokens:" + run.token());
     }
 
     @ParameterizedTest(name = "cost unit {0}")
