@@ -17,8 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two real processes wait for their LLM server together, against a third process's simulator that limits and fails
- * like a provider: a {@code 429} met by one pauses the other's calls (no job runs on it before the pause ends); an outage of a minute fails no job, and the jobs
- * finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once it is
+ * like a provider: a {@code 429} met by one pauses the other's calls (no job runs on it before the pause ends); an outage of 20 s, four times the fleet
+ * circuit's longest wait and far beyond a call's retries, fails no job, and the jobs finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once it is
  * thawed, lets its place among the calls at once go, so that the process that took its job over calls in its stead;
  * a call streaming longer than its lease keeps its place (renewed), and a killed process's place is let go within a
  * lease.
@@ -26,6 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LlmOutageProcessIT {
 
     private static final Duration JOBS_FINISH = Duration.ofSeconds(120);
+
+    /** The LLM server's outage: longer than a call's retries (one here) and four times the fleet circuit's 5 s. */
+    private static final Duration OUTAGE = Duration.ofSeconds(20);
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
@@ -74,14 +77,14 @@ class LlmOutageProcessIT {
     }
 
     @Test
-    void anOutageOfAMinuteFailsNoJobAndTheJobsFinishAfterIt() {
+    void anOutageLongerThanEveryRetryFailsNoJobAndTheJobsFinishAfterIt() {
         ServiceProcess llm = simulator(Map.of());
         Map<String, String> config = config(llm, Map.of("fq.llm.fleet-circuit.delay", "1s",
                 "fq.llm.fleet-circuit.max-delay", "5s", "fq.llm.retry.max-retries", "1"));
         ServiceProcess a = fleet.start("out-A", config, Map.of());
         ServiceProcess b = fleet.start("out-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
-        llm.request().contentType(ContentType.JSON).body(Map.of("seconds", 60, "kind", "unavailable"))
+        llm.request().contentType(ContentType.JSON).body(Map.of("seconds", OUTAGE.toSeconds(), "kind", "unavailable"))
                 .put("/simulator/provider/outage").then().statusCode(200);
         long outageStarted = System.nanoTime();
 
@@ -90,16 +93,16 @@ class LlmOutageProcessIT {
             jobs.add(start(i % 2 == 0 ? a : b, "through the outage " + i));
         }
 
-        await("every job completed").atMost(JOBS_FINISH.plusSeconds(60)).pollInterval(Duration.ofMillis(500))
+        await("every job completed").atMost(JOBS_FINISH.plus(OUTAGE)).pollInterval(Duration.ofMillis(500))
                 .until(() -> jobs.stream().allMatch(id -> completed(a, id)));
         assertThat(Duration.ofNanos(System.nanoTime() - outageStarted)).as("they finished after the outage")
-                .isGreaterThanOrEqualTo(Duration.ofSeconds(60));
+                .isGreaterThanOrEqualTo(OUTAGE);
         for (String id : jobs) {
             assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
         }
         JsonPath provider = provider(llm);
-        System.out.printf("outage of 60 s: %d calls failed (probes and first tries), %d admitted%n",
-                provider.getInt("failed"), provider.getInt("admitted"));
+        System.out.printf("outage of %d s: %d calls failed (probes and first tries), %d admitted%n",
+                OUTAGE.toSeconds(), provider.getInt("failed"), provider.getInt("admitted"));
         assertThat(provider.getInt("failed")).as("the jobs met the outage").isPositive();
         assertThat(rateLimited(a, "down") + rateLimited(a, "open") + rateLimited(b, "down") + rateLimited(b, "open"))
                 .as("jobs waited for the server").isPositive();

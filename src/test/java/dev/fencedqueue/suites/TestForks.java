@@ -55,7 +55,7 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess|SchedulerProcess)IT";
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess|SchedulerProcess|FanOutProcess)IT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
