@@ -1,5 +1,6 @@
 package dev.fencedqueue.it;
 
+import static dev.fencedqueue.testing.Timeouts.JOB_END;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -47,7 +48,7 @@ class FairDispatchProcessIT {
         await("every job waiting").atMost(TIMEOUT).until(() -> total(b, "paused") == FLOOD + 1);
 
         admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
-        await("every job completed").atMost(TIMEOUT).until(() -> total(b, "completed") == FLOOD + 1);
+        await("every job completed").atMost(JOB_END).until(() -> total(b, "completed") == FLOOD + 1);
 
         List<Long> flood = new ArrayList<>();
         long newcomer = -1;
@@ -81,7 +82,7 @@ class FairDispatchProcessIT {
         await("every job waiting").atMost(TIMEOUT).until(() -> total(b, "paused") == 54);
 
         admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
-        await("every job completed").atMost(TIMEOUT).until(() -> total(b, "completed") == 54);
+        await("every job completed").atMost(JOB_END).until(() -> total(b, "completed") == 54);
 
         List<Map<String, Object>> jobs = completed(b);
         assertThat(jobs.stream().map(job -> ((String) job.get("workerId")).startsWith("proc-A")).distinct().count())

@@ -1,5 +1,6 @@
 package dev.fencedqueue.llm;
 
+import static dev.fencedqueue.testing.Timeouts.JOB_END;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,7 +80,7 @@ class LlmOutageTest extends ResearchTestSupport {
         assertThat(status(jobId).getString("state")).as("waiting, not failed").isIn("delayed", "waiting", "active");
         given().delete("/simulator/provider/outage").then().statusCode(200);
 
-        await("completed once the outage ended").atMost(TIMEOUT)
+        await("completed once the outage ended").atMost(JOB_END)
                 .until(() -> "completed".equals(status(jobId).getString("state")));
         JsonPath after = budgets();
         assertThat(after.getString("[0].circuit.state")).as("closed by the first success").isEqualTo("closed");
@@ -104,7 +105,7 @@ class LlmOutageTest extends ResearchTestSupport {
 
         String jobId = startJob("a provider that says wait");
 
-        await("completed once the provider's tokens refilled").atMost(TIMEOUT)
+        await("completed once the provider's tokens refilled").atMost(JOB_END)
                 .until(() -> "completed".equals(status(jobId).getString("state")));
         assertThat(provider().getLong("rateLimited")).as("the provider refused a call").isPositive();
         assertThat(status(jobId).getInt("attemptsMade")).as("the refused attempt was not counted").isEqualTo(1);

@@ -25,6 +25,13 @@ public final class Timeouts {
     public static final Duration MAX_LATENESS = Duration.ofSeconds(5);
 
     /**
+     * The longest a test waits for whole jobs of many steps to end: a research answer streamed token by token, a deep
+     * research flow (its plan, its children's answers, its report), a flood of jobs. Seconds on a quiet machine; a
+     * loaded one with other forks' tests beside it stretched a deep research job past {@link #TIMEOUT} (2026-11-29).
+     */
+    public static final Duration JOB_END = Duration.ofSeconds(60);
+
+    /**
      * The longest a test waits for a whole fan-out to end: thousands of rows written chunk by chunk (into
      * PostgreSQL or Redis), each chunk a transaction of its own.
      */

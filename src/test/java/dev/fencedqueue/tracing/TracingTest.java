@@ -2,6 +2,7 @@ package dev.fencedqueue.tracing;
 
 import static dev.fencedqueue.testing.Timeouts.BROWSER_STEP;
 import static dev.fencedqueue.testing.Timeouts.FAN_OUT_END;
+import static dev.fencedqueue.testing.Timeouts.JOB_END;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -180,7 +181,7 @@ class TracingTest extends ResearchTestSupport {
         String jobId = given().header("traceparent", "00-" + traceId + "-" + CLIENT_SPAN + "-01")
                 .contentType(ContentType.JSON).body(Map.of("query", "heat pumps", "mode", "deep"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
-        await("the deep research job completes").atMost(TIMEOUT).until(() -> "completed".equals(status(jobId)
+        await("the deep research job completes").atMost(JOB_END).until(() -> "completed".equals(status(jobId)
                 .getString("state")));
         JsonPath status = status(jobId);
 
