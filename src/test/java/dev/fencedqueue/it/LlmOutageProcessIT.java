@@ -17,11 +17,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two real processes wait for their LLM server together, against a third process's simulator that limits and fails
- * like a provider: a {@code 429} met by one pauses the other's calls (no job runs on it before the pause ends); an outage of 20 s, four times the fleet
- * circuit's longest wait and far beyond a call's retries, fails no job, and the jobs finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once it is
- * thawed, lets its place among the calls at once go, so that the process that took its job over calls in its stead;
- * a call streaming longer than its lease keeps its place (renewed), and a killed process's place is let go within a
- * lease.
+ * like a provider: a {@code 429} met by one pauses the other's calls (no job runs on it before the pause ends); an
+ * outage of 20 s, four times the fleet circuit's longest wait and far beyond a call's retries, fails no job, and the
+ * jobs finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once
+ * it is thawed, lets its place among the calls at once go, so that the process that took its job over calls in its
+ * stead; a call streaming longer than its lease keeps its place (renewed), and a killed process's place is let go
+ * within a lease.
  */
 class LlmOutageProcessIT {
 

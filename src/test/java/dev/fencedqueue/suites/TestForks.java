@@ -26,8 +26,9 @@ public final class TestForks {
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
      * ({@code research}, {@code llm}, {@code simulator}) and, to balance the forks' times, classes of the default
      * profile that stream events to readers or keep them ({@code events}, {@code budget}, flows, the job schedulers,
-     * the queue's events and retention, many SSE subscribers, the memory guard). {@code SimulatorOffTest} runs in the third fork, with the classes it shares a test profile with;
-     * so do all the browser tests ({@code CostAccountingTest} among them), so that one Chromium runs at a time.
+     * the queue's events and retention, many SSE subscribers, the memory guard). {@code SimulatorOffTest} runs in the
+     * third fork, with the classes it shares a test profile with; so do all the browser tests
+     * ({@code CostAccountingTest} among them), so that one Chromium runs at a time.
      * ({@code LlmMisbehaviourTest} stays with the LLM side: in a busier fork its scenarios once opened the fleet's
      * circuit before the last one, whose message it checks.)
      */
@@ -44,8 +45,8 @@ public final class TestForks {
      * third fork builds), the two classes of the {@code OwnersRequired} profile ({@code JobOwnershipTest},
      * {@code JobTenancyPrincipalTest}) and the two of {@code RedisSinkAndTracesProfile} ({@code RedisSinkTest},
      * {@code TracingTest}). Each test profile and set of test resources costs its fork an application built when the
-     * fork starts (Quarkus prepares them while JUnit discovers the classes, about 5 to 10 s each here): this fork builds
-     * the most of them and so runs the fewest tests. {@code WaitAofTest} and {@code WaitAofRefusedTest}, short classes
+     * fork starts (Quarkus prepares them while JUnit discovers the classes, about 5 to 10 s each here): this fork
+     * builds the most of them and so runs the fewest tests. {@code WaitAofTest} and {@code WaitAofRefusedTest}, short classes
      * with a profile or resources of their own, run in the third fork, which has fewer.
      */
     public static final String TOPOLOGIES_AND_WORKERS =
@@ -67,7 +68,8 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess|SchedulerProcess|FanOutProcess)IT";
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess|SchedulerProcess)IT"
+            + "|dev\\.fencedqueue\\.it\\.FanOutProcessIT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own

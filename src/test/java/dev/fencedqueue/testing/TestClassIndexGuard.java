@@ -27,14 +27,15 @@ import org.junit.platform.launcher.LauncherSessionListener;
  */
 public class TestClassIndexGuard implements LauncherSessionListener {
 
-    private static final String NOTE = "Quarkus writes its index of the test classes here; this directory stops it, so that"
-            + " the test JVMs of one build never read an index another one is writing (TestClassIndexGuard).\n";
+    private static final String NOTE = "Quarkus writes its index of the test classes here; this directory stops it,"
+            + " so that the test JVMs of one build never read an index another one is writing (TestClassIndexGuard).\n";
 
     @Override
     public void launcherSessionOpened(LauncherSession session) {
         Path testClasses;
         try {
-            testClasses = Path.of(TestClassIndexGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            testClasses = Path.of(TestClassIndexGuard.class.getProtectionDomain().getCodeSource().getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException("the test classes' location is not a path", e);
         }

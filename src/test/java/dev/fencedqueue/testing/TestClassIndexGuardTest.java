@@ -1,8 +1,10 @@
 package dev.fencedqueue.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -33,7 +35,10 @@ class TestClassIndexGuardTest {
         Index read = TestClassIndexer.readIndex(testClasses, getClass());
         assertThat(read.getClassByName(getClass())).as("an index of the test classes made by the reader").isNotNull();
 
-        // When an application stops, Quarkus removes the index: the directory stays.
+        // When an application stops, Quarkus removes the index (TestClassIndexer.removeIndex: Files.delete, its failure
+        // ignored): the directory, which holds the note, stays.
         assertThat(index.resolve("README")).isRegularFile();
+        assertThatThrownBy(() -> Files.delete(index)).isInstanceOf(DirectoryNotEmptyException.class);
+        assertThat(index).isDirectory();
     }
 }
