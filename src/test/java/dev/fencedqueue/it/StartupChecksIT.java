@@ -2,14 +2,20 @@ package dev.fencedqueue.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import static org.hamcrest.Matchers.equalTo;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -25,75 +31,42 @@ class StartupChecksIT {
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(Map.of());
 
-    @Test
-    void refusesALockRenewIntervalThatIsNotShorterThanTheLockDuration() {
-        ServiceProcess service = fleet.start("renew-too-slow", Map.of("fq.worker.lock-duration", "1s",
-                "fq.worker.lock-renew-interval", "2s"), Map.of());
+    /**
+     * Each bad configuration, what the process must say about it, and the processes started for them all at once: a
+     * refusal costs a JVM's start-up, several seconds on a busy machine, and eight of them one after the other took
+     * this class half a minute.
+     */
+    @TestFactory
+    Stream<DynamicTest> refusesABadConfigurationSayingWhichOptionIsWrong() {
+        List<Refusal> refusals = List.of(
+                new Refusal("a lock renew interval that is not shorter than the lock duration", "renew-too-slow",
+                        Map.of("fq.worker.lock-duration", "1s", "fq.worker.lock-renew-interval", "2s"),
+                        "`fq.worker.lock-renew-interval` (PT2S) must be shorter than `fq.worker.lock-duration` (PT1S)"),
+                new Refusal("a simulator slower than the LLM idle timeout", "silent-simulator",
+                        Map.of("fq.simulator.step-interval", "5s", "fq.llm.idle-timeout", "2s"),
+                        "`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`"),
+                new Refusal("an OpenAI server without a model", "no-model",
+                        Map.of("fq.llm.protocol", "openai", "fq.llm.url", "http://127.0.0.1:9"),
+                        "`fq.llm.model` must be set when `fq.llm.protocol` is openai"),
+                new Refusal("research jobs without an LLM", "no-llm", Map.of("fq.simulator.enabled", "false"),
+                        "no LLM for research jobs", "`fq.llm.url`", "`fq.simulator.enabled`"),
+                new Refusal("a protocol it does not know", "bad-protocol", Map.of("fq.llm.protocol", "grpc"),
+                        "fq.llm.protocol", "grpc"),
+                new Refusal("a duration it cannot read", "bad-duration", Map.of("fq.worker.lock-duration", "soon"),
+                        "fq.worker.lock-duration", "soon"),
+                new Refusal("a negative price", "negative-price",
+                        Map.of("fq.llm.price.input", "-1", "fq.llm.price.output", "10"),
+                        "fq.llm.price.input must be greater than or equal to 0"),
+                new Refusal("an LLM budget lease shorter than a second", "short-lease",
+                        Map.of("fq.llm.budget.lease", "100ms"), "`fq.llm.budget.lease` must be at least 1s"));
+        Map<Refusal, ServiceProcess> started = new LinkedHashMap<>();
+        refusals.forEach(refusal -> started.put(refusal, fleet.start(refusal.workerId(), refusal.config(), Map.of())));
 
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("`fq.worker.lock-renew-interval` (PT2S) must be shorter than "
-                + "`fq.worker.lock-duration` (PT1S)");
-    }
-
-    @Test
-    void refusesASimulatorSlowerThanTheLlmIdleTimeout() {
-        ServiceProcess service = fleet.start("silent-simulator", Map.of("fq.simulator.step-interval", "5s",
-                "fq.llm.idle-timeout", "2s"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log())
-                .contains("`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`");
-    }
-
-    @Test
-    void refusesAnOpenAiServerWithoutAModel() {
-        ServiceProcess service = fleet.start("no-model", Map.of("fq.llm.protocol", "openai",
-                "fq.llm.url", "http://127.0.0.1:9"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("`fq.llm.model` must be set when `fq.llm.protocol` is openai");
-    }
-
-    @Test
-    void refusesToRunResearchJobsWithoutAnLlm() {
-        ServiceProcess service = fleet.start("no-llm", Map.of("fq.simulator.enabled", "false"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("no LLM for research jobs").contains("`fq.llm.url`")
-                .contains("`fq.simulator.enabled`");
-    }
-
-    @Test
-    void refusesAProtocolItDoesNotKnowNamingTheOption() {
-        ServiceProcess service = fleet.start("bad-protocol", Map.of("fq.llm.protocol", "grpc"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("fq.llm.protocol").contains("grpc");
-    }
-
-    @Test
-    void refusesADurationItCannotReadNamingTheOption() {
-        ServiceProcess service = fleet.start("bad-duration", Map.of("fq.worker.lock-duration", "soon"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("fq.worker.lock-duration").contains("soon");
-    }
-
-    @Test
-    void refusesANegativePriceNamingTheOption() {
-        ServiceProcess service = fleet.start("negative-price", Map.of("fq.llm.price.input", "-1",
-                "fq.llm.price.output", "10"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("fq.llm.price.input must be greater than or equal to 0");
-    }
-
-    @Test
-    void refusesAnLlmBudgetLeaseShorterThanASecond() {
-        ServiceProcess service = fleet.start("short-lease", Map.of("fq.llm.budget.lease", "100ms"), Map.of());
-
-        assertThat(service.awaitExit(EXIT_TIMEOUT)).isNotZero();
-        assertThat(service.log()).contains("`fq.llm.budget.lease` must be at least 1s");
+        return refusals.stream().map(refusal -> dynamicTest("refuses " + refusal.what(), () -> {
+            ServiceProcess service = started.get(refusal);
+            assertThat(service.awaitExit(EXIT_TIMEOUT)).as("its exit status; its log:%n%s", service.log()).isNotZero();
+            assertThat(service.log()).contains(refusal.messages());
+        }));
     }
 
     @Test
@@ -126,5 +99,16 @@ class StartupChecksIT {
         service.request().get("/q/health/live").then().statusCode(200);
         service.request().get("/q/health/ready").then().statusCode(200);
         assertThat(service.isAlive()).isTrue();
+    }
+
+    /**
+     * A configuration the service must refuse to start with.
+     *
+     * @param what the mistake, in words (the dynamic test's name)
+     * @param workerId the process's worker id and log file's name
+     * @param config the process's configuration
+     * @param messages what its log must say, each in full
+     */
+    private record Refusal(String what, String workerId, Map<String, String> config, String... messages) {
     }
 }
