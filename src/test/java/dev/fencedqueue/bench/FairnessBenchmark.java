@@ -232,6 +232,8 @@ class FairnessBenchmark {
         report.record("fairness_overhead_plain_redis_cpu_us_per_job", plain.redisCpuMicrosPerJob(), "us", run, fields);
         report.record("fairness_overhead_tenants_redis_cpu_us_per_job", tenanted.redisCpuMicrosPerJob(), "us", run,
                 fields);
+        report.record("fairness_overhead_plain_jvm_cpu_us_per_job", plain.jvmCpuMicrosPerJob(), "us", run, fields);
+        report.record("fairness_overhead_tenants_jvm_cpu_us_per_job", tenanted.jvmCpuMicrosPerJob(), "us", run, fields);
     }
 
     /**
@@ -240,8 +242,11 @@ class FairnessBenchmark {
      * @param jobsPerSecond no-op jobs completed per second
      * @param commandsPerJob Redis commands per job in the phase ({@link CommandStats#commandsPerJob})
      * @param redisCpuMicrosPerJob Redis's CPU time (user + system) per job in the phase, µs
+     * @param jvmCpuMicrosPerJob the benchmark JVM's CPU time (user + system, all its threads: the worker, the event
+     *         loops, the benchmark's own waiting) per job in the phase, µs
      */
-    private record Phase(double jobsPerSecond, double commandsPerJob, double redisCpuMicrosPerJob) {
+    private record Phase(double jobsPerSecond, double commandsPerJob, double redisCpuMicrosPerJob,
+            double jvmCpuMicrosPerJob) {
     }
 
     /** @return no-op jobs at concurrency 50, the jobs spread over that many tenants (0: none): their rate and commands */
@@ -252,16 +257,19 @@ class FairnessBenchmark {
         BenchContext.awaitQuietJvm();
         bench.resetCommandStats();
         long cpuBefore = bench.redisCpuMicros();
+        long jvmCpuBefore = ProcessStats.cpuMicros(ProcessHandle.current().pid());
         long start = System.nanoTime();
         Worker worker = bench.startWorker(BenchProcessor.noop(queue.name()), 50);
         long end = BenchContext.awaitCompleted(worker, OVERHEAD_JOBS);
         long cpu = bench.redisCpuMicros() - cpuBefore;
+        long jvmCpu = ProcessStats.cpuMicros(ProcessHandle.current().pid()) - jvmCpuBefore;
         String commandStats = bench.commandStats();
         if (ThroughputFigure.COMMAND_STATS) {
             System.out.println("commandstats, " + tenantCount + " tenants:\n" + commandStats);
         }
         bench.stop(worker);
         return new Phase(OVERHEAD_JOBS / ((end - start) / 1e9),
-                CommandStats.parse(commandStats).commandsPerJob(OVERHEAD_JOBS), (double) cpu / OVERHEAD_JOBS);
+                CommandStats.parse(commandStats).commandsPerJob(OVERHEAD_JOBS), (double) cpu / OVERHEAD_JOBS,
+                (double) jvmCpu / OVERHEAD_JOBS);
     }
 }
