@@ -14,41 +14,53 @@ import java.util.stream.Collectors;
 import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Two real processes share one LLM budget ({@code fq.llm.budget.requests-per-minute=6}) against a third process's
- * simulator limited like a provider to 7 requests a minute: eight jobs at once make no {@code 429}, because the two
- * processes' calls together stay within the budget (with a budget each, even once the simulator's headers brought both
- * down to its 7, they would send up to 14: one is refused); the calls the budget cannot admit yet wait in the queue,
- * and every job completes with one attempt, its status showing what its tokens cost at {@code fq.llm.price.*}. And a
- * budget set higher than the provider's limit comes down to it for both processes once one call has read the
- * provider's headers: eight jobs then meet no {@code 429}. With one call at once for the fleet, a tenant that submitted
- * six jobs does not take the budget of both processes from one that submitted two just after (fair dispatch).
+ * Two real processes share one LLM budget ({@code fq.llm.budget.requests-per-minute=30}) against a third process's
+ * simulator limited like a provider to 31 requests a minute: 32 jobs at once (16 worker slots in each process) make no
+ * {@code 429}, because the two processes' calls together stay within the budget (with a budget each, even once the
+ * simulator's headers brought both down to its 31, they would send up to 62: one is refused); the calls the budget
+ * cannot admit yet wait in the queue, and every job completes with one attempt, its status showing what its tokens cost
+ * at {@code fq.llm.price.*}. And a budget set higher than the provider's limit comes down to it for both processes once
+ * one call has read the provider's headers: 32 jobs then meet no {@code 429}. With one call at once for the fleet, a
+ * tenant that submitted six jobs does not take the budget of both processes from one that submitted two just after
+ * (fair dispatch).
+ * <p>
+ * The limits are a few tens a minute rather than a few: a budget refills one call every 60 s divided by its limit, and
+ * each of the first two tests waits for the two calls beyond it (about 4 s here, 20 s with limits of 6 and 7).
  */
 class LlmBudgetProcessIT {
 
-    private static final int JOBS = 8;
+    /** The provider's limit, requests a minute: one more than the budget the processes share. */
+    private static final int PROVIDER_LIMIT = 31;
+    /** One more job than the provider admits at once, all started together (two processes, {@link #SLOTS} each). */
+    private static final int JOBS = PROVIDER_LIMIT + 1;
+    private static final int SLOTS = JOBS / 2;
+    /** The research queue ({@code fq.research.queue}'s default). */
+    private static final String QUEUE = "deep-research";
+    /** The operator API's user of the first two tests, which pause the research queue. */
+    private static final Map<String, String> ADMIN = Map.of("FQ_ADMIN_USERNAME", "ops", "FQ_ADMIN_PASSWORD",
+            "budget-it");
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
 
     @Test
     void twoProcessesCallsStayWithinTheBudgetTheyShare() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", "7"));
-        Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute", "6",
-                "fq.llm.price.input", "2.50", "fq.llm.price.output", "10"));
-        ServiceProcess a = fleet.start("proc-A", config, Map.of());
-        ServiceProcess b = fleet.start("proc-B", config, Map.of());
+        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute",
+                String.valueOf(PROVIDER_LIMIT - 1), "fq.llm.price.input", "2.50", "fq.llm.price.output", "10",
+                "fq.worker.concurrency", String.valueOf(SLOTS)));
+        ServiceProcess a = fleet.start("proc-A", config, ADMIN);
+        ServiceProcess b = fleet.start("proc-B", config, ADMIN);
         fleet.awaitReady(llm, a, b);
 
-        List<String> jobs = new ArrayList<>();
-        for (int i = 0; i < JOBS; i++) {
-            jobs.add(start(i % 2 == 0 ? a : b, "budget question " + i));
-        }
+        List<String> jobs = startTogether(a, b, "budget question ");
 
-        // Six calls at once, then one every 10 s as the budget refills.
+        // 30 calls at once, then one every 2 s as the budget refills.
         await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> jobs.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
         for (String id : jobs) {
@@ -67,23 +79,21 @@ class LlmBudgetProcessIT {
 
     @Test
     void theProvidersHeadersBringABudgetSetTooHighDownForTheWholeFleet() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", "7"));
-        // A budget of 20 a minute, where the provider admits 7.
-        Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute", "20"));
-        ServiceProcess a = fleet.start("high-A", config, Map.of());
-        ServiceProcess b = fleet.start("high-B", config, Map.of());
+        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
+        // A budget of 100 a minute, where the provider admits 31.
+        Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute", "100",
+                "fq.worker.concurrency", String.valueOf(SLOTS)));
+        ServiceProcess a = fleet.start("high-A", config, ADMIN);
+        ServiceProcess b = fleet.start("high-B", config, ADMIN);
         fleet.awaitReady(llm, a, b);
 
-        // One call learns the provider's limit from its headers (7, 6 left), for every process: Redis holds it.
+        // One call learns the provider's limit from its headers (31, 30 left), for every process: Redis holds it.
         String first = start(a, "the call that learns the limit");
         await("the first job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> "completed".equals(status(a, first).getString("state")));
-        List<String> jobs = new ArrayList<>();
-        for (int i = 0; i < JOBS; i++) {
-            jobs.add(start(i % 2 == 0 ? a : b, "a budget set too high " + i));
-        }
+        List<String> jobs = startTogether(a, b, "a budget set too high ");
 
-        // Six calls at once, then one every 8.6 s as the provider's bucket refills: no call meets a 429.
+        // 30 calls at once, then one every 1.9 s as the provider's bucket refills: no call meets a 429.
         await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> jobs.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
         JsonPath provider = llm.request().get("/simulator/provider").then().statusCode(200).extract().jsonPath();
@@ -124,6 +134,30 @@ class LlmBudgetProcessIT {
         for (String id : all) {
             assertThat(status(a, id).getInt("attemptsMade")).as("job %s: waiting counted no attempt", id).isEqualTo(1);
         }
+    }
+
+    /**
+     * Adds {@link #JOBS} research jobs, half on each process, while the research queue is paused, and resumes it once
+     * they all wait: their calls then go at once, however long adding them took (the provider refills one call every
+     * 2 s, about the time 32 requests may take on a busy machine).
+     *
+     * @return the jobs' ids
+     */
+    private static List<String> startTogether(ServiceProcess a, ServiceProcess b, String query) {
+        admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < JOBS; i++) {
+            jobs.add(start(i % 2 == 0 ? a : b, query + i));
+        }
+        await("every job added").atMost(Duration.ofSeconds(60)).until(() -> admin(b)
+                .get("/admin/queues/" + QUEUE + "/jobs?state=paused&count=1").then().statusCode(200).extract().jsonPath()
+                .getInt("total") == JOBS);
+        admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
+        return jobs;
+    }
+
+    private static RequestSpecification admin(ServiceProcess process) {
+        return process.request().auth().preemptive().basic("ops", "budget-it");
     }
 
     private static String start(ServiceProcess process, String tenant, String query) {
