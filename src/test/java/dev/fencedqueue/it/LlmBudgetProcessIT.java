@@ -149,9 +149,9 @@ class LlmBudgetProcessIT {
         for (int i = 0; i < JOBS; i++) {
             jobs.add(start(i % 2 == 0 ? a : b, query + i));
         }
-        await("every job added").atMost(Duration.ofSeconds(60)).until(() -> admin(b)
-                .get("/admin/queues/" + QUEUE + "/jobs?state=paused&count=1").then().statusCode(200).extract().jsonPath()
-                .getInt("total") == JOBS);
+        await("every job added").atMost(Duration.ofSeconds(60))
+                .until(() -> admin(b).get("/admin/queues/" + QUEUE + "/jobs?state=paused&count=1").then()
+                        .statusCode(200).extract().jsonPath().getInt("total") == JOBS);
         admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
         return jobs;
     }

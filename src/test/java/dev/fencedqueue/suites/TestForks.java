@@ -68,7 +68,7 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|ZombieProcess|LlmOutageProcess|SchedulerProcess)IT"
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|LlmOutageProcess|SchedulerProcess)IT"
             + "|dev\\.fencedqueue\\.it\\.FanOutProcessIT";
 
     /**
