@@ -50,8 +50,9 @@ import org.junit.jupiter.api.Test;
  * <li><b>overhead</b>: no-op jobs per second, concurrency 50, with the jobs spread over 1,000 tenants, against the
  * same queue without tenants, interleaved, after one unrecorded round of both: target a ratio of at least 0.9; and
  * beside it the Redis commands per job of each (Redis's {@code INFO commandstats}), which the machine's load does not
- * move, Redis's CPU time per job ({@code INFO cpu}) and this JVM's ({@code /proc/<pid>/stat}): Redis's one thread is
- * the bound of this figure when its CPU time per job times the jobs a second comes near one second a second.</li>
+ * move, Redis's CPU time per job ({@code INFO cpu}) and this JVM's ({@link BenchContext#jvmCpuMicros}): Redis's one
+ * thread is the bound of this figure when its CPU time per job times the jobs a second comes near one second a
+ * second.</li>
  * </ul>
  */
 @QuarkusTest
@@ -258,12 +259,12 @@ class FairnessBenchmark {
         BenchContext.awaitQuietJvm();
         bench.resetCommandStats();
         long cpuBefore = bench.redisCpuMicros();
-        long jvmCpuBefore = ProcessStats.cpuMicros(ProcessHandle.current().pid());
+        long jvmCpuBefore = BenchContext.jvmCpuMicros();
         long start = System.nanoTime();
         Worker worker = bench.startWorker(BenchProcessor.noop(queue.name()), 50);
         long end = BenchContext.awaitCompleted(worker, OVERHEAD_JOBS);
         long cpu = bench.redisCpuMicros() - cpuBefore;
-        long jvmCpu = ProcessStats.cpuMicros(ProcessHandle.current().pid()) - jvmCpuBefore;
+        long jvmCpu = BenchContext.jvmCpuMicros() - jvmCpuBefore;
         String commandStats = bench.commandStats();
         if (ThroughputFigure.COMMAND_STATS) {
             System.out.println("commandstats, " + tenantCount + " tenants:\n" + commandStats);

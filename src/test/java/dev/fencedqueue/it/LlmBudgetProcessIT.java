@@ -41,9 +41,11 @@ class LlmBudgetProcessIT {
     private static final int SLOTS = JOBS / 2;
     /** The research queue ({@code fq.research.queue}'s default). */
     private static final String QUEUE = "deep-research";
-    /** The operator API's user of the first two tests, which pause the research queue. */
-    private static final Map<String, String> ADMIN = Map.of("FQ_ADMIN_USERNAME", "ops", "FQ_ADMIN_PASSWORD",
-            "budget-it");
+    /** The operator API's user of the first two tests, which pause the research queue, and its password. */
+    private static final String ADMIN_USER = "ops";
+    private static final String ADMIN_PASSWORD = "budget-it";
+    private static final Map<String, String> ADMIN = Map.of("FQ_ADMIN_USERNAME", ADMIN_USER, "FQ_ADMIN_PASSWORD",
+            ADMIN_PASSWORD);
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
@@ -157,7 +159,7 @@ class LlmBudgetProcessIT {
     }
 
     private static RequestSpecification admin(ServiceProcess process) {
-        return process.request().auth().preemptive().basic("ops", "budget-it");
+        return process.request().auth().preemptive().basic(ADMIN_USER, ADMIN_PASSWORD);
     }
 
     private static String start(ServiceProcess process, String tenant, String query) {

@@ -46,8 +46,8 @@ public final class TestForks {
      * {@code JobTenancyPrincipalTest}) and the two of {@code RedisSinkAndTracesProfile} ({@code RedisSinkTest},
      * {@code TracingTest}). Each test profile and set of test resources costs its fork an application built when the
      * fork starts (Quarkus prepares them while JUnit discovers the classes, about 5 to 10 s each here): this fork
-     * builds the most of them and so runs the fewest tests. {@code WaitAofTest} and {@code WaitAofRefusedTest}, short classes
-     * with a profile or resources of their own, run in the third fork, which has fewer.
+     * builds the most of them and so runs the fewest tests. {@code WaitAofTest} and {@code WaitAofRefusedTest}, short
+     * classes with a profile or resources of their own, run in the third fork, which has fewer.
      */
     public static final String TOPOLOGIES_AND_WORKERS =
             "dev\\.fencedqueue\\.redis\\..*Test"
@@ -68,8 +68,7 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|LlmOutageProcess|SchedulerProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.FanOutProcessIT";
+            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|LlmOutageProcess|SchedulerProcess|FanOutProcess)IT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
