@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Two real processes wait for their LLM server together, against a third process's simulator that limits and fails
  * like a provider: a {@code 429} met by one pauses the other's calls (no job runs on it before the pause ends); an
- * outage of 20 s, four times the fleet circuit's longest wait and far beyond a call's retries, fails no job, and the
+ * outage of 10 s, four times the fleet circuit's longest wait and far beyond a call's retries, fails no job, and the
  * jobs finish once it ends, none having counted an attempt for it; a frozen process's call, cut off as a zombie once
  * it is thawed, lets its place among the calls at once go, so that the process that took its job over calls in its
  * stead; a call streaming longer than its lease keeps its place (renewed), and a killed process's place is let go
@@ -28,20 +28,24 @@ class LlmOutageProcessIT {
 
     private static final Duration JOBS_FINISH = Duration.ofSeconds(120);
 
-    /** The LLM server's outage: longer than a call's retries (one here) and four times the fleet circuit's 5 s. */
-    private static final Duration OUTAGE = Duration.ofSeconds(20);
+    /** The LLM server's outage: longer than a call's retries (one here) and four times the fleet circuit's 2.5 s. */
+    private static final Duration OUTAGE = Duration.ofSeconds(10);
+
+    /** The provider's limit in the rate-limit test: a call beyond it is refused with a retry-after of 60 s / 12. */
+    private static final int REQUESTS_PER_MINUTE = 12;
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
 
     @Test
     void aRateLimitOneProcessMeetsPausesTheOthersCalls() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", "6"));
+        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute",
+                Integer.toString(REQUESTS_PER_MINUTE)));
         ServiceProcess a = fleet.start("rl-A", config(llm, Map.of()), Map.of());
         ServiceProcess b = fleet.start("rl-B", config(llm, Map.of()), Map.of());
         fleet.awaitReady(llm, a, b);
-        // Another client spends the provider's minute: our next call is refused, with a retry-after of about 10 s.
-        for (int i = 0; i < 6; i++) {
+        // Another client spends the provider's minute: our next call is refused, with a retry-after of about 5 s.
+        for (int i = 0; i < REQUESTS_PER_MINUTE; i++) {
             llm.request().contentType(ContentType.JSON).body(Map.of("model", "another-client", "stream", true,
                     "messages", List.of(Map.of("role", "user", "content", "spend")))).post("/simulator/v1/chat/completions")
                     .then().statusCode(200);
@@ -80,8 +84,8 @@ class LlmOutageProcessIT {
     @Test
     void anOutageLongerThanEveryRetryFailsNoJobAndTheJobsFinishAfterIt() {
         ServiceProcess llm = simulator(Map.of());
-        Map<String, String> config = config(llm, Map.of("fq.llm.fleet-circuit.delay", "1s",
-                "fq.llm.fleet-circuit.max-delay", "5s", "fq.llm.retry.max-retries", "1"));
+        Map<String, String> config = config(llm, Map.of("fq.llm.fleet-circuit.delay", "500ms",
+                "fq.llm.fleet-circuit.max-delay", "2500ms", "fq.llm.retry.max-retries", "1"));
         ServiceProcess a = fleet.start("out-A", config, Map.of());
         ServiceProcess b = fleet.start("out-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
@@ -142,16 +146,16 @@ class LlmOutageProcessIT {
 
     @Test
     void aCallLongerThanItsLeaseKeepsItsPlaceAndAKilledProcessLetsItsPlaceGoWithinALease() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.answer-words", "100", "fq.simulator.token-interval",
+        ServiceProcess llm = simulator(Map.of("fq.simulator.answer-words", "70", "fq.simulator.token-interval",
                 "100ms"));
-        // A lease of 3 s, renewed every second while a call streams: the calls here stream 10 s.
+        // A lease of 3 s, renewed every second while a call streams: the calls here stream 7 s.
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
                 "fq.llm.budget.lease", "3s"));
         ServiceProcess a = fleet.start("kl-A", config, Map.of());
         ServiceProcess b = fleet.start("kl-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
 
-        String first = start(a, "a call of ten seconds");
+        String first = start(a, "a call of seven seconds");
         String runner = streamingWorker(a, first);
         String second = start(b, "a call that waits for the place");
         await("the second job's call waits for the place").atMost(JOBS_FINISH)

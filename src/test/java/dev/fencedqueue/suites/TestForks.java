@@ -67,8 +67,9 @@ public final class TestForks {
      * times.
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
-            + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks|AdminAuthProcess)IT"
-            + "|dev\\.fencedqueue\\.it\\.(GracefulShutdown|LlmOutageProcess|SchedulerProcess|FanOutProcess)IT";
+            + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks)IT"
+            + "|dev\\.fencedqueue\\.it\\.(AdminAuthProcess|GracefulShutdown|LlmOutageProcess|SchedulerProcess)IT"
+            + "|dev\\.fencedqueue\\.it\\.(FanOutProcess|ZombieProcess)IT";
 
     /**
      * The JUnit tag of the integration tests that run alone, after both of failsafe's forks (an execution of their own
