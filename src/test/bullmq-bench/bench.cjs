@@ -120,12 +120,16 @@ function completions(worker, count) {
 /**
  * Adds and processes `jobs` jobs on queue `name`, then deletes the queue's keys unless `keep`
  * (the Java side empties Redis before each side, and counts what each side left).
- * @returns the figures of the processing phase
+ * @returns the figures of the add phase and of the processing phase
  */
 async function measure(connection, admin, name, jobs, concurrency, commandstats, keep) {
     const queue = new Queue(name, { connection });
     await queue.waitUntilReady();
+    const redisBeforeAdds = await redisCpuMicros(admin);
+    const cpuBeforeAdds = cpuMicros();
     const addMs = await addJobs(queue, jobs);
+    const addCpu = cpuMicros() - cpuBeforeAdds;
+    const addRedisCpu = (await redisCpuMicros(admin)) - redisBeforeAdds;
     // The processing phase starts on an idle process: compilation the adds caused is not counted in it.
     const quietMs = await quiet();
     // Connections are made and the Redis version checked before the clock starts.
@@ -151,6 +155,8 @@ async function measure(connection, admin, name, jobs, concurrency, commandstats,
     return {
         jobsPerSecond: jobs * 1000 / (end - start),
         addsPerSecond: jobs * 1000 / addMs,
+        redisCpuMicrosPerAdd: addRedisCpu / jobs,
+        nodeCpuMicrosPerAdd: addCpu / jobs,
         quietAfterAddsMs: quietMs,
         redisCpuMicrosPerJob: redisCpu / jobs,
         nodeCpuMicrosPerJob: cpu / jobs,
@@ -170,6 +176,8 @@ async function main() {
         const line = {
             jobsPerSecond: result.jobsPerSecond,
             addsPerSecond: result.addsPerSecond,
+            redisCpuMicrosPerAdd: result.redisCpuMicrosPerAdd,
+            nodeCpuMicrosPerAdd: result.nodeCpuMicrosPerAdd,
             quietAfterAddsMs: result.quietAfterAddsMs,
             redisCpuMicrosPerJob: result.redisCpuMicrosPerJob,
             nodeCpuMicrosPerJob: result.nodeCpuMicrosPerJob,

@@ -48,14 +48,17 @@ final class BullMqFigure {
      *
      * @param jobsPerSecond completed jobs per second, from {@code Worker.run()} to the last {@code completed} event
      * @param addsPerSecond jobs added per second ({@code Queue.add}, 500 in flight)
+     * @param redisCpuMicrosPerAdd Redis CPU time per job added ({@code INFO cpu}), µs
+     * @param nodeCpuMicrosPerAdd the Node process's CPU time per job added ({@code process.cpuUsage()}), µs
      * @param quietAfterAddsMillis how long the Node process took to become idle after the adds, ms (the processing
      *        phase starts then)
      * @param redisCpuMicrosPerJob Redis CPU time per job while processing ({@code INFO cpu}), µs
      * @param nodeCpuMicrosPerJob the Node process's CPU time per job while processing ({@code process.cpuUsage()}), µs
      * @param commandStats Redis's command statistics of the processing phase, or {@code null} when not asked
      */
-    record Result(double jobsPerSecond, double addsPerSecond, double quietAfterAddsMillis, double redisCpuMicrosPerJob,
-            double nodeCpuMicrosPerJob, CommandStats commandStats) {
+    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerAdd, double nodeCpuMicrosPerAdd,
+            double quietAfterAddsMillis, double redisCpuMicrosPerJob, double nodeCpuMicrosPerJob,
+            CommandStats commandStats) {
     }
 
     private BullMqFigure(String nodeVersion, ObjectMapper json) {
@@ -157,6 +160,7 @@ final class BullMqFigure {
             JsonNode reply = json.readTree(Files.readString(out));
             JsonNode stats = reply.get("commandstats");
             return new Result(reply.get("jobsPerSecond").asDouble(), reply.get("addsPerSecond").asDouble(),
+                    reply.get("redisCpuMicrosPerAdd").asDouble(), reply.get("nodeCpuMicrosPerAdd").asDouble(),
                     reply.path("quietAfterAddsMs").asDouble(), reply.get("redisCpuMicrosPerJob").asDouble(),
                     reply.get("nodeCpuMicrosPerJob").asDouble(),
                     stats == null ? null : CommandStats.parse(stats.asText()));

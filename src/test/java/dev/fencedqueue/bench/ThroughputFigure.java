@@ -21,6 +21,8 @@ final class ThroughputFigure {
     /**
      * @param jobsPerSecond completed jobs per second
      * @param addsPerSecond jobs added per second while the queue was filled (pipelined, 500 in flight)
+     * @param redisCpuMicrosPerAdd Redis CPU time per job added while the queue was filled, µs
+     * @param jvmCpuMicrosPerAdd this JVM's CPU time per job added while the queue was filled, µs
      * @param quietAfterAddsMillis how long this JVM took to become idle after the adds, ms (the processing phase
      *        starts then)
      * @param redisCpuMicrosPerJob Redis CPU time per job while processing, µs
@@ -29,8 +31,9 @@ final class ThroughputFigure {
      * @param commandStats Redis's command statistics of the processing phase, or {@code null} unless
      *        {@code -Dbench.commandstats=true}
      */
-    record Result(double jobsPerSecond, double addsPerSecond, long quietAfterAddsMillis, double redisCpuMicrosPerJob,
-            double jvmCpuMicrosPerJob, double jvmBytesPerJob, CommandStats commandStats) {
+    record Result(double jobsPerSecond, double addsPerSecond, double redisCpuMicrosPerAdd, double jvmCpuMicrosPerAdd,
+            long quietAfterAddsMillis, double redisCpuMicrosPerJob, double jvmCpuMicrosPerJob, double jvmBytesPerJob,
+            CommandStats commandStats) {
     }
 
     private ThroughputFigure() {
@@ -38,7 +41,11 @@ final class ThroughputFigure {
 
     static Result measure(BenchContext bench, int jobs, int concurrency) {
         JobQueue queue = bench.freshQueue("c" + concurrency);
+        long redisCpuAdding = bench.redisCpuMicros();
+        long jvmCpuAdding = BenchContext.jvmCpuMicros();
         long addNanos = Pipeline.run(jobs, 500, i -> queue.add("noop", null, BenchContext.NOOP_JOB));
+        redisCpuAdding = bench.redisCpuMicros() - redisCpuAdding;
+        jvmCpuAdding = BenchContext.jvmCpuMicros() - jvmCpuAdding;
         // The processing phase starts on an idle JVM: compilation the adds caused is not counted in it (bench.cjs
         // waits for its Node process the same way).
         long quietMillis = BenchContext.awaitQuietJvm();
@@ -63,7 +70,8 @@ final class ThroughputFigure {
         }
         CommandStats commandStats = COMMAND_STATS ? CommandStats.parse(bench.commandStats()) : null;
         bench.stop(worker);
-        return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, quietMillis, (double) redisCpu / jobs,
-                (double) jvmCpu / jobs, (double) allocated / jobs, commandStats);
+        return new Result(jobs * 1e9 / (end - start), jobs * 1e9 / addNanos, (double) redisCpuAdding / jobs,
+                (double) jvmCpuAdding / jobs, quietMillis, (double) redisCpu / jobs, (double) jvmCpu / jobs,
+                (double) allocated / jobs, commandStats);
     }
 }

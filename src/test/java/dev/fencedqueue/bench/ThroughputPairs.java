@@ -85,7 +85,9 @@ final class ThroughputPairs {
                 + BenchContext.gcFields(gc);
         record(run, metric, ours.jobsPerSecond(), "jobs/s", fields);
         record(run, metric + "_add_rate", ours.addsPerSecond(), "jobs/s", "\"jobs\": " + jobs
-                + ", \"inFlight\": 500, \"quietAfterAddsMs\": " + ours.quietAfterAddsMillis());
+                + ", \"inFlight\": 500, \"redisCpuUsPerAdd\": " + BenchReport.number(ours.redisCpuMicrosPerAdd())
+                + ", \"jvmCpuUsPerAdd\": " + BenchReport.number(ours.jvmCpuMicrosPerAdd()) + ", \"quietAfterAddsMs\": "
+                + ours.quietAfterAddsMillis());
         record(run, metric + "_redis_cpu", ours.redisCpuMicrosPerJob(), "us/job", fields);
         record(run, metric + "_jvm_cpu", ours.jvmCpuMicrosPerJob(), "us/job", fields);
         record(run, metric + "_jvm_alloc", ours.jvmBytesPerJob(), "bytes/job", fields);
@@ -108,7 +110,9 @@ final class ThroughputPairs {
                 + bullmq.nodeVersion() + "\", \"loadAvg1m\": " + BenchContext.loadAverage();
         record(run, metric, theirs.jobsPerSecond(), "jobs/s", fields);
         record(run, metric + "_add_rate", theirs.addsPerSecond(), "jobs/s", "\"jobs\": " + jobs
-                + ", \"inFlight\": 500, \"quietAfterAddsMs\": " + Math.round(theirs.quietAfterAddsMillis()));
+                + ", \"inFlight\": 500, \"redisCpuUsPerAdd\": " + BenchReport.number(theirs.redisCpuMicrosPerAdd())
+                + ", \"nodeCpuUsPerAdd\": " + BenchReport.number(theirs.nodeCpuMicrosPerAdd())
+                + ", \"quietAfterAddsMs\": " + Math.round(theirs.quietAfterAddsMillis()));
         record(run, metric + "_redis_cpu", theirs.redisCpuMicrosPerJob(), "us/job", fields);
         record(run, metric + "_node_cpu", theirs.nodeCpuMicrosPerJob(), "us/job", fields);
         commands(run, metric, theirs.commandStats(), jobs);
