@@ -68,7 +68,7 @@ public final class TestForks {
      */
     public static final String PACKAGED_APPLICATION = "dev\\.fencedqueue\\.(api|research)\\..*IT"
             + "|dev\\.fencedqueue\\.it\\.(PackagedOperator|KubernetesManifest|ContainerImage|StartupChecks)IT"
-            + "|dev\\.fencedqueue\\.it\\.(TracingProcess|GracefulShutdown|LlmOutageProcess|SchedulerProcess)IT"
+            + "|dev\\.fencedqueue\\.it\\.(AdminAuthProcess|GracefulShutdown|LlmOutageProcess|SchedulerProcess)IT"
             + "|dev\\.fencedqueue\\.it\\.(FanOutProcess|ZombieProcess)IT";
 
     /**
