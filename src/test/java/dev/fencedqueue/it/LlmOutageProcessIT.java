@@ -131,7 +131,7 @@ class LlmOutageProcessIT {
         zombie.freeze();
         try {
             await("the other process took the job over, and waits for the place").atMost(JOBS_FINISH)
-                    .until(() -> rateLimited(taker, "concurrency") > 0);
+                    .until(() -> !failed(taker, jobId) && rateLimited(taker, "concurrency") > 0);
         } finally {
             zombie.thaw();
         }
@@ -159,7 +159,8 @@ class LlmOutageProcessIT {
         String runner = streamingWorker(a, first);
         String second = start(b, "a call that waits for the place");
         await("the second job's call waits for the place").atMost(JOBS_FINISH)
-                .until(() -> rateLimited(a, "concurrency") + rateLimited(b, "concurrency") > 0);
+                .until(() -> !failed(a, first) && !failed(a, second)
+                        && rateLimited(a, "concurrency") + rateLimited(b, "concurrency") > 0);
         // 40 tokens at one per 100 ms or slower: the first call has streamed past its first lease and the next.
         await("the first call streamed past two leases").atMost(JOBS_FINISH).until(() -> {
             Long tokens = status(a, first).getObject("progress.completionTokens", Long.class);
@@ -206,9 +207,20 @@ class LlmOutageProcessIT {
     }
 
     private static boolean completed(ServiceProcess process, String jobId) {
-        String state = status(process, jobId).getString("state");
-        assertThat(state).as("job %s never fails", jobId).isNotEqualTo("failed");
-        return "completed".equals(state);
+        return "completed".equals(state(process, jobId));
+    }
+
+    /** @return whether the job failed: never, the test fails at once (rather than at an await's timeout) when it did */
+    private static boolean failed(ServiceProcess process, String jobId) {
+        return "failed".equals(state(process, jobId));
+    }
+
+    /** @return the job's state, once checked not to be {@code failed} */
+    private static String state(ServiceProcess process, String jobId) {
+        JsonPath status = status(process, jobId);
+        assertThat(status.getString("state")).as("job %s never fails (%s)", jobId, status.getString("failedReason"))
+                .isNotEqualTo("failed");
+        return status.getString("state");
     }
 
     private static JsonPath status(ServiceProcess process, String jobId) {

@@ -32,12 +32,16 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
 
     /**
      * Locks of about a second, as in the in-JVM tests, so that a frozen or killed instance loses its jobs quickly; a
-     * simulator step every 200 ms; debug logs of fenced-queue (printed when a test fails).
+     * job fails only after five stalls, not the default one, since a renewal late by a second on a busy machine stalls
+     * a job before the stop a test makes (seen in {@code LlmOutageProcessIT}, 2026-12-02: the test's own SIGSTOP was
+     * the job's second stall, which failed it); a simulator step every 200 ms; debug logs of fenced-queue (printed
+     * when a test fails).
      */
     static final Map<String, String> SHORT_LOCKS = Map.of(
             "fq.worker.lock-duration", "1s",
             "fq.worker.lock-renew-interval", "300ms",
             "fq.worker.stalled-interval", "500ms",
+            "fq.worker.max-stalled-count", "5",
             "fq.worker.drain-delay", "1s",
             "fq.simulator.step-interval", "200ms",
             "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG");

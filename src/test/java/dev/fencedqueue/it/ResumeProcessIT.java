@@ -60,7 +60,10 @@ class ResumeProcessIT {
                 "fq.llm.model", "fenced-queue-simulator", "fq.worker.max-stalled-count", "5",
                 "fq.llm.delta-interval", "100ms"));
         ServiceProcess a = fleet.start("proc-A", config, Map.of());
-        fleet.awaitReady(llm, a);
+        // B starts beside A, then sleeps (SIGSTOP) until A is stopped: A runs the job, B takes it over.
+        ServiceProcess b = fleet.start("proc-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+        b.freeze();
         any = llm; // shares the Redis: any instance answers for any job
         String jobId = a.request().contentType(ContentType.JSON).body(Map.of("query", question))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
@@ -70,7 +73,8 @@ class ResumeProcessIT {
         assertThat(status(jobId).getString("state")).isEqualTo("active");
 
         stop.accept(a);
-        any = fleet.launch("proc-B", config);
+        b.thaw();
+        any = b;
         await("B's run completes the job").atMost(Duration.ofSeconds(90))
                 .until(() -> status(jobId).getString("state"), state -> "completed".equals(state) || "failed".equals(state));
 

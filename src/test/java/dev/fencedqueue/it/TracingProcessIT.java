@@ -31,7 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TracingProcessIT {
 
     private static final String TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
-    private static final int WORDS = 1500;
+    /** Words of the answer (one every 10 ms): A's link stalls once it has 300. */
+    private static final int WORDS = 800;
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(ProcessFleet.SHORT_LOCKS);
@@ -69,7 +70,10 @@ class TracingProcessIT {
         configOfA.put("quarkus.redis.hosts", "redis://127.0.0.1:" + link.port());
         configOfA.put("fq.redis.command-timeout", "60s");
         ServiceProcess a = fleet.start("proc-A", configOfA, Map.of());
-        fleet.awaitReady(llm, a);
+        // B starts beside A, then sleeps (SIGSTOP) until A's link stalls: A runs the job, B takes it over.
+        ServiceProcess b = fleet.start("proc-B", config, Map.of());
+        fleet.awaitReady(llm, a, b);
+        b.freeze();
         String jobId = a.request().header("traceparent", "00-" + TRACE_ID + "-b7ad6b7169203331-01")
                 .contentType(ContentType.JSON).body(Map.of("query", "traced across processes"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
@@ -77,9 +81,9 @@ class TracingProcessIT {
                 .until(() -> status(llm, jobId).getObject("progress.completionTokens", Long.class),
                         tokens -> tokens != null && tokens >= 300);
         long tokenOfA = status(llm, jobId).getLong("fencingToken");
-        fleet.launch("proc-B", config);
 
         link.freeze(true);
+        b.thaw();
         await("B takes the job over while A's link is stalled").atMost(Duration.ofSeconds(30))
                 .until(() -> status(llm, jobId).getLong("fencingToken"), token -> token > tokenOfA);
         link.freeze(false);
