@@ -53,9 +53,13 @@ class LlmBudgetProcessIT {
     @Test
     void twoProcessesCallsStayWithinTheBudgetTheyShare() {
         ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
+        // Locks of 10 s rather than the fleet's 1 s: nothing here stops a process, and the provider's calls are
+        // counted, which a takeover after a renewal late on a busy machine would repeat (46 calls for 32 jobs,
+        // 2026-12-02).
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute",
                 String.valueOf(PROVIDER_LIMIT - 1), "fq.llm.price.input", "2.50", "fq.llm.price.output", "10",
-                "fq.worker.concurrency", String.valueOf(SLOTS)));
+                "fq.worker.concurrency", String.valueOf(SLOTS), "fq.worker.lock-duration", "10s",
+                "fq.worker.lock-renew-interval", "2s"));
         ServiceProcess a = fleet.start("proc-A", config, ADMIN);
         ServiceProcess b = fleet.start("proc-B", config, ADMIN);
         fleet.awaitReady(llm, a, b);

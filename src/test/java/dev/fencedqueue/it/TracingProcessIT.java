@@ -58,8 +58,7 @@ class TracingProcessIT {
         ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
                 Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"), Map.of());
         Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai", "fq.llm.url",
-                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.worker.max-stalled-count", "5",
-                "fq.llm.delta-interval", "100ms",
+                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.llm.delta-interval", "100ms",
                 "quarkus.otel.sdk.disabled", "false",
                 "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
                 "quarkus.otel.exporter.otlp.traces.endpoint", receiver.endpoint(),
