@@ -41,7 +41,7 @@ class LlmBudgetProcessIT {
     private static final int SLOTS = JOBS / 2;
     /** The research queue ({@code fq.research.queue}'s default). */
     private static final String QUEUE = "deep-research";
-    /** The operator API's user of the first two tests, which pause the research queue, and its password. */
+    /** The operator API's user, who pauses the research queue while a test adds its jobs, and its password. */
     private static final String ADMIN_USER = "ops";
     private static final String ADMIN_PASSWORD = "budget-it";
     private static final Map<String, String> ADMIN = Map.of("FQ_ADMIN_USERNAME", ADMIN_USER, "FQ_ADMIN_PASSWORD",
@@ -113,15 +113,20 @@ class LlmBudgetProcessIT {
         // One call at once for the fleet, one worker slot per process, tenants from X-Tenant-Id.
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
                 "fq.tenancy.source", "header", "fq.worker.concurrency", "1"));
-        ServiceProcess a = fleet.start("fair-A", config, Map.of());
-        ServiceProcess b = fleet.start("fair-B", config, Map.of());
+        ServiceProcess a = fleet.start("fair-A", config, ADMIN);
+        ServiceProcess b = fleet.start("fair-B", config, ADMIN);
         fleet.awaitReady(llm, a, b);
 
+        // Added while the queue is paused: the order they finish in is fair dispatch's, not how fast they were added.
         List<String> heavy = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            heavy.add(start(a, "heavy", "heavy question " + i));
-        }
-        List<String> light = List.of(start(b, "light", "light question 0"), start(b, "light", "light question 1"));
+        List<String> light = new ArrayList<>();
+        whilePaused(a, b, 8, () -> {
+            for (int i = 0; i < 6; i++) {
+                heavy.add(start(a, "heavy", "heavy question " + i));
+            }
+            light.add(start(b, "light", "light question 0"));
+            light.add(start(b, "light", "light question 1"));
+        });
 
         List<String> all = new ArrayList<>(heavy);
         all.addAll(light);
@@ -143,23 +148,33 @@ class LlmBudgetProcessIT {
     }
 
     /**
-     * Adds {@link #JOBS} research jobs, half on each process, while the research queue is paused, and resumes it once
-     * they all wait: their calls then go at once, however long adding them took (the provider refills one call every
-     * 2 s, about the time 32 requests may take on a busy machine).
+     * Adds {@link #JOBS} research jobs, half on each process, while the research queue is paused ({@link #whilePaused}):
+     * their calls then go at once, however long adding them took (the provider refills one call every 2 s, about the
+     * time 32 requests may take on a busy machine).
      *
      * @return the jobs' ids
      */
     private static List<String> startTogether(ServiceProcess a, ServiceProcess b, String query) {
-        admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
         List<String> jobs = new ArrayList<>();
-        for (int i = 0; i < JOBS; i++) {
-            jobs.add(start(i % 2 == 0 ? a : b, query + i));
-        }
+        whilePaused(a, b, JOBS, () -> {
+            for (int i = 0; i < JOBS; i++) {
+                jobs.add(start(i % 2 == 0 ? a : b, query + i));
+            }
+        });
+        return jobs;
+    }
+
+    /**
+     * Pauses the research queue through {@code a}, runs {@code add}, waits until {@code count} jobs wait in the paused
+     * queue, and resumes it through {@code b}.
+     */
+    private static void whilePaused(ServiceProcess a, ServiceProcess b, int count, Runnable add) {
+        admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
+        add.run();
         await("every job added").atMost(Duration.ofSeconds(60))
                 .until(() -> admin(b).get("/admin/queues/" + QUEUE + "/jobs?state=paused&count=1").then()
-                        .statusCode(200).extract().jsonPath().getInt("total") == JOBS);
+                        .statusCode(200).extract().jsonPath().getInt("total") == count);
         admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
-        return jobs;
     }
 
     private static RequestSpecification admin(ServiceProcess process) {

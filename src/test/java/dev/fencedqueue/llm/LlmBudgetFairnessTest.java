@@ -30,20 +30,25 @@ import org.junit.jupiter.api.Test;
  * whole budget from one that submitted two just after: a job whose call the budget held back keeps its place, in the
  * queue (its tenant pays nothing for the run that waited) and in the budget's line (a fresh job does not take the
  * freed call from it), so the light tenant's jobs finish among the heavy one's, not after all of them as they would
- * in one line.
+ * in one line. The jobs are all added before the worker starts, so that the order they finish in is fair dispatch's,
+ * not how fast a busy machine added them (a slow {@code POST} let the first heavy jobs finish before the light ones
+ * came).
  */
 @QuarkusTest
 @TestProfile(LlmBudgetFairnessTest.OneCallAtOnce.class)
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class LlmBudgetFairnessTest extends ResearchTestSupport {
 
-    /** The OpenAI protocol, tenants from {@code X-Tenant-Id}, two worker slots, one LLM call at once. */
+    /**
+     * The OpenAI protocol, tenants from {@code X-Tenant-Id}, one LLM call at once, and no worker of the service's own:
+     * the test's worker, with two slots, is the only one.
+     */
     public static class OneCallAtOnce implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             Map<String, String> config = new HashMap<>(new OpenAiProtocolProfile().getConfigOverrides());
             config.putAll(Map.of("fq.tenancy.source", "header", "fq.worker.concurrency", "2",
-                    "fq.llm.budget.max-concurrent", "1"));
+                    "fq.llm.budget.max-concurrent", "1", "fq.worker.enabled", "false"));
             return config;
         }
     }
@@ -53,12 +58,12 @@ class LlmBudgetFairnessTest extends ResearchTestSupport {
 
     @Test
     void aHeavyTenantDoesNotTakeTheWholeBudget() {
-        startResearchWorker("fair-budget");
         List<String> heavy = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             heavy.add(start("heavy", "heavy question " + i));
         }
         List<String> light = List.of(start("light", "light question 0"), start("light", "light question 1"));
+        startResearchWorker("fair-budget");
 
         List<String> all = new ArrayList<>(heavy);
         all.addAll(light);
