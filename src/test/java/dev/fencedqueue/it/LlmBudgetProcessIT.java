@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import dev.fencedqueue.testing.ServiceProcess;
@@ -120,16 +121,16 @@ class LlmBudgetProcessIT {
         // Added while the queue is paused: the order they finish in is fair dispatch's, not how fast they were added.
         List<String> heavy = new ArrayList<>();
         List<String> light = new ArrayList<>();
-        whilePaused(a, b, 8, () -> {
+        List<String> all = whilePaused(a, b, () -> {
             for (int i = 0; i < 6; i++) {
                 heavy.add(start(a, "heavy", "heavy question " + i));
             }
             light.add(start(b, "light", "light question 0"));
             light.add(start(b, "light", "light question 1"));
+            List<String> added = new ArrayList<>(heavy);
+            added.addAll(light);
+            return added;
         });
-
-        List<String> all = new ArrayList<>(heavy);
-        all.addAll(light);
         await("every job completed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                 .until(() -> all.stream().allMatch(id -> "completed".equals(status(a, id).getString("state"))));
         Map<String, Long> finishedOn = new HashMap<>();
@@ -155,26 +156,29 @@ class LlmBudgetProcessIT {
      * @return the jobs' ids
      */
     private static List<String> startTogether(ServiceProcess a, ServiceProcess b, String query) {
-        List<String> jobs = new ArrayList<>();
-        whilePaused(a, b, JOBS, () -> {
+        return whilePaused(a, b, () -> {
+            List<String> jobs = new ArrayList<>();
             for (int i = 0; i < JOBS; i++) {
                 jobs.add(start(i % 2 == 0 ? a : b, query + i));
             }
+            return jobs;
         });
-        return jobs;
     }
 
     /**
-     * Pauses the research queue through {@code a}, runs {@code add}, waits until {@code count} jobs wait in the paused
-     * queue, and resumes it through {@code b}.
+     * Pauses the research queue through {@code a}, adds jobs with {@code add}, waits until all it added wait in the
+     * paused queue, and resumes it through {@code b}.
+     *
+     * @return the ids of the jobs {@code add} added, as it returns them
      */
-    private static void whilePaused(ServiceProcess a, ServiceProcess b, int count, Runnable add) {
+    private static List<String> whilePaused(ServiceProcess a, ServiceProcess b, Supplier<List<String>> add) {
         admin(a).post("/admin/queues/" + QUEUE + "/pause").then().statusCode(200);
-        add.run();
+        List<String> jobs = add.get();
         await("every job added").atMost(Duration.ofSeconds(60))
                 .until(() -> admin(b).get("/admin/queues/" + QUEUE + "/jobs?state=paused&count=1").then()
-                        .statusCode(200).extract().jsonPath().getInt("total") == count);
+                        .statusCode(200).extract().jsonPath().getInt("total") == jobs.size());
         admin(b).post("/admin/queues/" + QUEUE + "/resume").then().statusCode(200);
+        return jobs;
     }
 
     private static RequestSpecification admin(ServiceProcess process) {

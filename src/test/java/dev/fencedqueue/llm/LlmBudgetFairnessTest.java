@@ -14,11 +14,11 @@ import java.util.Map;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.ResearchTestSupport;
+import dev.fencedqueue.testing.WorkersOffProfile;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
@@ -43,12 +43,12 @@ class LlmBudgetFairnessTest extends ResearchTestSupport {
      * The OpenAI protocol, tenants from {@code X-Tenant-Id}, one LLM call at once, and no worker of the service's own:
      * the test's worker, with two slots, is the only one.
      */
-    public static class OneCallAtOnce implements QuarkusTestProfile {
+    public static class OneCallAtOnce extends WorkersOffProfile {
         @Override
-        public Map<String, String> getConfigOverrides() {
+        protected Map<String, String> more() {
             Map<String, String> config = new HashMap<>(new OpenAiProtocolProfile().getConfigOverrides());
             config.putAll(Map.of("fq.tenancy.source", "header", "fq.worker.concurrency", "2",
-                    "fq.llm.budget.max-concurrent", "1", "fq.worker.enabled", "false"));
+                    "fq.llm.budget.max-concurrent", "1"));
             return config;
         }
     }
