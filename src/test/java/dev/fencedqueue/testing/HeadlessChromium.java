@@ -25,7 +25,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * makes it fail instead (CI sets it after installing them).
  *
  * <p>The browser runs with the flags that keep it off the network this machine cannot reach (no background
- * networking, component updates or sync) and in a fresh profile that chromedriver deletes on {@link #close}.
+ * networking, component updates or sync), in a fresh profile that chromedriver deletes on {@link #close}, and with
+ * its temporary files in a directory of its own, deleted then too.
  *
  * <p>{@link #screenshot} saves what a test shows into {@code docs/screenshots/}, so that the pictures in the docs are
  * those of the last test run.
@@ -36,9 +37,11 @@ public final class HeadlessChromium implements AutoCloseable {
     private static final Path DRIVER = Path.of(env("FQ_CHROMEDRIVER", "/usr/bin/chromedriver"));
 
     private final ChromeDriver driver;
+    private final Path scratch;
 
-    private HeadlessChromium(ChromeDriver driver) {
+    private HeadlessChromium(ChromeDriver driver, Path scratch) {
         this.driver = driver;
+        this.scratch = scratch;
     }
 
     /**
@@ -58,15 +61,30 @@ public final class HeadlessChromium implements AutoCloseable {
         } else if (!present) {
             throw new IllegalStateException("FQ_BROWSER_TESTS=required but " + BROWSER + " or " + DRIVER + " is missing");
         }
+        // Chromium's own temporary files (its process singleton's socket, which it leaves behind when chromedriver
+        // quits it) go to a directory of this browser's, deleted on close.
+        Path scratch;
+        try {
+            scratch = Files.createTempDirectory("fq-chromium-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the browser's temporary directory", e);
+        }
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
-                .usingAnyFreePort().withLogOutput(OutputStream.nullOutputStream()).build();
+                .usingAnyFreePort().withEnvironment(Map.of("TMPDIR", scratch.toString()))
+                .withLogOutput(OutputStream.nullOutputStream()).build();
         ChromeOptions options = new ChromeOptions().setBinary(BROWSER.toFile()).addArguments("--headless=new",
                 "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--remote-allow-origins=*");
-        ChromeDriver driver = new ChromeDriver(service, options);
+        ChromeDriver driver;
+        try {
+            driver = new ChromeDriver(service, options);
+        } catch (RuntimeException e) {
+            TempDirectories.delete(scratch);
+            throw e;
+        }
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20)).scriptTimeout(Duration.ofSeconds(20));
-        return new HeadlessChromium(driver);
+        return new HeadlessChromium(driver, scratch);
     }
 
     /**
@@ -134,10 +152,14 @@ public final class HeadlessChromium implements AutoCloseable {
         return driver;
     }
 
-    /** Quits the browser and chromedriver. */
+    /** Quits the browser and chromedriver, and deletes the browser's temporary files. */
     @Override
     public void close() {
-        driver.quit();
+        try {
+            driver.quit();
+        } finally {
+            TempDirectories.delete(scratch);
+        }
     }
 
     private static String env(String name, String fallback) {

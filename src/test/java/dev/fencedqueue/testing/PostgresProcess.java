@@ -5,8 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 import dev.fencedqueue.dev.EmbeddedPostgresServer;
 import dev.fencedqueue.dev.EmbeddedRedis;
@@ -74,10 +72,6 @@ public final class PostgresProcess implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        try (Stream<Path> files = Files.walk(dataDirectory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        TempDirectories.delete(dataDirectory);
     }
 }

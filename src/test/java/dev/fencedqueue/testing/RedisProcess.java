@@ -2,17 +2,14 @@ package dev.fencedqueue.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import dev.fencedqueue.dev.EmbeddedRedis;
 import io.vertx.core.Vertx;
@@ -224,11 +221,7 @@ public final class RedisProcess implements AutoCloseable {
         try {
             kill();
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-            } catch (IOException e) {
-                // a temporary directory left behind is not worth failing a test for
-            }
+            TempDirectories.delete(dir);
             if (ownsVertx) {
                 vertx.close().toCompletionStage().toCompletableFuture().join();
             }
