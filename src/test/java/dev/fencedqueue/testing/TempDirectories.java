@@ -21,13 +21,10 @@ public final class TempDirectories {
      * @param dir the directory, not {@code null}; nothing happens when it does not exist
      */
     public static void delete(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
         } catch (IOException | UncheckedIOException e) {
-            // listed only in part: what was listed is deleted, the rest stays
+            // gone already, or not readable to the end (the whole tree is listed before anything is deleted): it stays
         }
     }
 }
