@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.JobState;
@@ -33,6 +34,7 @@ final class JobEnding {
     private final FlowRelay relay;
     private final QueueKeys keys;
     private final SharedConnection redis;
+    private final BooleanSupplier stopping;
 
     /**
      * @param workerId the worker's id, for logs
@@ -44,10 +46,12 @@ final class JobEnding {
      * @param relay delivers a flow's child's ending to its parent
      * @param keys the worker's queue's key layout
      * @param redis the shared connection, to read the state of a job whose attempt was revoked
+     * @param stopping whether the worker began to stop: an attempt that fails from then on is handed back
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext, FlowRelay relay, QueueKeys keys, SharedConnection redis) {
+            Executor onContext, FlowRelay relay, QueueKeys keys, SharedConnection redis, BooleanSupplier stopping) {
         this.redis = redis;
+        this.stopping = stopping;
         this.workerId = workerId;
         this.active = active;
         this.counters = counters;
@@ -83,6 +87,17 @@ final class JobEnding {
         }
         if (failure instanceof RateLimitedException limited) {
             rateLimited(job, limited);
+            return;
+        }
+        if (failure != null && stopping.getAsBoolean() && !(failure instanceof UnrecoverableJobException)
+                && !(failure instanceof JobTimeoutException)) {
+            // The instance stops: what failed now (an LLM stream its own stopping HTTP server closed, a connection cut
+            // on the way out) is the stop's doing, not the attempt's. The job goes back as the others do.
+            LOG.infof("worker %s: job %s failed while the worker stops (%s); handing it back instead", workerId,
+                    job.id(), Failures.describe(failure));
+            handBack(job).subscribe().with(code -> {
+            }, ignored -> {
+            });
             return;
         }
         active.finishing(job);
@@ -178,21 +193,31 @@ final class JobEnding {
         List<Uni<Long>> handBacks = new ArrayList<>();
         for (ActiveJob job : active.snapshot()) {
             if (!job.isFinishing() && !job.isCancelled()) {
-                active.finishing(job);
-                job.cancel(CancelReason.SHUTDOWN);
-                counters.cancelled(job, CancelReason.SHUTDOWN);
-                handBacks.add(finisher.handBack(job, Duration.ZERO).emitOn(onContext)
-                        .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId,
-                                job.id(), code))
-                        .onFailure().recoverWithItem(-1L)
-                        .invoke(code -> job.span().end("handed-back", code < 0
-                                ? "the instance stopped; the hand-back was not written (code " + code + ")"
-                                : "the instance stopped"))
-                        .eventually(() -> release(job, false)));
+                handBacks.add(handBack(job));
             }
         }
         return handBacks.isEmpty() ? Uni.createFrom().voidItem()
                 : Uni.join().all(handBacks).andCollectFailures().replaceWithVoid();
+    }
+
+    /**
+     * Hands one job back as the worker stops: its pipeline cancelled (if it still runs), the job back to waiting
+     * without counting an attempt, then its slot freed.
+     *
+     * @return the hand-back, to subscribe to once: its code ({@code -1} when it could not be written: the stalled-job
+     *         check takes over), once the slot is free
+     */
+    private Uni<Long> handBack(ActiveJob job) {
+        active.finishing(job);
+        job.cancel(CancelReason.SHUTDOWN);
+        counters.cancelled(job, CancelReason.SHUTDOWN);
+        return finisher.handBack(job, Duration.ZERO).emitOn(onContext)
+                .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId, job.id(), code))
+                .onFailure().recoverWithItem(-1L)
+                .invoke(code -> job.span().end("handed-back", code < 0
+                        ? "the instance stopped; the hand-back was not written (code " + code + ")"
+                        : "the instance stopped"))
+                .eventually(() -> release(job, false));
     }
 
     private static void ended(ActiveJob job, Throwable failure, long code) {

@@ -58,6 +58,8 @@ public final class Worker {
     private final SlotTally slots = new SlotTally();
     private volatile boolean frozen;
     private volatile boolean running;
+    /** Set as {@link #close} is called, before its steps run on the context: an attempt failing from then on is the stop's. */
+    private volatile boolean stopping;
 
     // Confined to the context.
     private boolean closing;
@@ -91,7 +93,7 @@ public final class Worker {
         this.active = new ActiveJobs(options.concurrency());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
-                keys, ctx.redis());
+                keys, ctx.redis(), () -> stopping);
         this.host = new WorkerHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), flows, keys,
                 onContext, ctx.tracing(), this::ownershipLost);
     }
@@ -217,6 +219,7 @@ public final class Worker {
      * @return completes once the worker stopped and its jobs were handed back
      */
     public Uni<Void> close(ShutdownMode mode, Duration drainTimeout) {
+        stopping = true;
         Uni<Void> drained = onContext(() -> {
             closing = true;
             updateAccepting();

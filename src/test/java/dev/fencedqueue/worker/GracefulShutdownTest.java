@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencedqueue.config.ShutdownMode;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -121,6 +122,35 @@ class GracefulShutdownTest extends WorkerTestSupport {
         assertThat(attemptOf(processorA, slow).isCancelled()).isTrue();
         assertThat(stopped).succeedsWithin(TIMEOUT);
         assertThat(processorA.started()).isEqualTo(2);
+    }
+
+    /**
+     * A job whose attempt fails while its worker stops (in dev mode the simulator's stream is closed by the same
+     * instance's stopping HTTP server) is handed back like the jobs still running, its attempt not counted: with one
+     * attempt allowed, a counted failure would have failed the job for good.
+     */
+    @Test
+    void anAttemptThatFailsWhileItsWorkerStopsIsHandedBackWithoutCountingIt() {
+        ProbeProcessor processorA = ProbeProcessor.held(queue.name());
+        ProbeProcessor processorB = ProbeProcessor.held(queue.name());
+        Worker workerA = workers.start(processorA, TestWorkers.options("worker-A")
+                .shutdown(ShutdownMode.DRAIN, DRAIN_TIMEOUT).build());
+        String jobId = add();
+        ProbeProcessor.Attempt onA = awaitAttempt(processorA, 0);
+
+        CompletableFuture<Void> stopped = manager.stop(workerA).subscribeAsCompletionStage();
+        onA.fail(new IOException("the LLM server's stream broke: Connection was closed"));
+        workers.start(processorB, TestWorkers.options("worker-B").build());
+
+        ProbeProcessor.Attempt onB = awaitAttempt(processorB, 0);
+        assertThat(onB.context().jobId()).isEqualTo(jobId);
+        assertThat(onB.fencingToken()).as("a new epoch").isGreaterThan(onA.fencingToken());
+        Job resumed = onB.context().job();
+        assertThat(resumed.attemptsMade()).as("the failure during the stop counted no attempt").isZero();
+        assertThat(resumed.failedReason()).isNull();
+        assertThat(stopped).succeedsWithin(TIMEOUT);
+        onB.complete("done on B");
+        assertThat(awaitJob(jobId, job -> job.state().isTerminal()).state()).isEqualTo(JobState.COMPLETED);
     }
 
     /** Lock 10 s renewed every 3 s, stalled check every 10 s: a stalled-job takeover would take 10 s or more. */
