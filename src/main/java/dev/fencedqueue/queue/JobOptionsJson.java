@@ -61,7 +61,23 @@ public final class JobOptionsJson {
      *         the wrong type or out of range
      */
     public static JobOptions read(JsonNode node, String field) {
-        JobOptions options = JobOptions.defaults();
+        return read(node, field, JobOptions.defaults());
+    }
+
+    /**
+     * Reads options over the defaults of the job's queue: each field the JSON names replaces the base's, every other
+     * field keeps the base's value (a research job added in a flow without {@code attempts} gets the attempts of
+     * {@code POST /research/start}).
+     *
+     * @param node the JSON, {@code null} or missing for the base
+     * @param field the name of {@code node} in its document (e.g. {@code options}), for messages
+     * @param base the options of a job that names none, must not be {@code null}
+     * @return the options
+     * @throws IllegalArgumentException naming the field ({@code options.attempts}) for an unknown field, a value of
+     *         the wrong type or out of range
+     */
+    public static JobOptions read(JsonNode node, String field, JobOptions base) {
+        JobOptions options = base;
         if (node == null || node.isMissingNode() || node.isNull()) {
             return options;
         }
@@ -80,13 +96,15 @@ public final class JobOptionsJson {
             if (node.has("jobId")) {
                 options = options.withJobId(text(node, "jobId", at));
             }
-            options = options.withAttempts((int) number(node, "attempts", at, 1, 1, 1_000));
+            options = options.withAttempts((int) number(node, "attempts", at, base.attempts(), 1, 1_000));
             if (node.has("backoff")) {
                 options = options.withBackoff(backoff(node.get("backoff"), at + "backoff"));
             }
-            options = options.withDelay(Duration.ofMillis(number(node, "delay", at, 0, 0, Long.MAX_VALUE / 4)))
-                    .withPriority((int) number(node, "priority", at, 0, 0, JobOptions.MAX_PRIORITY))
-                    .withLifo(bool(node, "lifo", at, false)).withEventStream(bool(node, "eventStream", at, true));
+            options = options.withDelay(Duration.ofMillis(number(node, "delay", at, base.delay().toMillis(), 0,
+                            Long.MAX_VALUE / 4)))
+                    .withPriority((int) number(node, "priority", at, base.priority(), 0, JobOptions.MAX_PRIORITY))
+                    .withLifo(bool(node, "lifo", at, base.lifo()))
+                    .withEventStream(bool(node, "eventStream", at, base.eventStream()));
             if (node.has("timeout")) {
                 options = options.withTimeout(Duration.ofMillis(number(node, "timeout", at, 0, 1, Long.MAX_VALUE / 4)));
             }
@@ -97,8 +115,10 @@ public final class JobOptionsJson {
                 }
                 options = options.withTenant(tenant);
             }
-            return options.withRemoveOnComplete(keep(node, "removeOnComplete", at))
-                    .withRemoveOnFail(keep(node, "removeOnFail", at));
+            if (node.has("removeOnComplete")) {
+                options = options.withRemoveOnComplete(keep(node, "removeOnComplete", at));
+            }
+            return node.has("removeOnFail") ? options.withRemoveOnFail(keep(node, "removeOnFail", at)) : options;
         } catch (IllegalArgumentException e) {
             String message = Failures.describe(e);
             throw new IllegalArgumentException(message.startsWith("`" + at) ? message : "`" + field + "`: " + message, e);

@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import java.util.Optional;
 
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.CostUnit;
@@ -48,6 +49,15 @@ public class ResearchProcessor implements JobProcessor {
     @Override
     public Optional<Class<?>> dataType() {
         return Optional.of(ResearchRequest.class);
+    }
+
+    /**
+     * @return the options of {@code POST /research/start}'s jobs ({@link ResearchJobs#options}: {@code fq.research.*}
+     *         attempts, backoff, timeout and retention), so that a research job of a flow gets the same
+     */
+    @Override
+    public JobOptions defaultOptions() {
+        return ResearchJobs.options(config);
     }
 
     @Override

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.flow.FlowJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.ConstraintViolation;
@@ -53,6 +54,15 @@ public class AddChecks {
         }
         return Optional.of("no instance of this service serves queue `" + queue + "`: its jobs wait until a worker "
                 + "for it starts (queues served: " + String.join(", ", workers.processedQueues()) + ")");
+    }
+
+    /**
+     * @param queue a queue name, must not be {@code null}
+     * @return the options its processor gives a job that names none ({@link JobProcessor#defaultOptions()}), or
+     *         {@link JobOptions#defaults()} for a queue this service does not serve
+     */
+    public JobOptions defaultOptions(String queue) {
+        return workers.processor(queue).map(JobProcessor::defaultOptions).orElseGet(JobOptions::defaults);
     }
 
     /**

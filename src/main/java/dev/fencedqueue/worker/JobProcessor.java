@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobOptions;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -62,6 +63,17 @@ public interface JobProcessor {
      */
     default Optional<Class<?>> dataType() {
         return Optional.empty();
+    }
+
+    /**
+     * The options a job of this queue gets where the API that adds it names none ({@code POST /admin/flows}): each
+     * option the request names replaces the one given here. Not asked when a job is added from Java
+     * ({@code JobQueue.add}), which names all of its options.
+     *
+     * @return the options, never {@code null}; {@link JobOptions#defaults()} (one attempt, keep every job) by default
+     */
+    default JobOptions defaultOptions() {
+        return JobOptions.defaults();
     }
 
     /**

@@ -66,7 +66,7 @@ class FairDispatchKindsTest extends FairDispatchSupport {
         String childQueue = queue.name() + "-children";
         FlowJob flow = FlowJob.of(queue.name(), "parent", null).withOptions(JobOptions.defaults().withTenant("family"))
                 .withChildren(List.of(FlowJob.of(childQueue, "child", null)));
-        String parent = flows.add(flow).await().atMost(TIMEOUT).jobId();
+        String parent = flows.add(flow).await().atMost(TIMEOUT).root().jobId();
         workers.start(ProbeProcessor.of(childQueue, context -> Uni.createFrom().item("done")),
                 TestWorkers.options("children").build());
 

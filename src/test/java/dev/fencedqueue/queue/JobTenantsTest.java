@@ -76,7 +76,7 @@ class JobTenantsTest extends QueueTestSupport {
                         FlowJob.of(queue.name(), "child", null).withKey("own")
                                 .withOptions(JobOptions.defaults().withTenant("globex"))));
 
-        String root = flows.add(flow).await().atMost(TIMEOUT).jobId();
+        String root = flows.add(flow).await().atMost(TIMEOUT).root().jobId();
 
         assertThat(redis.job(queue, root).tenant()).isEqualTo("acme");
         await().atMost(TIMEOUT).until(() -> redis.job(queue, root + ":inherits:deep") != null

@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
+import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobOptionsJson;
+import dev.fencedqueue.queue.flow.AddedFlow;
 import dev.fencedqueue.queue.flow.FlowJob;
 import dev.fencedqueue.queue.flow.FlowNode;
 import dev.fencedqueue.queue.flow.FlowProducer;
@@ -37,11 +40,13 @@ public class AdminFlowsResource {
     private final FlowProducer flows;
     private final AddChecks checks;
     private final QueueOverview overview;
+    private final ExistingFlows existing;
 
-    public AdminFlowsResource(FlowProducer flows, AddChecks checks, QueueOverview overview) {
+    public AdminFlowsResource(FlowProducer flows, AddChecks checks, QueueOverview overview, ExistingFlows existing) {
         this.flows = flows;
         this.checks = checks;
         this.overview = overview;
+        this.existing = existing;
     }
 
     @POST
@@ -53,31 +58,41 @@ public class AdminFlowsResource {
             + "all its children ended and reads their results. Each job's `data` is checked as the endpoint that "
             + "adds such jobs checks it (a research job's as POST /research/start). 400 naming the field "
             + "(`children[1].name`, `children[0].data.query`) adds nothing; 201 with the tree of job ids, and "
-            + "`warnings` naming each queue of the flow that no instance of this service serves.")
+            + "`warnings` naming each queue of the flow that no instance of this service serves. A job left without "
+            + "an option gets its queue's default (a research job: those of POST /research/start). A root whose "
+            + "`options.jobId` names an existing job adds nothing: 200 with `created: false` when that job has the "
+            + "same name, data and children, else 409 naming it.")
     public Uni<RestResponse<FlowAdded>> add(JsonNode body) {
         FlowJob flow;
         Set<String> unserved;
-        Uni<FlowNode> added;
+        Uni<AddedFlow> added;
         try {
-            flow = read(body, "");
+            flow = read(body, "", checks::defaultOptions);
             unserved = checks.checkFlow(flow);
             added = flows.add(flow);
         } catch (IllegalArgumentException e) {
             throw InvalidParameterException.of(e);
         }
         List<String> warnings = unserved.stream().map(queue -> checks.unservedWarning(queue).orElseThrow()).toList();
-        return added.call(() -> overview.noteUnserved(unserved)).map(node -> RestResponse.ResponseBuilder
-                .<FlowAdded>created(URI.create("/admin/queues/" + node.queue() + "/jobs/" + node.jobId()))
-                .entity(FlowAdded.of(node, warnings)).build());
+        return added.call(() -> overview.noteUnserved(unserved)).chain(result -> {
+            FlowNode root = result.root();
+            if (result.created()) {
+                return Uni.createFrom().item(RestResponse.ResponseBuilder
+                        .<FlowAdded>created(URI.create("/admin/queues/" + root.queue() + "/jobs/" + root.jobId()))
+                        .entity(FlowAdded.of(root, true, warnings)).build());
+            }
+            return existing.requireSame(flow, root).map(same -> RestResponse.ok(FlowAdded.of(root, false, warnings)));
+        });
     }
 
     /**
      * @param node a job of the request
      * @param path where it is in the request ({@code children[0].}), for messages
+     * @param defaults a queue's options for a job that names none (a research job gets {@code POST /research/start}'s)
      * @return the job with its children
      * @throws IllegalArgumentException naming the field at fault
      */
-    static FlowJob read(JsonNode node, String path) {
+    static FlowJob read(JsonNode node, String path, Function<String, JobOptions> defaults) {
         if (node == null || !node.isObject()) {
             throw new IllegalArgumentException("`" + (path.isEmpty() ? "body" : path.substring(0, path.length() - 1))
                     + "` must be an object {queue, name, data, options, children}");
@@ -105,11 +120,11 @@ public class AdminFlowsResource {
                 throw new IllegalArgumentException("`" + path + "children` must be an array");
             }
             for (int i = 0; i < list.size(); i++) {
-                children.add(read(list.get(i), path + "children[" + i + "]."));
+                children.add(read(list.get(i), path + "children[" + i + "].", defaults));
             }
         }
-        return new FlowJob(queue, name, node.get("data"), JobOptionsJson.read(node.get("options"), path + "options"), key,
-                policy, children);
+        JobOptions options = JobOptionsJson.read(node.get("options"), path + "options", defaults.apply(queue));
+        return new FlowJob(queue, name, node.get("data"), options, key, policy, children);
     }
 
     private static String text(JsonNode node, String field, String path, boolean required) {

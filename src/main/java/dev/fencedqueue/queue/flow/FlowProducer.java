@@ -68,18 +68,20 @@ public class FlowProducer {
      *
      * @param flow the root, not {@code null}; its {@code options.jobId} names it (else {@code flow-<uuid>}), each
      *        child's id is {@code <parentId>:<key>}
-     * @return the root's job key with the ids of its children, once every job is added; fails with
+     * @return the root's job key with the ids of its children, and whether the root is new (a job of its id that
+     *         exists already is left as it is, and nothing of this flow is written: see
+     *         {@link AddedFlow#created()}), once every job is added; fails with
      *         {@link dev.fencedqueue.redis.RedisUnavailableException} when Redis is unreachable (a flow whose root was
      *         written is then finished by the relay)
      * @throws IllegalArgumentException naming the bad field by its path ({@code children[1].options.attempts}); then
      *         nothing is written
      */
-    public Uni<FlowNode> add(FlowJob flow) {
+    public Uni<AddedFlow> add(FlowJob flow) {
         ObjectNode root = FlowSpecs.root(flow, contexts.keyPrefix());
         Span send = tracing.send(root.get("queue").asText(), Context.current(), FlowSpecs.count(root));
         root.put(FlowSpecs.TRACE_PARENT, JobTracing.traceParent(send));
-        return Spans.ending(send, write(root, "").map(ignored -> FlowNode.of(root)), (span, node) -> span
-                .setAttribute(TraceAttributes.FLOW_ROOT, root.get("jobId").asText()));
+        return Spans.ending(send, write(root, "").map(created -> new AddedFlow(FlowNode.of(root), created)),
+                (span, added) -> span.setAttribute(TraceAttributes.FLOW_ROOT, root.get("jobId").asText()));
     }
 
     /**
@@ -176,7 +178,7 @@ public class FlowProducer {
                     return Uni.combine().all().unis(redis.send(member), redis.send(state)).asTuple()
                             .chain(read -> read.getItem1().toInteger() == 1 && read.getItem2() != null
                                     && !JobState.of(read.getItem2().toString()).isTerminal()
-                                            ? write(spec, spec.get("parentKey").asText())
+                                            ? write(spec, spec.get("parentKey").asText()).replaceWithVoid()
                                             : Uni.createFrom().voidItem())
                             .chain(() -> redis.send(Request.cmd(Command.HDEL).arg(parent.pendingChildren())
                                     .arg(childKey)))
@@ -187,8 +189,10 @@ public class FlowProducer {
     /**
      * Writes one job of a flow and, when it has children, the children after it (their specs first go to the
      * pending-children hash with the job, and leave it once all of them are added).
+     *
+     * @return whether the job was written ({@code false}: a job of its id existed, and was left as it is)
      */
-    private Uni<Void> write(JsonNode spec, String parentKey) {
+    private Uni<Boolean> write(JsonNode spec, String parentKey) {
         AddJobArgs addJob = new AddJobArgs(contexts.context(spec.get("queue").asText()));
         QueueKeys keys = contexts.keys(spec.get("queue").asText());
         String jobKey = keys.job(spec.get("jobId").asText());
@@ -208,17 +212,17 @@ public class FlowProducer {
         args.addAll(pairs);
         Uni<AddResult> added = addJob.run(args);
         if (children.isEmpty()) {
-            return added.replaceWithVoid();
+            return added.map(AddResult::created);
         }
         return added.chain(result -> {
             if (!result.created()) {
                 // Written before (the same flow added twice, or a retry): finish what that add may have left.
-                return addPending(keys, childKeys);
+                return addPending(keys, childKeys).replaceWith(false);
             }
             Request done = Request.cmd(Command.HDEL).arg(keys.pendingChildren());
             childKeys.forEach(done::arg);
             return Uni.join().all(children.stream().map(child -> write(child, jobKey)).toList()).andCollectFailures()
-                    .chain(() -> redis.send(done)).replaceWithVoid();
+                    .chain(() -> redis.send(done)).replaceWith(true);
         });
     }
 }

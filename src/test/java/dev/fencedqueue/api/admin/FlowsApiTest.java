@@ -2,6 +2,7 @@ package dev.fencedqueue.api.admin;
 
 import static dev.fencedqueue.api.admin.AdminApi.admin;
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
@@ -71,5 +72,60 @@ class FlowsApiTest {
                 "data", Map.of("query", "q", "mode", "deep"), "children", List.of(Map.of("queue", queue,
                         "name", "research", "data", Map.of("query", "x", "moed", "deep")))))
                 .post("/admin/flows").then().statusCode(400).body("field", equalTo("children[0].data.moed"));
+    }
+
+    /**
+     * A flow's root id names one flow: the same request again (a client's retry) adds nothing and answers the flow
+     * that exists, another flow under that id is refused naming the job, and neither changes the job.
+     */
+    @Test
+    void addingTheSameFlowAgainAnswersItAndAnotherFlowUnderItsIdIsAConflict() {
+        String queue = admin().get("/admin/queues").then().statusCode(200).extract().path("[0].queue");
+        String root = "flow-" + UUID.randomUUID();
+        Map<String, Object> flow = Map.of("queue", queue, "name", "research", "data", Map.of("query", "again"),
+                "options", Map.of("jobId", root), "children", List.of(Map.of("queue", queue, "name", "research",
+                        "key", "one", "data", Map.of("query", "the first part"))));
+        admin().contentType(ContentType.JSON).body(flow).post("/admin/flows").then().statusCode(201)
+                .body("created", equalTo(true));
+
+        admin().contentType(ContentType.JSON).body(flow).post("/admin/flows").then().statusCode(200)
+                .body("jobId", equalTo(root)).body("created", equalTo(false))
+                .body("children[0].jobId", equalTo(root + ":one"));
+        Map<String, Object> other = Map.of("queue", queue, "name", "research", "data", Map.of("query", "another"),
+                "options", Map.of("jobId", root), "children", List.of(Map.of("queue", queue, "name", "research",
+                        "key", "two", "data", Map.of("query", "another part"))));
+        String message = admin().contentType(ContentType.JSON).body(other).post("/admin/flows").then().statusCode(409)
+                .extract().path("message");
+        assertThat(message).contains("`" + root + "`").contains("another `options.jobId`");
+
+        JsonPath parent = await().atMost(Duration.ofSeconds(30)).until(() -> admin()
+                .get("/admin/queues/" + queue + "/jobs/" + root).then().statusCode(200).extract().jsonPath(),
+                view -> "completed".equals(view.getString("state")));
+        assertThat(parent.getString("data.query")).isEqualTo("again");
+        assertThat(parent.getList("children.jobId")).as("the first flow's children only").containsExactly(root + ":one");
+    }
+
+    /** A research job of a flow that names no attempts gets those of {@code POST /research/start}, not one. */
+    @Test
+    void aResearchJobOfAFlowWithoutOptionsGetsTheOptionsOfAStartedResearchJob() {
+        String queue = admin().get("/admin/queues").then().statusCode(200).extract().path("[0].queue");
+        String root = "flow-" + UUID.randomUUID();
+        admin().contentType(ContentType.JSON).body(Map.of("queue", queue, "name", "research",
+                "data", Map.of("query", "defaults"), "options", Map.of("jobId", root, "attempts", 5),
+                "children", List.of(Map.of("queue", queue, "name", "research", "key", "plain",
+                        "data", Map.of("query", "no options")))))
+                .post("/admin/flows").then().statusCode(201);
+        int child = admin().get("/admin/queues/" + queue + "/jobs/" + root + ":plain").then().statusCode(200)
+                .extract().path("attempts");
+        assertThat(child).as("the child's attempts").isEqualTo(researchAttempts(queue)).isGreaterThan(1);
+        assertThat(admin().get("/admin/queues/" + queue + "/jobs/" + root).then().statusCode(200)
+                .extract().<Integer>path("attempts")).as("what the root names").isEqualTo(5);
+    }
+
+    /** @return the attempts of a job started with {@code POST /research/start} */
+    private static int researchAttempts(String queue) {
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "how many attempts?"))
+                .post("/research/start").then().statusCode(202).extract().path("jobId");
+        return admin().get("/admin/queues/" + queue + "/jobs/" + jobId).then().statusCode(200).extract().path("attempts");
     }
 }

@@ -81,7 +81,7 @@ class FlowTest extends QueueTestSupport {
                 FlowJob.of(other.name(), "collect", null).withKey("c").withChildren(List.of(
                         FlowJob.of(queue.name(), "leaf", TextNode.valueOf("c0"))))));
 
-        FlowNode added = flows.add(flow).await().atMost(TIMEOUT);
+        FlowNode added = flows.add(flow).await().atMost(TIMEOUT).root();
 
         String root = added.jobId();
         assertThat(added.children()).extracting(FlowNode::jobId).containsExactly(root + ":a", root + ":b", root + ":c");
@@ -331,6 +331,6 @@ class FlowTest extends QueueTestSupport {
     }
 
     private FlowNode add(FlowJob flow) {
-        return flows.add(flow).await().atMost(TIMEOUT);
+        return flows.add(flow).await().atMost(TIMEOUT).root();
     }
 }
