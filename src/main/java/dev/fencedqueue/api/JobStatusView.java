@@ -11,6 +11,7 @@ import java.util.List;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.queue.flow.FlowReader;
 import dev.fencedqueue.tracing.JobTracing;
@@ -32,7 +33,8 @@ import io.smallrye.mutiny.Uni;
  * @param attemptsStarted attempts that started
  * @param stalledCounter times the job stalled
  * @param workerId the worker of the latest attempt, or absent
- * @param progress the latest progress ({@code percent}, {@code message}) of the current attempt, or absent
+ * @param progress the latest progress ({@code percent}, {@code message}) of the current attempt, or absent; absent
+ *        once the job completed (its result says how it ended), kept for a failed or aborted job (where it stopped)
  * @param result the result once completed, or absent
  * @param failedReason why it failed or was aborted (or why its last attempt failed), or absent
  * @param timestamp when it was added
@@ -89,7 +91,8 @@ public record JobStatusView(String jobId, String name, String tenant, String sta
         JobKey parent = job.parentKey() == null ? null : JobKey.parse(job.parentKey());
         return new JobStatusView(job.id(), job.name(), job.tenant(), job.state().value(), parse(json, job.data()), job.fencingToken(),
                 job.attempts(), job.attemptsMade(), job.attemptsStarted(), job.stalledCounter(), job.workerId(),
-                parse(json, job.progress()), parse(json, job.returnValue()), job.failedReason(), job.timestamp(),
+                job.state() == JobState.COMPLETED ? null : parse(json, job.progress()), parse(json, job.returnValue()),
+                job.failedReason(), job.timestamp(),
                 job.processedOn(), job.finishedOn(), tokens(job, json), cost(job, json), parent == null ? null : parent.jobId(),
                 parent == null ? null : parent.queue(), null, job.schedulerId(), job.tick(),
                 JobTracing.traceId(job.traceParent()));

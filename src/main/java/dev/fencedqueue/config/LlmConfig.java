@@ -17,12 +17,13 @@ import jakarta.validation.constraints.Min;
 public interface LlmConfig {
 
     /**
-     * What the LLM server speaks: {@code research} (fenced-queue's research protocol: {@code POST {query, jobId}},
-     * answered with SSE progress and a summary), {@code responses} (OpenAI's Responses API in background mode, as
-     * OpenAI and vLLM serve it) or {@code openai} (OpenAI-compatible streaming chat completions,
-     * as served by vLLM, Ollama, llama.cpp's server and hosted APIs).
+     * What the LLM server speaks: {@code openai} (the default: OpenAI-compatible streaming chat completions, as served
+     * by vLLM, Ollama, llama.cpp's server and hosted APIs), {@code responses} (OpenAI's Responses API in background
+     * mode, as OpenAI and vLLM serve it) or {@code research} (fenced-queue's own research protocol:
+     * {@code POST {query, jobId}}, answered with SSE progress lines and a summary, for a research server written to
+     * it).
      */
-    @WithDefault("research")
+    @WithDefault("openai")
     Protocol protocol();
 
     /**

@@ -1,6 +1,7 @@
 package dev.fencedqueue.research;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
@@ -10,8 +11,10 @@ import jakarta.validation.constraints.Size;
  *
  * @param query what to research: not blank, at most {@value #MAX_QUERY_LENGTH} characters
  * @param mode {@code plain} (one LLM answer, the default when {@code null}) or {@code deep} (a flow: a plan, one child
- *        job per sub-question, then a report; see {@link DeepResearch})
+ *        job per sub-question, then a report; see {@link DeepResearch}); a job's data leaves it out when it is
+ *        {@code null}
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ResearchRequest(
         @NotBlank(message = "`query` must not be blank")
         @Size(max = ResearchRequest.MAX_QUERY_LENGTH, message = "`query` must be at most {max} characters") String query,

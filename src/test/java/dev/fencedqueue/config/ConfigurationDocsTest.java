@@ -63,7 +63,7 @@ class ConfigurationDocsTest {
     @Test
     void documentsTheResponsesProtocolAndItsOptions() throws IOException {
         String docs = Files.readString(DOCS);
-        assertThat(docs.contains("or `responses` (OpenAI's Responses API")).as("fq.llm.protocol names `responses`")
+        assertThat(docs.contains("`responses` (OpenAI's Responses API")).as("fq.llm.protocol names `responses`")
                 .isTrue();
         Map<String, Row> documented = documented(docs);
         assertThat(documented).containsKeys("fq.llm.tools", "fq.llm.reasoning-summary", "fq.llm.queued-timeout",

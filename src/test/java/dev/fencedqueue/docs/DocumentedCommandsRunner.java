@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class DocumentedCommandsRunner {
 
     /** The settings of each subclass's application, beyond the test defaults: every block must fit one of them. */
-    static final List<Map<String, String>> RUNNERS = List.of(Map.of(), Map.of("fq.llm.protocol", "openai"),
-            Map.of("fq.tenancy.source", "header"), PricedDocumentedCommandsTest.SETTINGS);
+    static final List<Map<String, String>> RUNNERS = List.of(Map.of(), Map.of("fq.tenancy.source", "header"),
+            PricedDocumentedCommandsTest.SETTINGS);
 
     /** Programs the documentation shows that this test does not run, and where they are run instead. */
     static final Map<String, String> RUN_ELSEWHERE = Map.of(

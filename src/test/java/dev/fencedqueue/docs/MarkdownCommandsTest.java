@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How the documentation's commands are read ({@link MarkdownCommands}), and that every one of them is either run by
- * {@link DocumentedCommandsTest} / {@link OpenAiDocumentedCommandsTest} or names the test that runs it.
+ * {@link DocumentedCommandsTest} (or another subclass of {@link DocumentedCommandsRunner}) or names the test that runs it.
  */
 class MarkdownCommandsTest {
 

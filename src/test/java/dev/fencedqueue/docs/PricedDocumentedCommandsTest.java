@@ -13,8 +13,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 /**
- * The documentation's commands of blocks that say
- * {@code # with fq.llm.protocol=openai, fq.llm.price.input=2.50, fq.llm.price.output=10}: what tokens cost.
+ * The documentation's commands of blocks that say {@code # with fq.llm.price.input=2.50, fq.llm.price.output=10}: what
+ * tokens cost, with the default protocol (as {@link DocumentedCommandsTest}).
  */
 @QuarkusTest
 @RuntimeProfile(PricedDocumentedCommandsTest.PricedOpenAi.class)
@@ -23,8 +23,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 class PricedDocumentedCommandsTest extends DocumentedCommandsRunner {
 
     /** The settings the blocks ask for. */
-    static final Map<String, String> SETTINGS = Map.of("fq.llm.protocol", "openai", "fq.llm.price.input", "2.50",
-            "fq.llm.price.output", "10");
+    static final Map<String, String> SETTINGS = Map.of("fq.llm.price.input", "2.50", "fq.llm.price.output", "10");
 
     /** The OpenAI protocol to the simulator, with prices. */
     public static class PricedOpenAi implements QuarkusTestProfile {

@@ -1,6 +1,9 @@
 package dev.fencedqueue.docs;
 
+import java.util.HashMap;
 import java.util.Map;
+
+import dev.fencedqueue.research.OpenAiProtocolProfile;
 
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -17,11 +20,13 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class TenancyDocumentedCommandsTest extends DocumentedCommandsRunner {
 
-    /** Tenants from {@code X-Tenant-Id}. */
+    /** Tenants from {@code X-Tenant-Id}, with the default protocol (as {@link DocumentedCommandsTest}). */
     public static class TenantFromHeader implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("fq.tenancy.source", "header");
+            Map<String, String> config = new HashMap<>(new OpenAiProtocolProfile().getConfigOverrides());
+            config.put("fq.tenancy.source", "header");
+            return config;
         }
     }
 

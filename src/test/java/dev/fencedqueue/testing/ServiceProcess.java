@@ -107,8 +107,10 @@ public final class ServiceProcess implements AutoCloseable {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("quarkus.http.host", "127.0.0.1");
         all.put("quarkus.http.port", Integer.toString(port));
-        // The tests' LLM: the built-in simulator, off by default in the packaged application.
+        // The tests' LLM: the built-in simulator, off by default in the packaged application, speaking the research
+        // protocol as the in-process tests' (%test) does, unless a test names another.
         all.put("fq.simulator.enabled", "true");
+        all.put("fq.llm.protocol", "research");
         all.putAll(config);
         List<String> command = application.command(jvmOptions, all);
         try {
