@@ -108,8 +108,9 @@ public class AdminJobsResource {
 
     @GET
     @Path("/{jobId}")
-    @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure", description = "A "
-            + "chunked job (a fan-out) also shows its committed cursor, chunks and items (from its sink), total, "
+    @Operation(summary = "One job: state, fencing token, attempts, progress, result or failure", description = "As "
+            + "`GET /research/status`; a chunked job (a fan-out) also shows its committed cursor, chunks and items (from "
+            + "its sink), total, "
             + "throttle, pending abort and single-flight key. `traceId` names the job's trace (OpenTelemetry), `traceUrl` "
             + "links to it in the trace UI of `fq.tracing.ui-url`. A job Redis no longer holds is read from the archive, "
             + "with `archived: true`.")
@@ -117,12 +118,15 @@ public class AdminJobsResource {
         JobQueue jobQueue = AdminParams.queue(queues, queue);
         Uni<Boolean> inRedis = redis.send(Request.cmd(Command.EXISTS).arg(jobQueue.keys().job(jobId)))
                 .map(reply -> reply.toLong() > 0);
-        if (bulkConfig.queue().equals(queue)) {
-            return Uni.combine().all().unis(bulkViews.of(jobQueue, jobId), inRedis).asTuple()
-                    .map(both -> linked(both.getItem1(), both.getItem1().traceId(), !both.getItem2()));
-        }
         Uni<JobStatusView> view = jobQueue.requireJob(jobId)
                 .chain(job -> JobStatusView.withChildren(job, jobQueue, flows, json));
+        if (bulkConfig.queue().equals(queue)) {
+            return Uni.combine().all().unis(view, bulkViews.of(jobQueue, jobId), inRedis).asTuple().map(all -> {
+                ObjectNode merged = json.valueToTree(all.getItem1());
+                merged.setAll((ObjectNode) json.valueToTree(all.getItem2()));
+                return linked(merged, all.getItem1().traceId(), !all.getItem3());
+            });
+        }
         return Uni.combine().all().unis(view, inRedis).asTuple()
                 .map(both -> linked(both.getItem1(), both.getItem1().traceId(), !both.getItem2()));
     }
