@@ -57,6 +57,7 @@ public class Archiver {
     private final SharedConnection redis;
     private final WorkerManager workers;
     private final ArchiveConfig config;
+    private final PostgresJobArchive archive;
     private final ArchiveTables tables;
     private final FinishedJobs finished;
     private final Vertx vertx;
@@ -74,6 +75,7 @@ public class Archiver {
         this.redis = redis;
         this.workers = workers;
         this.config = config;
+        this.archive = archive;
         this.tables = archive.tables();
         this.finished = new FinishedJobs(redis, scripts);
         this.vertx = vertx;
@@ -152,6 +154,8 @@ public class Archiver {
                         .chain(() -> Multi.createFrom().iterable(jobs).onItem()
                                 .transformToUniAndMerge(job -> finished.drop(keys, job)).collect().asList())
                         .map(drops -> (int) drops.stream().filter(code -> code == 1).count())
+                        // Counted again on the next read: the moved jobs are in the archive's count, not in Redis's.
+                        .call(() -> archive.countsChanged(keys.queue()))
                         // Ids whose job was gone or not finished: dropped from the sets, not counted.
                         .call(() -> Multi.createFrom().iterable(ids).filter(id -> jobs.stream()
                                 .noneMatch(job -> job.jobId().equals(id))).onItem()

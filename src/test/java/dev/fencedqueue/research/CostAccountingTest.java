@@ -129,6 +129,9 @@ class CostAccountingTest {
 
         ChromeDriver browser = CHROMIUM.driver();
         browser.get(base.toString().replace("://", "://admin:admin@") + "admin/");
+        await("the console is loaded").atMost(BROWSER_STEP).until(() -> browser.getCurrentUrl().contains(
+                "/admin/console/#/"));
+        browser.get(base + "admin/console/#/tenants");
         String today = "#tenants tr[data-tenant='" + tenant + "'] td:nth-of-type(5)";
         await("the tenant is listed with its tokens today").atMost(BROWSER_STEP).until(() -> !String.valueOf(browser
                 .executeScript("const e = document.querySelector(arguments[0]); return e ? e.textContent : ''", today))

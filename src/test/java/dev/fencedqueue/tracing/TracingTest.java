@@ -43,7 +43,6 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.openqa.selenium.By;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
@@ -224,14 +223,13 @@ class TracingTest extends ResearchTestSupport {
 
         ChromeDriver browser = CHROMIUM.driver();
         browser.get(base.toString().replace("://", "://admin:admin@") + "admin/");
-        await("the queues are listed").atMost(BROWSER_STEP).until(() -> !browser.findElements(By.cssSelector(
-                "#queue option[value='deep-research']")).isEmpty());
-        browser.findElement(By.cssSelector("#queue option[value='deep-research']")).click();
-        browser.findElement(By.cssSelector("input[name=state][value=waiting]")).click();
+        await("the console is loaded").atMost(BROWSER_STEP).until(() -> browser.getCurrentUrl().contains(
+                "/admin/console/#/"));
+        browser.get(base + "admin/console/#/queues/deep-research/jobs?state=waiting");
         await("the job is listed").atMost(BROWSER_STEP).until(() -> Boolean.TRUE.equals(browser.executeScript(
-                "return document.querySelector(`#jobs li[data-job-id='${arguments[0]}']`) !== null", jobId)));
+                "return document.querySelector(`#jobs tr[data-job-id='${arguments[0]}']`) !== null", jobId)));
         browser.executeScript("const e = document.querySelector(arguments[0]); setTimeout(() => e.click(), 0)",
-                "#jobs li[data-job-id='" + jobId + "'] .job-link");
+                "#jobs tr[data-job-id='" + jobId + "'] .job-link");
         await("its detail links to its trace").atMost(BROWSER_STEP).until(() -> String.valueOf(browser.executeScript(
                 "const a = document.querySelector('#detail-trace a'); return a ? a.href + ' ' + a.textContent : ''")),
                 link -> link.equals(traceUrl + " " + traceId));

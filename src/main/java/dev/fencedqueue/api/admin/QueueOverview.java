@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueFigures;
@@ -30,7 +31,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * Reads what the operator API shows of a queue: its job counts, paused flag and limits, and which queues it lists:
  * those this service serves (the research queue, the queues of its processors and of this instance's workers), and
  * the queues the operator API added jobs to while nothing served them ({@code <prefix>:unserved-queues}), as long as
- * they hold keys.
+ * they hold keys. Its counts of finished jobs add those of the archive (kept a few seconds, {@link JobArchive#countFinished});
+ * while the archive cannot be read, the counts are Redis's and the view says why.
  */
 @ApplicationScoped
 public class QueueOverview {
@@ -42,9 +44,11 @@ public class QueueOverview {
     private final String chunkedQueue;
     private final WorkerManager workers;
     private final String unservedKey;
+    private final JobArchive archive;
 
     public QueueOverview(Queues queues, SharedConnection redis, QueueFigures figures, RedisKeysConfig keys,
-            ResearchConfig research, BulkConfig bulk, WorkerManager workers) {
+            ResearchConfig research, BulkConfig bulk, WorkerManager workers, JobArchive archive) {
+        this.archive = archive;
         this.queues = queues;
         this.redis = redis;
         this.figures = figures;
@@ -113,8 +117,20 @@ public class QueueOverview {
         Uni<Response> meta = redis.send(Request.cmd(Command.HMGET).arg(keys.meta()).arg("paused")
                 .arg("concurrency").arg("limiterMax").arg("limiterDuration"));
         return Uni.combine().all().unis(queue.getJobCounts(), meta, figures.oldestWaitingAge(keys),
-                figures.endedWithin(keys, Duration.ofMinutes(1))).asTuple()
-                .map(all -> toView(queue.name(), all.getItem1(), all.getItem2(), all.getItem3(), all.getItem4()));
+                figures.endedWithin(keys, Duration.ofMinutes(1)), archived(queue.name())).asTuple()
+                .map(all -> toView(queue.name(), all.getItem1(), all.getItem2(), all.getItem3(), all.getItem4(),
+                        all.getItem5()));
+    }
+
+    /** @return the queue's finished jobs in the archive, why they could not be counted, or {@code null} without one */
+    private Uni<ArchiveCounts> archived(String queue) {
+        if (!archive.isActive()) {
+            return Uni.createFrom().nullItem();
+        }
+        return Uni.combine().all().unis(archive.countFinished(queue, JobState.COMPLETED),
+                archive.countFinished(queue, JobState.FAILED)).asTuple()
+                .map(both -> new ArchiveCounts(both.getItem1(), both.getItem2(), null))
+                .onFailure().recoverWithItem(failure -> ArchiveCounts.unreadable());
     }
 
     /**
@@ -152,14 +168,18 @@ public class QueueOverview {
     }
 
     private QueueView toView(String name, Map<JobState, Long> counts, Response meta, double oldestWaitingAge,
-            QueueFigures.Ended lastMinute) {
+            QueueFigures.Ended lastMinute, ArchiveCounts archived) {
         Map<String, Long> byState = new LinkedHashMap<>();
         counts.forEach((state, count) -> byState.put(state.value(), count));
+        if (archived != null && archived.completed() != null) {
+            byState.merge(JobState.COMPLETED.value(), archived.completed(), Long::sum);
+            byState.merge(JobState.FAILED.value(), archived.failed(), Long::sum);
+        }
         boolean paused = meta.get(0) != null;
         Integer concurrency = meta.get(1) == null ? null : meta.get(1).toInteger();
         QueueLimits.RateLimit rateLimit = meta.get(2) == null || meta.get(3) == null ? null
                 : QueueLimits.RateLimit.of(meta.get(2).toInteger(), Duration.ofMillis(meta.get(3).toLong()));
         return new QueueView(name, servedQueues().contains(name), paused, byState, new QueueLimits(concurrency, rateLimit),
-                chunkedQueue.equals(name), oldestWaitingAge, lastMinute);
+                chunkedQueue.equals(name), oldestWaitingAge, lastMinute, archived);
     }
 }
