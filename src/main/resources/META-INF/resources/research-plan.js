@@ -1,10 +1,12 @@
-// The plan of a deep research job on the research page (an ES module used by research.js): one row per sub-question,
-// showing its child job as that job's own stream keeps it, and opening (<details>) onto its answer.
+// The plan of a deep research job on the research page (an ES module used by research-job.js): one row per
+// sub-question, made as soon as the plan names it (while the plan is written), showing its child job as that job's own
+// stream keeps it, in words, and opening (<details>) onto its answer. Each run of the child (its attempt, fencing token
+// and worker) goes to the page's details for developers, not to the row.
 import { Markdown } from '/research-markdown.js';
 import { clock, idMs, phaseOf } from '/research-activity.js';
 
 /** What a child job's state reads as in its row. */
-const CHILD_STATES = { waiting: 'waiting', active: 'researching', completed: 'answered', failed: 'failed',
+const CHILD_STATES = { waiting: 'planned', active: 'researching', completed: 'answered', failed: 'failed',
     aborted: 'aborted' };
 
 /** @returns {boolean} whether a result's answer was cut short (by max_tokens or the size cap) */
@@ -14,7 +16,8 @@ export function isCut(result) {
 
 /**
  * One sub-question of a deep research job: a row that opens (`<details>`) onto its answer, and shows its child job as
- * that job's own stream keeps it (state, run, progress, what it does; a reset clears its answer and counts).
+ * that job's own stream keeps it (state, progress, what it does; a reset clears its answer and counts); its run is in
+ * the row's data (`data-fencing-token`, `data-takeovers`, `data-resets`), not in its text.
  */
 export class ChildRow {
 
@@ -22,9 +25,12 @@ export class ChildRow {
      * @param {HTMLOListElement} list the plan's list, where the row goes
      * @param {string} jobId the child job
      * @param {() => void} onEnded called when the child's job ends
+     * @param {(event: object, what: string) => void} onRun called with each run of the child's job (its `started` or
+     *     `resume` event) and what it did, for the details
      */
-    constructor(list, jobId, onEnded) {
+    constructor(list, jobId, onEnded, onRun) {
         this.onEnded = onEnded;
+        this.onRun = onRun;
         /** @type {number} when the child's first and last events shown were written (ms since the epoch) */
         this.firstMs = NaN;
         this.lastMs = NaN;
@@ -64,13 +70,17 @@ export class ChildRow {
     /** @returns {object} the FencedStreamHandlers of the child's events */
     handlers() {
         return {
-            onStarted: (event) => this.show('active', event, event.data.workerId
-                ? `started on ${event.data.workerId}` : 'started'),
+            onStarted: (event) => {
+                this.onRun(event, 'started');
+                this.show('active', event, 'started');
+            },
             onResume: (event) => {
                 if (event.reason === 'takeover') {
                     this.takeovers++;
                 }
-                this.show('active', event, event.reason === 'takeover' ? 'continued on another worker' : 'continues');
+                this.onRun(event, event.reason === 'takeover' ? 'took the job over; went on where it stopped'
+                    : 'went on where it stopped');
+                this.show('active', event, 'interrupted, then went on where it stopped');
             },
             onReset: (token, previous) => {
                 this.bar.value = 0;
@@ -79,6 +89,7 @@ export class ChildRow {
                 if (previous > 0) { // a newer run starts the child over: what its old run showed is gone
                     this.item.dataset.resets = String(Number(this.item.dataset.resets) + 1);
                     this.takeovers++;
+                    this.item.querySelector('.child-message').textContent = 'interrupted, then started over';
                 }
             },
             onDelta: (text) => {
@@ -136,7 +147,6 @@ export class ChildRow {
         const badge = this.item.querySelector('.child-state');
         badge.textContent = CHILD_STATES[state] ?? state;
         badge.dataset.state = state;
-        badge.title = `fencing token ${event.fencingToken}${this.takeovers > 0 ? `, taken over ${this.takeovers}×` : ''}`;
         this.item.querySelector('.child-message').textContent = message;
     }
 }
