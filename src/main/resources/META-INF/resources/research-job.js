@@ -230,14 +230,12 @@ export class JobFollower {
             }
             this.writing.update(this.tokens, idMs(event.id), data.maxTokens);
             this.showWriting(Date.now());
-        } else if (phase === 'writing') { // a report of the research protocol: its steps
-            this.timeline.set(line, 'Writing the report', message, 'live');
-            this.stepped(data, 'Writing the report', message);
         } else { // a step of the research protocol: its phase, with where it is ("step 3 of 30")
             const step = message.match(/^(.*?)\s*\((step \d+ of \d+)\)$/);
-            const what = capitalized(step ? step[1] : message || 'Working');
-            this.timeline.set(line, what, step ? step[2] : '', 'live');
-            this.stepped(data, what, step ? step[2] : '');
+            const what = phase === 'writing' ? 'Writing the report' : capitalized(step ? step[1] : message || 'Working');
+            const where = step ? step[2] : (phase === 'writing' ? message : '');
+            this.timeline.set(line, what, where, 'live');
+            this.stepped(data, what, where);
         }
     }
 

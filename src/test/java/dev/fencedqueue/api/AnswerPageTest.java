@@ -33,7 +33,8 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * blanking, with no text repeated or missing, and says so in one plain line; no fencing token, worker id or attempt
  * shows until the details for developers are opened; a cut connection resumes with no delta repeated or missing;
  * and HTML in the model's output is shown as text and runs nothing. Saves {@code docs/screenshots/answer.png},
- * {@code answer-phone-dark.png} and {@code takeover.png}.
+ * {@code answer-phone-dark.png}, {@code takeover.png} and {@code takeover-details.png} (its details for developers
+ * open).
  */
 @QuarkusTest
 @RuntimeProfile(OpenAiZombieProfile.class)
@@ -132,6 +133,8 @@ class AnswerPageTest extends ResearchTestSupport {
         assertShowsNoMachineryUntilTheDetailsOpen(jobId, runOfB, "worker-B");
         assertThat(text("runs")).contains("fencing token " + runOfA).contains("worker-A").contains("worker-B")
                 .contains("took the job over");
+        browser().executeScript("document.getElementById('details').open = true; window.scrollTo(0, 0)");
+        CHROMIUM.screenshot("takeover-details", Shot.desktop(4000));
         browser().executeScript("document.getElementById('details').open = false");
         CHROMIUM.screenshot("takeover", Shot.desktop(1100));
         assertThat(streamed()).as("A's deltas up to the resume point, then B's: nothing repeated or missing")
