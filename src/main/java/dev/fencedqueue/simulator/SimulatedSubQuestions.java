@@ -39,6 +39,8 @@ final class SimulatedSubQuestions {
     /** Words that start a topic without being part of a name: lower-cased when a sub-question quotes the topic. */
     private static final Set<String> COMMON_FIRST_WORDS = Set.of("the", "a", "an", "some", "any", "our", "my",
             "this", "these", "those");
+    /** Subjects that name the asker, not what is asked about ("Should we use Kafka?" is about Kafka). */
+    private static final Set<String> PRONOUNS = Set.of("i", "we", "you", "they", "one", "people");
     /** Verbs that end a question's subject ("fencing tokens | make ..."), in their base form. */
     private static final Set<String> VERBS = Set.of("make", "keep", "work", "perform", "affect", "change", "cause",
             "prevent", "guarantee", "ensure", "protect", "handle", "scale", "store", "detect", "recover", "replicate",
@@ -105,6 +107,9 @@ final class SimulatedSubQuestions {
                 return topic(String.join(" ", clause));
             }
             int split = subjectEnd(clause);
+            if (split == 1 && PRONOUNS.contains(clause.get(0).toLowerCase(Locale.ROOT)) && clause.size() > 2) {
+                return topic(String.join(" ", clause.subList(2, clause.size()))); // "Should we use X": about X
+            }
             String subject = lowered(String.join(" ", clause.subList(0, split)));
             boolean plural = PLURAL_AUXILIARIES.contains(auxiliary) || !SINGULAR_AUXILIARIES.contains(auxiliary)
                     && looksPlural(subject);

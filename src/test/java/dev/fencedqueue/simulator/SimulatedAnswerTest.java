@@ -114,6 +114,12 @@ class SimulatedAnswerTest {
     }
 
     @Test
+    void aQuestionAboutWhatTheAskerShouldDoIsAboutWhatItNames() {
+        assertThat(plan("Should we use Kafka or RabbitMQ?")).as("about Kafka or RabbitMQ, not about \"we\"")
+                .contains("What is the current state of Kafka or RabbitMQ?").noneMatch(line -> line.contains(" we "));
+    }
+
+    @Test
     void aQuestionWithoutItsQuestionMarkIsStillAQuestion() {
         assertThat(plan("what limits sodium-ion batteries")).as("the question word is its subject: asked about "
                 + "what it names").contains("What has changed about sodium-ion batteries over the last five years?")
