@@ -8,7 +8,7 @@ import { followFlow, followJob } from '/fenced-stream.js';
 import { Meter, Timeline, Writing, clock, idMs, phaseOf } from '/research-activity.js';
 import { Details } from '/research-details.js';
 import { Markdown } from '/research-markdown.js';
-import { ChildRow, isCut } from '/research-plan.js';
+import { Plan, isCut } from '/research-plan.js';
 
 /** What the meter says once the job ended. */
 const ENDED = { completed: 'Finished', failed: 'Failed', aborted: 'Aborted' };
@@ -42,15 +42,11 @@ export class JobFollower {
         this.timeline = new Timeline(page.events);
         this.meter = new Meter(page.percent, page.progressLabel, page.progressMeta);
         this.details = new Details(page);
-        /** @type {Map<string, ChildRow>} the plan's rows, by child job id */
-        this.rows = new Map();
         this.lastMs = NaN;
         /** @type {number|undefined} when the first event shown was written (ms since the epoch) */
         this.firstMs = undefined;
-        /** whether the job's plan arrived (a deep research job): what it does after is writing its report */
-        this.planned = false;
-        /** what the planning line says besides the time: the sub-questions so far, or the server's step */
-        this.planning = '';
+        /** a deep research job's plan: the planning line, the plan's rows, the research line */
+        this.plan = new Plan(page, jobId, this.timeline, this.meter, this.details);
         this.tokens = 0;
         /** @type {Writing|null} the answer being written, measured on its line ({@link #writingLine}) */
         this.writing = null;
@@ -72,7 +68,7 @@ export class JobFollower {
         };
         const options = { statusUrl: `/research/status/${encodeURIComponent(jobId)}`, statusHeaders: headers };
         this.stream = deep
-            ? followFlow(streamUrl, jobId, (id) => (id === jobId ? own : this.row(id).handlers()), {
+            ? followFlow(streamUrl, jobId, (id) => (id === jobId ? own : this.plan.row(id).handlers()), {
                 ...connection, onEnd: () => this.connection('ended', {}),
             }, options)
             : followJob(streamUrl, { ...connection, ...own }, options);
@@ -85,20 +81,7 @@ export class JobFollower {
 
     /** @returns {string} what this job writes: its answer, or a deep research job's report */
     get what() {
-        return this.deep ? (this.planned ? 'report' : 'research') : 'answer';
-    }
-
-    /** @returns {ChildRow} the row of a sub-question's job, made when first needed */
-    row(jobId) {
-        let row = this.rows.get(jobId);
-        if (!row) {
-            const key = jobId.slice(this.jobId.length + 1);
-            row = new ChildRow(this.page.childList, jobId, () => this.childEnded(),
-                (event, what) => this.details.run(`Sub-question ${key.replace(/^q/, '')}`, event, what));
-            this.rows.set(jobId, row);
-            this.page.children.hidden = false;
-        }
-        return row;
+        return this.deep ? (this.plan.planned ? 'report' : 'research') : 'answer';
     }
 
     /** Notes the time of an event (its stream entry id). */
@@ -141,8 +124,7 @@ export class JobFollower {
                 + 'started over');
         }
         this.timeline.clear();
-        this.planned = false;
-        this.planning = '';
+        this.plan.clear();
         this.meter.indeterminate('Starting');
         this.answer = '';
         this.tokens = 0;
@@ -151,11 +133,6 @@ export class JobFollower {
         this.markdown.clear();
         this.page.answer.hidden = true;
         this.page.tokens.textContent = '';
-        for (const row of this.rows.values()) { // the plan's drafted rows: the new run plans again
-            row.item.remove();
-        }
-        this.rows.clear();
-        this.page.children.hidden = true;
         this.details.current(token, null);
         this.page.events.dataset.fencingToken = String(token);
     }
@@ -173,7 +150,7 @@ export class JobFollower {
         this.page.events.dataset.fencingToken = String(event.fencingToken);
         if (event.reason === 'children') {
             this.details.run('This job', event, 'went on after its sub-questions');
-            this.researched(this.timeline.line('researching', event, startMs), 'done');
+            this.plan.researched(this.timeline.line('researching', event, startMs), 'done');
             this.meter.indeterminate(this.deep ? 'Writing the report' : 'Continuing');
             return;
         }
@@ -218,11 +195,11 @@ export class JobFollower {
             this.page.tokens.textContent = `${data.completionTokens} tokens`;
         }
         // After a deep research job's plan, everything the job itself does is writing its report: one line.
-        const phase = this.planned && phaseOf(data) !== 'planning' ? 'writing' : phaseOf(data);
+        const phase = this.plan.planned && phaseOf(data) !== 'planning' ? 'writing' : phaseOf(data);
         const line = this.timeline.line(phase, event, startMs);
         const message = String(data.message ?? '');
         if (phase === 'planning') {
-            this.plans(line, data);
+            this.plan.planning(line, data);
         } else if (phase === 'writing' && typeof data.completionTokens === 'number') {
             if (this.writingLine !== line) {
                 this.writingLine = line;
@@ -237,28 +214,6 @@ export class JobFollower {
             this.timeline.set(line, what, where, 'live');
             this.stepped(data, what, where);
         }
-    }
-
-    /**
-     * A planning event: the planning line says how far the plan got (each sub-question, as it is written, also gets its
-     * row in the plan), or what the server does (the research protocol, whose plan comes whole at the end).
-     */
-    plans(line, data) {
-        if (typeof data.subQuestion === 'string' && typeof data.key === 'string') {
-            this.row(`${this.jobId}:${data.key}`).query(data.subQuestion);
-            this.planning = `${this.rows.size} sub-question${this.rows.size === 1 ? '' : 's'} so far`;
-        } else if (data.message && data.message !== 'planning the research') {
-            this.planning = capitalized(String(data.message));
-        }
-        this.showPlanning(line, Date.now());
-    }
-
-    showPlanning(line, nowMs) {
-        const startMs = Number(line.dataset.startMs);
-        const elapsed = Number.isFinite(startMs) ? clock(nowMs - startMs) : '';
-        const detail = [this.planning, elapsed].filter(Boolean).join(' · ');
-        this.timeline.set(line, 'Planning the research', detail, 'live');
-        this.meter.indeterminate('Planning the research', detail);
     }
 
     /** Shows an event's `percent` on the meter, unless it counts tokens (an answer's percent is its own). */
@@ -290,7 +245,7 @@ export class JobFollower {
         if (this.writing && line === this.writingLine) {
             this.showWriting(Date.now());
         } else if (line.dataset.phase === 'planning') {
-            this.showPlanning(line, Date.now());
+            this.plan.showPlanning(line, Date.now());
         }
     }
 
@@ -298,38 +253,8 @@ export class JobFollower {
     other(event) {
         const startMs = this.lastMs;
         this.seen(event);
-        if (event.type !== 'plan') {
-            return;
-        }
-        const subQuestions = event.data.subQuestions ?? [];
-        this.planned = true;
-        const planned = this.timeline.line('planning', event, startMs);
-        this.timeline.set(planned, `Planned ${subQuestions.length} sub-questions`, '', 'done');
-        for (const sub of subQuestions) {
-            this.row(sub.jobId).query(sub.query);
-        }
-        this.researched(this.timeline.line('researching', null, this.lastMs), 'live');
-    }
-
-    /** A sub-question's job ended: the research line and the meter count it. */
-    childEnded() {
-        const line = this.timeline.last;
-        if (line?.dataset.phase === 'researching' && line.dataset.state === 'live') {
-            this.researched(line, 'live');
-        }
-    }
-
-    /** Writes the research line: how many sub-questions were answered; while live, the meter too. */
-    researched(line, state) {
-        const rows = [...this.rows.values()];
-        const answered = rows.filter((row) => row.state === 'completed').length;
-        const failed = rows.filter((row) => row.state === 'failed' || row.state === 'aborted').length;
-        const detail = `${answered} of ${rows.length} answered${failed ? `, ${failed} failed` : ''}`;
-        this.timeline.set(line, `${state === 'live' ? 'Researching' : 'Researched'} ${rows.length} sub-questions`,
-            detail, state);
-        if (state === 'live') {
-            this.meter.value(rows.length ? ((answered + failed) * 100) / rows.length : 0, 'Researching the sub-questions',
-                detail);
+        if (event.type === 'plan') {
+            this.plan.announced(event, startMs, this.lastMs);
         }
     }
 

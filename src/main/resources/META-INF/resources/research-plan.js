@@ -5,6 +5,10 @@
 import { Markdown } from '/research-markdown.js';
 import { clock, idMs, phaseOf } from '/research-activity.js';
 
+function capitalized(text) {
+    return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 /** What a child job's state reads as in its row. */
 const CHILD_STATES = { waiting: 'planned', active: 'researching', completed: 'answered', failed: 'failed',
     aborted: 'aborted' };
@@ -12,6 +16,122 @@ const CHILD_STATES = { waiting: 'planned', active: 'researching', completed: 'an
 /** @returns {boolean} whether a result's answer was cut short (by max_tokens or the size cap) */
 export function isCut(result) {
     return Boolean(result && typeof result === 'object' && (result.finishReason === 'length' || result.truncated));
+}
+
+/**
+ * The plan of a deep research job: its planning line (how many sub-questions so far, or the server's step, and the
+ * time), the plan's rows (one per sub-question, made as its `planning` event names it, then by the `plan` event) and
+ * the research line (how many sub-questions were answered).
+ */
+export class Plan {
+
+    /**
+     * @param {object} page the page's elements, by name (children, childList)
+     * @param {string} jobId the deep research job
+     * @param {import('/research-activity.js').Timeline} timeline the job's activity
+     * @param {import('/research-activity.js').Meter} meter the job's meter
+     * @param {{run: Function}} details the details for developers, where each child's runs go
+     */
+    constructor(page, jobId, timeline, meter, details) {
+        this.page = page;
+        this.jobId = jobId;
+        this.timeline = timeline;
+        this.meter = meter;
+        this.details = details;
+        /** @type {Map<string, ChildRow>} the plan's rows, by child job id */
+        this.rows = new Map();
+        /** whether the job's plan arrived: what the job does after is writing its report */
+        this.planned = false;
+        /** what the planning line says besides the time: the sub-questions so far, or the server's step */
+        this.progress = '';
+    }
+
+    /** Forgets the plan (a newer run starts over and plans again). */
+    clear() {
+        for (const row of this.rows.values()) {
+            row.item.remove();
+        }
+        this.rows.clear();
+        this.page.children.hidden = true;
+        this.planned = false;
+        this.progress = '';
+    }
+
+    /** @returns {ChildRow} the row of a sub-question's job, made when first needed */
+    row(jobId) {
+        let row = this.rows.get(jobId);
+        if (!row) {
+            const key = jobId.slice(this.jobId.length + 1);
+            row = new ChildRow(this.page.childList, jobId, () => this.childEnded(),
+                (event, what) => this.details.run(`Sub-question ${key.replace(/^q/, '')}`, event, what));
+            this.rows.set(jobId, row);
+            this.page.children.hidden = false;
+        }
+        return row;
+    }
+
+    /**
+     * A planning event: the planning line says how far the plan got (each sub-question, as it is written, also gets its
+     * row), or what the server does (the research protocol, whose plan comes whole at the end).
+     */
+    planning(line, data) {
+        if (typeof data.subQuestion === 'string' && typeof data.key === 'string') {
+            this.row(`${this.jobId}:${data.key}`).query(data.subQuestion);
+            this.progress = `${this.rows.size} sub-question${this.rows.size === 1 ? '' : 's'} so far`;
+        } else if (data.message && data.message !== 'planning the research') {
+            this.progress = capitalized(String(data.message));
+        }
+        this.showPlanning(line, Date.now());
+    }
+
+    /** Writes the planning line and the meter, with the time since planning began. */
+    showPlanning(line, nowMs) {
+        const startMs = Number(line.dataset.startMs);
+        const elapsed = Number.isFinite(startMs) ? clock(nowMs - startMs) : '';
+        const detail = [this.progress, elapsed].filter(Boolean).join(' · ');
+        this.timeline.set(line, 'Planning the research', detail, 'live');
+        this.meter.indeterminate('Planning the research', detail);
+    }
+
+    /**
+     * The `plan` event: the planning line is done, the rows are the plan's, and the research begins.
+     *
+     * @param {object} event the event
+     * @param {number} startMs when the planning began, if its line is new (ms since the epoch)
+     * @param {number} nowMs when the plan was written (ms since the epoch)
+     */
+    announced(event, startMs, nowMs) {
+        const subQuestions = event.data.subQuestions ?? [];
+        this.planned = true;
+        const planned = this.timeline.line('planning', event, startMs);
+        this.timeline.set(planned, `Planned ${subQuestions.length} sub-questions`, '', 'done');
+        for (const sub of subQuestions) {
+            this.row(sub.jobId).query(sub.query);
+        }
+        this.researched(this.timeline.line('researching', null, nowMs), 'live');
+    }
+
+    /** A sub-question's job ended: the research line and the meter count it. */
+    childEnded() {
+        const line = this.timeline.last;
+        if (line?.dataset.phase === 'researching' && line.dataset.state === 'live') {
+            this.researched(line, 'live');
+        }
+    }
+
+    /** Writes the research line: how many sub-questions were answered; while live, the meter too. */
+    researched(line, state) {
+        const rows = [...this.rows.values()];
+        const answered = rows.filter((row) => row.state === 'completed').length;
+        const failed = rows.filter((row) => row.state === 'failed' || row.state === 'aborted').length;
+        const detail = `${answered} of ${rows.length} answered${failed ? `, ${failed} failed` : ''}`;
+        this.timeline.set(line, `${state === 'live' ? 'Researching' : 'Researched'} ${rows.length} sub-questions`,
+            detail, state);
+        if (state === 'live') {
+            this.meter.value(rows.length ? ((answered + failed) * 100) / rows.length : 0, 'Researching the sub-questions',
+                detail);
+        }
+    }
 }
 
 /**
