@@ -73,6 +73,8 @@ const TYPES = ['started', 'progress', 'plan', ...TERMINAL];
 /**
  * @typedef {object} FencedStreamOptions
  * @property {string} [statusUrl] the job's status URL, asked after a refused stream (a 404 ends with onError)
+ * @property {Object<string, string>} [statusHeaders] headers sent with that request (a tenant's header); the stream
+ *     itself sends none (an EventSource cannot set headers)
  * @property {string} [lastEventId] resume after this stream entry id (for example one kept across a reload)
  * @property {number} [initialRetryDelayMs=1000] delay before following again after the first refusal, ms
  * @property {number} [maxRetryDelayMs=30000] longest delay between two tries, ms (doubles from the initial one)
@@ -269,7 +271,8 @@ export class FencedStream {
         }
         let status = null;
         if (this.options.statusUrl) {
-            const response = await fetch(this.options.statusUrl).catch(() => null);
+            const response = await fetch(this.options.statusUrl, { headers: this.options.statusHeaders ?? {} })
+                .catch(() => null);
             status = response ? response.status : null;
             if (this.closed) {
                 return;

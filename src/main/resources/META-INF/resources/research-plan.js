@@ -1,10 +1,16 @@
-// The plan of a deep research job on the research page (an ES module used by research.js): one row per sub-question,
-// showing its child job as that job's own stream keeps it, and opening (<details>) onto its answer.
+// The plan of a deep research job on the research page (an ES module used by research-job.js): one row per
+// sub-question, made as soon as the plan names it (while the plan is written), showing its child job as that job's own
+// stream keeps it, in words, and opening (<details>) onto its answer. Each run of the child (its attempt, fencing token
+// and worker) goes to the page's details for developers, not to the row.
 import { Markdown } from '/research-markdown.js';
 import { clock, idMs, phaseOf } from '/research-activity.js';
 
+function capitalized(text) {
+    return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 /** What a child job's state reads as in its row. */
-const CHILD_STATES = { waiting: 'waiting', active: 'researching', completed: 'answered', failed: 'failed',
+const CHILD_STATES = { waiting: 'planned', active: 'researching', completed: 'answered', failed: 'failed',
     aborted: 'aborted' };
 
 /** @returns {boolean} whether a result's answer was cut short (by max_tokens or the size cap) */
@@ -13,8 +19,125 @@ export function isCut(result) {
 }
 
 /**
+ * The plan of a deep research job: its planning line (how many sub-questions so far, or the server's step, and the
+ * time), the plan's rows (one per sub-question, made as its `planning` event names it, then by the `plan` event) and
+ * the research line (how many sub-questions were answered).
+ */
+export class Plan {
+
+    /**
+     * @param {object} page the page's elements, by name (children, childList)
+     * @param {string} jobId the deep research job
+     * @param {import('/research-activity.js').Timeline} timeline the job's activity
+     * @param {import('/research-activity.js').Meter} meter the job's meter
+     * @param {{run: Function}} details the details for developers, where each child's runs go
+     */
+    constructor(page, jobId, timeline, meter, details) {
+        this.page = page;
+        this.jobId = jobId;
+        this.timeline = timeline;
+        this.meter = meter;
+        this.details = details;
+        /** @type {Map<string, ChildRow>} the plan's rows, by child job id */
+        this.rows = new Map();
+        /** whether the job's plan arrived: what the job does after is writing its report */
+        this.planned = false;
+        /** what the planning line says besides the time: the sub-questions so far, or the server's step */
+        this.progress = '';
+    }
+
+    /** Forgets the plan (a newer run starts over and plans again). */
+    clear() {
+        for (const row of this.rows.values()) {
+            row.item.remove();
+        }
+        this.rows.clear();
+        this.page.children.hidden = true;
+        this.planned = false;
+        this.progress = '';
+    }
+
+    /** @returns {ChildRow} the row of a sub-question's job, made when first needed */
+    row(jobId) {
+        let row = this.rows.get(jobId);
+        if (!row) {
+            const key = jobId.slice(this.jobId.length + 1);
+            row = new ChildRow(this.page.childList, jobId, () => this.childEnded(),
+                (event, what) => this.details.run(`Sub-question ${key.replace(/^q/, '')}`, event, what));
+            this.rows.set(jobId, row);
+            this.page.children.hidden = false;
+        }
+        return row;
+    }
+
+    /**
+     * A planning event: the planning line says how far the plan got (each sub-question, as it is written, also gets its
+     * row), or what the server does (the research protocol, whose plan comes whole at the end).
+     */
+    planning(line, data) {
+        if (typeof data.subQuestion === 'string' && typeof data.key === 'string') {
+            this.row(`${this.jobId}:${data.key}`).query(data.subQuestion);
+            this.progress = `${this.rows.size} sub-question${this.rows.size === 1 ? '' : 's'} so far`;
+        } else if (data.message && data.message !== 'planning the research') {
+            this.progress = capitalized(String(data.message));
+        }
+        this.showPlanning(line, Date.now());
+    }
+
+    /** Writes the planning line and the meter, with the time since planning began. */
+    showPlanning(line, nowMs) {
+        const startMs = Number(line.dataset.startMs);
+        const elapsed = Number.isFinite(startMs) ? clock(nowMs - startMs) : '';
+        const detail = [this.progress, elapsed].filter(Boolean).join(' · ');
+        this.timeline.set(line, 'Planning the research', detail, 'live');
+        this.meter.indeterminate('Planning the research', detail);
+    }
+
+    /**
+     * The `plan` event: the planning line is done, the rows are the plan's, and the research begins.
+     *
+     * @param {object} event the event
+     * @param {number} startMs when the planning began, if its line is new (ms since the epoch)
+     * @param {number} nowMs when the plan was written (ms since the epoch)
+     */
+    announced(event, startMs, nowMs) {
+        const subQuestions = event.data.subQuestions ?? [];
+        this.planned = true;
+        const planned = this.timeline.line('planning', event, startMs);
+        this.timeline.set(planned, `Planned ${subQuestions.length} sub-questions`, '', 'done');
+        for (const sub of subQuestions) {
+            this.row(sub.jobId).query(sub.query);
+        }
+        this.researched(this.timeline.line('researching', null, nowMs), 'live');
+    }
+
+    /** A sub-question's job ended: the research line and the meter count it. */
+    childEnded() {
+        const line = this.timeline.last;
+        if (line?.dataset.phase === 'researching' && line.dataset.state === 'live') {
+            this.researched(line, 'live');
+        }
+    }
+
+    /** Writes the research line: how many sub-questions were answered; while live, the meter too. */
+    researched(line, state) {
+        const rows = [...this.rows.values()];
+        const answered = rows.filter((row) => row.state === 'completed').length;
+        const failed = rows.filter((row) => row.state === 'failed' || row.state === 'aborted').length;
+        const detail = `${answered} of ${rows.length} answered${failed ? `, ${failed} failed` : ''}`;
+        this.timeline.set(line, `${state === 'live' ? 'Researching' : 'Researched'} ${rows.length} sub-questions`,
+            detail, state);
+        if (state === 'live') {
+            this.meter.value(rows.length ? ((answered + failed) * 100) / rows.length : 0, 'Researching the sub-questions',
+                detail);
+        }
+    }
+}
+
+/**
  * One sub-question of a deep research job: a row that opens (`<details>`) onto its answer, and shows its child job as
- * that job's own stream keeps it (state, run, progress, what it does; a reset clears its answer and counts).
+ * that job's own stream keeps it (state, progress, what it does; a reset clears its answer and counts); its run is in
+ * the row's data (`data-fencing-token`, `data-takeovers`, `data-resets`), not in its text.
  */
 export class ChildRow {
 
@@ -22,9 +145,12 @@ export class ChildRow {
      * @param {HTMLOListElement} list the plan's list, where the row goes
      * @param {string} jobId the child job
      * @param {() => void} onEnded called when the child's job ends
+     * @param {(event: object, what: string) => void} onRun called with each run of the child's job (its `started` or
+     *     `resume` event) and what it did, for the details
      */
-    constructor(list, jobId, onEnded) {
+    constructor(list, jobId, onEnded, onRun) {
         this.onEnded = onEnded;
+        this.onRun = onRun;
         /** @type {number} when the child's first and last events shown were written (ms since the epoch) */
         this.firstMs = NaN;
         this.lastMs = NaN;
@@ -64,13 +190,17 @@ export class ChildRow {
     /** @returns {object} the FencedStreamHandlers of the child's events */
     handlers() {
         return {
-            onStarted: (event) => this.show('active', event, event.data.workerId
-                ? `started on ${event.data.workerId}` : 'started'),
+            onStarted: (event) => {
+                this.onRun(event, 'started');
+                this.show('active', event, 'started');
+            },
             onResume: (event) => {
                 if (event.reason === 'takeover') {
                     this.takeovers++;
                 }
-                this.show('active', event, event.reason === 'takeover' ? 'continued on another worker' : 'continues');
+                this.onRun(event, event.reason === 'takeover' ? 'took the job over; went on where it stopped'
+                    : 'went on where it stopped');
+                this.show('active', event, 'interrupted, then went on where it stopped');
             },
             onReset: (token, previous) => {
                 this.bar.value = 0;
@@ -79,6 +209,7 @@ export class ChildRow {
                 if (previous > 0) { // a newer run starts the child over: what its old run showed is gone
                     this.item.dataset.resets = String(Number(this.item.dataset.resets) + 1);
                     this.takeovers++;
+                    this.item.querySelector('.child-message').textContent = 'interrupted, then started over';
                 }
             },
             onDelta: (text) => {
@@ -136,7 +267,6 @@ export class ChildRow {
         const badge = this.item.querySelector('.child-state');
         badge.textContent = CHILD_STATES[state] ?? state;
         badge.dataset.state = state;
-        badge.title = `fencing token ${event.fencingToken}${this.takeovers > 0 ? `, taken over ${this.takeovers}×` : ''}`;
         this.item.querySelector('.child-message').textContent = message;
     }
 }

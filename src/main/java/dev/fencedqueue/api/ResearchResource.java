@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobOptions;
@@ -18,6 +19,7 @@ import dev.fencedqueue.research.ResearchJobs;
 import dev.fencedqueue.research.ResearchRequest;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
+import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.validation.Valid;
@@ -52,10 +54,12 @@ public class ResearchResource {
     private final CurrentIdentityAssociation identity;
     private final JobTenancy tenancy;
     private final TenantQuotas quotas;
+    private final TenancyConfig tenancyConfig;
 
     public ResearchResource(Queues queues, FlowReader flows, ResearchConfig config, JobHistory history,
             ObjectMapper json, StartRateLimit rateLimit, JobOwnership ownership, CurrentIdentityAssociation identity,
-            JobTenancy tenancy, TenantQuotas quotas) {
+            JobTenancy tenancy, TenantQuotas quotas, TenancyConfig tenancyConfig) {
+        this.tenancyConfig = tenancyConfig;
         this.flows = flows;
         this.tenancy = tenancy;
         this.quotas = quotas;
@@ -102,6 +106,17 @@ public class ResearchResource {
                     return RestResponse.ResponseBuilder.create(RestResponse.Status.ACCEPTED, body)
                             .location(URI.create(body.statusUrl())).build();
                 });
+    }
+
+    @GET
+    @Path("/settings")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "What a client must send to start a job", description = "`tenancy.source` is `none`, "
+            + "`header` (send the tenant in the header `tenancy.header`; `tenancy.rule` says what a tenant id may be) "
+            + "or `principal` (send a bearer JWT), as fq.tenancy.source says. Public.")
+    @NonBlocking
+    public ResearchSettings settings() {
+        return ResearchSettings.of(tenancyConfig);
     }
 
     @GET

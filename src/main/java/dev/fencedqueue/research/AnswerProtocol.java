@@ -1,12 +1,14 @@
 package dev.fencedqueue.research;
 
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.LlmException;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.worker.JobContext;
 import io.opentelemetry.context.Context;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -53,6 +55,20 @@ public interface AnswerProtocol {
     Uni<AskedText> text(String prompt, String jobId);
 
     /**
+     * Asks one prompt and gives its answer as it is written, published nowhere, without a span of its own.
+     *
+     * @param prompt the prompt, sent as the user's question, must not be {@code null}
+     * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
+     * @return the answer's items in order: the text so far as it grows ({@link AskedText#partial}; {@code openai} and
+     *         {@code responses}: one item per chunk of text) or what the server says it does
+     *         ({@link AskedText#activity}; {@code research}: its progress lines), then the whole answer, as
+     *         {@link #text} gives it, last; fails as {@link #text} fails. This default gives the whole answer only
+     */
+    default Multi<AskedText> draft(String prompt, String jobId) {
+        return text(prompt, jobId).toMulti();
+    }
+
+    /**
      * Asks one prompt and gives its whole answer as text, published nowhere, in a span of its own ({@link #span}, ended
      * with the answer, with its tokens and their cost when the server reported them, as an answer's span): a step of a
      * job whose output is not that text (a deep research job's plan).
@@ -65,8 +81,29 @@ public interface AnswerProtocol {
      * @throws LlmException as {@link #span} throws
      */
     default Uni<AskedText> ask(String prompt, String jobId, Context trace) {
+        return ask(prompt, jobId, trace, draft -> Uni.createFrom().voidItem());
+    }
+
+    /**
+     * Asks one prompt as {@link #ask(String, String, Context)} does, and hands the answer to {@code onDraft} as it is
+     * written ({@link #draft}), one item after the other: the next item waits until {@code onDraft}'s {@code Uni}
+     * completed, and the whole answer is given only once every item was handled (a deep research job publishes its
+     * plan's sub-questions as they are written, then the plan).
+     *
+     * @param prompt the prompt, sent as the user's question, must not be {@code null}
+     * @param jobId the job that asks, sent as {@code X-Request-ID} for the server's logs
+     * @param trace the asking attempt's context, must not be {@code null}: the call's span is its child
+     * @param onDraft called with each item of the draft, the whole answer last, must not be {@code null}; a failure of
+     *        its {@code Uni} (or an exception it throws) fails the call and closes the LLM's stream
+     * @return the whole answer, as {@link #text} says; fails as it fails, or as {@code onDraft} fails
+     * @throws LlmException as {@link #span} throws
+     */
+    default Uni<AskedText> ask(String prompt, String jobId, Context trace, Function<AskedText, Uni<Void>> onDraft) {
         LlmSpan span = span(trace);
-        return span.around(text(prompt, jobId).invoke(asked -> {
+        Uni<AskedText> whole = draft(prompt, jobId).onItem().call(draft -> onDraft.apply(draft))
+                .select().where(AskedText::whole).collect().last()
+                .onItem().ifNull().failWith(() -> new LlmException("the LLM's stream ended without an answer"));
+        return span.around(whole.invoke(asked -> {
             ChatChunk.Usage usage = asked.usage();
             if (usage != null) {
                 span.end(usage.promptTokens(), usage.completionTokens(), costMicros(usage), null, null);

@@ -1,5 +1,6 @@
 package dev.fencedqueue.research;
 
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 
@@ -104,6 +105,11 @@ public class ChatResearch implements AnswerProtocol {
         return text(chat.stream(prompt, jobId));
     }
 
+    @Override
+    public Multi<AskedText> draft(String prompt, String jobId) {
+        return draft(chat.stream(prompt, jobId));
+    }
+
     /**
      * @param chunks an answer's chunks, must not be {@code null}
      * @return their content, concatenated, and the usage of the last chunk that had one (without any: no prompt
@@ -114,20 +120,37 @@ public class ChatResearch implements AnswerProtocol {
         return chunks.collect().in(Asked::new, Asked::add).map(Asked::result);
     }
 
+    /**
+     * @param chunks an answer's chunks, subscribed once per subscription of the result, must not be {@code null}
+     * @return the text so far after each chunk that adds text ({@link AskedText#partial}), then the whole answer as
+     *         {@link #text(Multi)} gives it; fails as they fail
+     */
+    static Multi<AskedText> draft(Multi<ChatChunk> chunks) {
+        return Multi.createFrom().deferred(() -> {
+            Asked asked = new Asked();
+            Multi<AskedText> partial = chunks.onItem().transformToIterable(chunk -> asked.add(chunk)
+                    ? List.of(AskedText.partial(asked.text.toString())) : List.<AskedText>of());
+            return Multi.createBy().concatenating().streams(partial, Multi.createFrom().item(asked::result));
+        });
+    }
+
     /** An asked answer as its chunks arrive: the text so far, its chunks of text, and the last usage reported. */
     private static final class Asked {
         private final StringBuilder text = new StringBuilder();
         private long chunks;
         private ChatChunk.Usage usage;
 
-        void add(ChatChunk chunk) {
-            if (chunk.content() != null && !chunk.content().isEmpty()) {
+        /** @return whether the chunk added text */
+        boolean add(ChatChunk chunk) {
+            boolean more = chunk.content() != null && !chunk.content().isEmpty();
+            if (more) {
                 text.append(chunk.content());
                 chunks++;
             }
             if (chunk.usage() != null) {
                 usage = chunk.usage();
             }
+            return more;
         }
 
         AskedText result() {

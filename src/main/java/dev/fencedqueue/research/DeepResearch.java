@@ -24,9 +24,11 @@ import jakarta.enterprise.context.ApplicationScoped;
  * A deep research job, a flow (BullMQ's parent and child jobs) run as the parent's steps:
  * <ol>
  * <li><b>plan</b>: says so first (a {@code progress} event, {@code phase: "planning"}), asks the LLM for at most
- * {@code fq.research.deep.sub-questions} sub-questions ({@link AnswerProtocol#ask}, not published) and announces them
- * in a fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]}); the plan's tokens count as an attempt
- * that ended with its result ({@link LlmTokens});</li>
+ * {@code fq.research.deep.sub-questions} sub-questions ({@link AnswerProtocol#ask}, streamed), publishes each
+ * sub-question as its line is written ({@link PlanningProgress}: more {@code planning} events), then announces them in
+ * a fenced {@code plan} event ({@code subQuestions: [{key, jobId, query}]}); the plan's tokens count as an attempt
+ * that ended with its result ({@link LlmTokens}). A run that takes the job over before the plan event plans again
+ * (its reader gets a {@code reset});</li>
  * <li><b>research</b>: adds one child research job per sub-question in the research queue, fenced, with ids
  * {@code <parentId>:q1}, {@code :q2}, ... (a run that took over adds none again), and parks in
  * {@code waiting-children};</li>
@@ -67,9 +69,10 @@ public class DeepResearch {
             Optional<ResearchPlan> planned = plan(events);
             if (planned.isEmpty()) {
                 // Readers show "planning" from the run's first second, not only once the plan is written.
-                return context.progress(0, "planning the research", json.createObjectNode().put("phase", "planning"))
+                PlanningProgress planning = new PlanningProgress(context, config.deep().subQuestions());
+                return context.progress(0, "planning the research", PlanningProgress.details())
                         .chain(() -> answers.ask(ResearchPlan.planPrompt(config.deep(), query), context.jobId(),
-                                context.traceContext()))
+                                context.traceContext(), planning::publish))
                         .call(answer -> account(context, answer))
                         .map(answer -> ResearchPlan.parse(context.jobId(), answer.text(), config.deep().subQuestions()))
                         .call(plan -> context.publish(ResearchPlan.EVENT, plan.eventData()))

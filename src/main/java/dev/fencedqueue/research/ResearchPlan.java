@@ -58,14 +58,7 @@ record ResearchPlan(List<SubQuestion> subQuestions) {
      * @throws LlmException when the answer holds no sub-question (the attempt fails and is retried)
      */
     static ResearchPlan parse(String parentId, String answer, int max) {
-        Set<String> lines = new LinkedHashSet<>();
-        for (String line : answer.split("\\R")) {
-            String question = MARKER.matcher(line).replaceFirst("").strip();
-            if (!question.isEmpty() && lines.size() < max) {
-                lines.add(question.length() > ResearchRequest.MAX_QUERY_LENGTH
-                        ? question.substring(0, ResearchRequest.MAX_QUERY_LENGTH) : question);
-            }
-        }
+        List<String> lines = lines(answer, max);
         if (lines.isEmpty()) {
             throw new LlmException("the LLM's plan holds no sub-question");
         }
@@ -75,6 +68,27 @@ record ResearchPlan(List<SubQuestion> subQuestions) {
             subQuestions.add(new SubQuestion(key, parentId + ":" + key, question));
         }
         return new ResearchPlan(List.copyOf(subQuestions));
+    }
+
+    /**
+     * The sub-questions of a plan's text, as {@link #parse} reads them; of a plan still being written, its complete
+     * lines give the sub-questions the whole plan will start with.
+     *
+     * @param answer the LLM's answer to the plan prompt, or the part of it written so far
+     * @param max most sub-questions
+     * @return its non-blank lines, list markers stripped, repeats dropped, cut to {@code max} and to
+     *         {@link ResearchRequest#MAX_QUERY_LENGTH} characters each; empty when it holds none
+     */
+    static List<String> lines(String answer, int max) {
+        Set<String> lines = new LinkedHashSet<>();
+        for (String line : answer.split("\\R")) {
+            String question = MARKER.matcher(line).replaceFirst("").strip();
+            if (!question.isEmpty() && lines.size() < max) {
+                lines.add(question.length() > ResearchRequest.MAX_QUERY_LENGTH
+                        ? question.substring(0, ResearchRequest.MAX_QUERY_LENGTH) : question);
+            }
+        }
+        return List.copyOf(lines);
     }
 
     /**

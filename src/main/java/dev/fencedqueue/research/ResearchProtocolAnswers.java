@@ -1,6 +1,7 @@
 package dev.fencedqueue.research;
 
 import java.util.Map;
+import java.util.Objects;
 
 import dev.fencedqueue.llm.LlmMessage;
 import dev.fencedqueue.llm.LlmSpan;
@@ -8,6 +9,7 @@ import dev.fencedqueue.llm.ResearchProtocolClient;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobContext;
 import io.opentelemetry.context.Context;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -53,9 +55,16 @@ final class ResearchProtocolAnswers implements AnswerProtocol {
 
     @Override
     public Uni<AskedText> text(String prompt, String jobId) {
-        return client.research(prompt, jobId)
-                .select().where(message -> message instanceof LlmMessage.Summary)
-                .collect().last() // the client fails a stream without a summary
-                .map(summary -> new AskedText(((LlmMessage.Summary) summary).summary(), null)); // counts no tokens
+        return draft(prompt, jobId).select().where(AskedText::whole).collect().last();
+    }
+
+    /** Each progress line of the research LLM as an {@link AskedText#activity}, then its summary (no tokens). */
+    @Override
+    public Multi<AskedText> draft(String prompt, String jobId) {
+        return client.research(prompt, jobId) // the client fails a stream without a summary
+                .map(message -> message instanceof LlmMessage.Summary summary
+                        ? new AskedText(summary.summary(), null) // counts no tokens
+                        : AskedText.activity(Objects.requireNonNullElse(((LlmMessage.Progress) message).message(),
+                                "working")));
     }
 }

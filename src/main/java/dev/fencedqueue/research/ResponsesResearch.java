@@ -125,11 +125,21 @@ public class ResponsesResearch implements AnswerProtocol {
 
     @Override
     public Uni<AskedText> text(String prompt, String jobId) {
+        return client.create(client.request(prompt), jobId).chain(events -> ChatResearch.text(chunksOf(events)));
+    }
+
+    @Override
+    public Multi<AskedText> draft(String prompt, String jobId) {
         return client.create(client.request(prompt), jobId)
-                .chain(events -> ChatResearch.text(events.onItem().transformToIterable(event -> {
-                    ChatChunk chunk = ResponseChunks.of(event);
-                    return chunk == null ? List.<ChatChunk>of() : List.of(chunk);
-                })));
+                .onItem().transformToMulti(events -> ChatResearch.draft(chunksOf(events)));
+    }
+
+    /** @return the chunks of a response's events, in order */
+    private static Multi<ChatChunk> chunksOf(Multi<ResponseEvent> events) {
+        return events.onItem().transformToIterable(event -> {
+            ChatChunk chunk = ResponseChunks.of(event);
+            return chunk == null ? List.<ChatChunk>of() : List.of(chunk);
+        });
     }
 
     private Uni<Opened> takeOver(JobContext context, String query, CommittedAnswer base, UpstreamResponse response) {

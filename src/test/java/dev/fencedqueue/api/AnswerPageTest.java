@@ -23,15 +23,18 @@ import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
  * The research page with an answer streamed over OpenAI's protocol (the simulator, 400 words at 20 ms), in headless
  * Chromium, through {@code /fenced-stream.js}: the answer appears as it arrives, rendered as Markdown, with a progress
  * indicator that moves and one activity line for the whole answer; a takeover continues it without the page ever
- * blanking, with no text repeated or missing, and says so; a cut connection resumes with no delta repeated or missing;
+ * blanking, with no text repeated or missing, and says so in one plain line; no fencing token, worker id or attempt
+ * shows until the details for developers are opened; a cut connection resumes with no delta repeated or missing;
  * and HTML in the model's output is shown as text and runs nothing. Saves {@code docs/screenshots/answer.png},
- * {@code answer-phone-dark.png} and {@code takeover.png}.
+ * {@code answer-phone-dark.png}, {@code takeover.png} and {@code takeover-details.png} (its details for developers
+ * open).
  */
 @QuarkusTest
 @RuntimeProfile(OpenAiZombieProfile.class)
@@ -75,9 +78,13 @@ class AnswerPageTest extends ResearchTestSupport {
         long progressEvents = validHistory(jobId).stream().filter(e -> "progress".equals(e.get("event"))).count();
         assertThat(progressEvents).as("a batch every 30 characters of a 400-word answer").isGreaterThan(30);
         assertThat(lines()).as(progressEvents + " progress events, one line for the answer")
-                .containsExactly("Started on worker-answer", "Writing the answer", "Completed");
-        assertThat(text("outcome-text")).isEqualTo("Answer complete.");
-        assertThat(browser().findElement(org.openqa.selenium.By.id("notice")).isDisplayed()).isFalse();
+                .containsExactly("Started", "Writing the answer");
+        assertThat(text("progress-label")).as("finished, said once").isEqualTo("Finished");
+        assertThat(visibleText()).containsOnlyOnce("Finished").doesNotContain("Completed").doesNotContain("complete");
+        assertThat(browser().findElement(By.id("outcome")).isDisplayed()).as("nothing more to say").isFalse();
+        assertThat(browser().findElement(By.id("notice")).isDisplayed()).isFalse();
+        long run = status(jobId).getLong("fencingToken");
+        assertShowsNoMachineryUntilTheDetailsOpen(jobId, run, "worker-answer");
         CHROMIUM.screenshot("answer", Shot.desktop(1200));
         CHROMIUM.screenshot("answer-phone-dark", Shot.phoneDark(1400));
     }
@@ -120,9 +127,15 @@ class AnswerPageTest extends ResearchTestSupport {
         await("the page shows B's run").atMost(BROWSER_STEP).until(() -> text("run").contains("fencing token " + runOfB));
         awaitOutcome("completed");
 
-        assertThat(text("notice")).contains("Continued on another worker (worker-B)");
-        assertThat(lines()).containsExactly("Started on worker-A", "Writing the answer",
-                "Continued on worker-B after a takeover", "Writing the answer", "Completed");
+        assertThat(lines()).as("one plain line for the interruption").containsExactly("Started", "Writing the answer",
+                "The answer was interrupted and went on where it stopped.", "Writing the answer");
+        assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("said once, in the activity").isFalse();
+        assertShowsNoMachineryUntilTheDetailsOpen(jobId, runOfB, "worker-B");
+        assertThat(text("runs")).contains("fencing token " + runOfA).contains("worker-A").contains("worker-B")
+                .contains("took the job over");
+        browser().executeScript("document.getElementById('details').open = true; window.scrollTo(0, 0)");
+        CHROMIUM.screenshot("takeover-details", Shot.desktop(4000));
+        browser().executeScript("document.getElementById('details').open = false");
         CHROMIUM.screenshot("takeover", Shot.desktop(1100));
         assertThat(streamed()).as("A's deltas up to the resume point, then B's: nothing repeated or missing")
                 .isEqualTo(status(jobId).getString("result.text"));
@@ -167,6 +180,29 @@ class AnswerPageTest extends ResearchTestSupport {
                 .isEqualTo(0L);
         assertThat(script("return document.getElementById('answer-text').textContent")).asString()
                 .contains("<script>window.pwned = 1</script>").contains("onerror=\"window.pwned = 2\"");
+    }
+
+    /**
+     * What a reader sees is the question, the progress and the answer: no job id, fencing token, worker id or attempt
+     * shows until the details for developers are opened (closed by default), which then show them.
+     */
+    private void assertShowsNoMachineryUntilTheDetailsOpen(String jobId, long run, String workerId) {
+        assertThat(browser().executeScript("return document.getElementById('details').open")).isEqualTo(false);
+        assertThat(visibleText()).as("what the page shows with its details closed").isNotBlank()
+                .doesNotContain(jobId).doesNotContain(String.valueOf(run)).doesNotContain(workerId)
+                .doesNotContainIgnoringCase("fencing token").doesNotContainIgnoringCase("attempt")
+                .doesNotContainIgnoringCase("worker");
+
+        browser().findElement(By.cssSelector("#details summary")).click();
+
+        await("the details open").atMost(BROWSER_STEP).until(() -> visibleText().contains(jobId));
+        assertThat(visibleText()).contains("fencing token " + run).contains(workerId).contains("attempt");
+        browser().findElement(By.cssSelector("#details summary")).click();
+    }
+
+    /** @return the text the page shows (its {@code innerText}: what is rendered, closed details left out) */
+    private String visibleText() {
+        return (String) script("return document.querySelector('main').innerText");
     }
 
     private void awaitOutcome(String event) {

@@ -46,7 +46,6 @@ class DeepResearchPageTest extends ResearchTestSupport {
 
         await("planning, from the job's first second").atMost(BROWSER_STEP).until(() -> lines().stream().anyMatch(
                 line -> "planning".equals(line.get("phase")) && "live".equals(line.get("state"))));
-        assertThat(rows()).as("no plan yet").isEmpty();
         await("the plan's rows").atMost(BROWSER_STEP).until(() -> rows().size() == 3);
         awaitReport();
         String jobId = text("job-id");
@@ -85,10 +84,64 @@ class DeepResearchPageTest extends ResearchTestSupport {
                 validHistory(jobId).stream().map(e -> (String) e.get("id")).toList());
         assertThat(validHistory(jobId)).extracting(e -> e.get("event")).contains("resume").doesNotContain("reset");
         assertThat(lines()).as("one line per phase").extracting(line -> line.get("text")).containsExactly(
-                "Started on worker-deep", "Planned 3 sub-questions", "Researched 3 sub-questions", "Writing the report",
-                "Completed");
+                "Started", "Planned 3 sub-questions", "Researched 3 sub-questions", "Writing the report");
+        assertThat(text("progress-label")).isEqualTo("Finished");
         assertThat(browser().findElement(By.id("notice")).isDisplayed())
                 .as("going on after its children is no takeover").isFalse();
+        String visible = visibleText();
+        assertThat(visible).as("no machinery shows").doesNotContain(jobId).doesNotContain("worker-deep")
+                .doesNotContainIgnoringCase("fencing token").doesNotContainIgnoringCase("attempt");
+        for (Map<String, Object> row : rows) {
+            assertThat(visible).doesNotContain((String) row.get("fencingToken"));
+        }
+        assertThat(text("runs")).as("the details name each run, the sub-questions' too")
+                .contains("Sub-question 1: started").contains("worker-deep")
+                .contains("fencing token " + rows.get(0).get("fencingToken"));
+    }
+
+    /**
+     * While the plan is written (OpenAI's protocol, a word every 150 ms), each sub-question shows as soon as its line is
+     * complete: rows appear one by one while the planning line is live, and say how many so far.
+     */
+    @Test
+    void theSubQuestionsAppearOneByOneWhileThePlanIsWritten() {
+        settings.adjust("fq.llm.protocol", "openai");
+        settings.adjust("fq.simulator.token-interval", "150ms");
+        startResearchWorker("worker-plan");
+        browser().get(base.toString());
+        browser().findElement(By.id("query")).sendKeys("How do fencing tokens make distributed locks safe?");
+        browser().findElement(By.id("deep")).click();
+        browser().findElement(By.id("start")).click();
+
+        await("a sub-question while the plan is still written").atMost(BROWSER_STEP).until(() -> rows().size() == 1
+                && planningLine().map(line -> "live".equals(line.get("state"))).orElse(false));
+        assertThat(planningLine().orElseThrow().get("text")).isEqualTo("Planning the research");
+        assertThat(text("events")).contains("1 sub-question so far");
+        assertThat(rows().get(0).get("query")).asString().endsWith("?").contains("fencing tokens");
+        CHROMIUM.screenshot("deep-research-planning", Shot.desktop(1000));
+        await("the next one, still planning").atMost(BROWSER_STEP).until(() -> rows().size() == 2
+                && planningLine().map(line -> "live".equals(line.get("state"))).orElse(false));
+        simulatorAtFullSpeed(); // the children and the report (the plan's stream keeps its pace)
+        await("the plan").atMost(BROWSER_STEP).until(() -> "Planned 3 sub-questions".equals(
+                planningLine().map(line -> line.get("text")).orElse(null)));
+        String jobId = text("job-id");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> plan = (List<Map<String, Object>>) validHistory(jobId).stream()
+                .filter(event -> "plan".equals(event.get("event"))).findFirst().orElseThrow().get("subQuestions");
+        assertThat(rows()).extracting(row -> row.get("query")).as("the rows drafted are the plan's")
+                .containsExactlyElementsOf(plan.stream().map(sub -> sub.get("query")).toList());
+        assertThat(rows()).extracting(row -> row.get("jobId")).containsExactly(jobId + ":q1", jobId + ":q2",
+                jobId + ":q3");
+        awaitReport();
+    }
+
+    private java.util.Optional<Map<String, Object>> planningLine() {
+        return lines().stream().filter(line -> "planning".equals(line.get("phase"))).findFirst();
+    }
+
+    /** @return the text the page shows (its {@code innerText}: what is rendered, closed details left out) */
+    private String visibleText() {
+        return (String) browser().executeScript("return document.querySelector('main').innerText");
     }
 
     private void awaitReport() {

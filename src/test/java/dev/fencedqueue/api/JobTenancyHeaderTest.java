@@ -3,9 +3,11 @@ package dev.fencedqueue.api;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
+import java.net.URL;
 import java.util.List;
 import java.util.Map;
 
@@ -16,9 +18,11 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
+import dev.fencedqueue.testing.SseClient;
 import dev.fencedqueue.testing.WorkersOffProfile;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
@@ -46,6 +50,9 @@ class JobTenancyHeaderTest {
     @Inject
     Queues queues;
 
+    @TestHTTPResource("/")
+    URL base;
+
     @Inject
     ResearchConfig research;
 
@@ -56,6 +63,27 @@ class JobTenancyHeaderTest {
                 .extract().path("jobId");
 
         given().get("/research/status/" + jobId).then().statusCode(200).body("tenant", equalTo("acme"));
+    }
+
+    /** A client (the research page) reads, before it starts a job, that it must send the tenant, and in which header. */
+    @Test
+    void theSettingsSayWhichHeaderMustNameTheTenant() {
+        given().get("/research/settings").then().statusCode(200).body("tenancy.source", equalTo("header"))
+                .body("tenancy.header", equalTo("X-Tenant-Id")).body("tenancy.rule", startsWith("1 to 64 characters"));
+    }
+
+    /** The stream of a job needs no tenant header (an EventSource cannot send one): the page follows what it started. */
+    @Test
+    void aJobsStatusAndStreamAreReadWithoutTheTenantHeader() {
+        String jobId = given().header("X-Tenant-Id", "acme").contentType(ContentType.JSON)
+                .body(Map.of("query", "followed")).post("/research/start").then().statusCode(202)
+                .extract().path("jobId");
+
+        given().get("/research/status/" + jobId).then().statusCode(200);
+        try (SseClient stream = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(TIMEOUT).until(() -> stream.status().isDone());
+            assertThat(stream.status()).isCompletedWithValue(200);
+        }
     }
 
     @Test

@@ -59,20 +59,24 @@ class ResearchPageTest extends ResearchTestSupport {
 
         awaitOutcome("completed");
         String jobId = text("job-id");
+        assertThat(browser().findElement(By.id("tenant-row")).isDisplayed()).as("no tenant asked for").isFalse();
         assertThat(browser().getCurrentUrl()).as("a reload follows the same job").endsWith("?jobId=" + jobId);
         assertThat(text("job-question")).isEqualTo("fencing tokens in practice");
         assertThat(shownIds()).as("every event of the run, once, in order").containsExactlyElementsOf(ids(
                 validHistory(jobId)));
         List<Map<String, Object>> lines = lines();
-        assertThat(lines).extracting(line -> line.get("text")).first().isEqualTo("Started on worker-page");
+        assertThat(lines).extracting(line -> line.get("text")).first().isEqualTo("Started");
         assertThat(lines).extracting(line -> line.get("event")).last().isEqualTo("completed");
         assertThat(lines).as("30 progress events, one line per phase of the research: " + lines).hasSizeBetween(3, 7);
         long run = status(jobId).getLong("fencingToken");
         assertThat(run).isPositive();
         assertThat(lines).extracting(line -> line.get("fencingToken")).containsOnly(run);
         assertThat(text("answer-text")).contains("fencing tokens in practice");
-        assertThat(text("outcome-text")).isEqualTo("Research complete.");
+        assertThat(text("progress-label")).isEqualTo("Finished");
+        assertThat(browser().findElement(By.id("outcome")).isDisplayed()).as("finished is said once").isFalse();
         assertThat(value("percent")).isEqualTo("100");
+        assertThat(visibleText()).doesNotContain(jobId).doesNotContain(String.valueOf(run))
+                .doesNotContain("worker-page").doesNotContainPattern("(?i)fencing token \\d");
         assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("no takeover notice").isFalse();
     }
 
@@ -95,13 +99,16 @@ class ResearchPageTest extends ResearchTestSupport {
         List<Map<String, Object>> lines = lines();
         assertThat(lines).as("only the new run is shown").extracting(line -> line.get("fencingToken"))
                 .containsOnly(runOfB);
-        assertThat(lines.get(0)).containsEntry("event", "started").containsEntry("text", "Started on worker-B");
+        assertThat(lines.get(0)).containsEntry("event", "started").containsEntry("text", "Started");
         assertThat(lines).filteredOn(line -> "completed".equals(line.get("event"))).hasSize(1);
         assertThat(lines).extracting(line -> line.get("event")).last().isEqualTo("completed");
         assertThat(shownIds()).containsExactlyElementsOf(ids(validHistory(jobId)));
-        assertThat(text("run")).contains("fencing token " + runOfB);
-        assertThat(text("notice")).contains("fencing token " + runOfA + " stopped")
-                .contains("taken over by the run with fencing token " + runOfB);
+        assertThat(text("notice")).as("one plain line").isEqualTo("The answer was interrupted and started over.");
+        assertThat(visibleText()).doesNotContain(String.valueOf(runOfA)).doesNotContain(String.valueOf(runOfB))
+                .doesNotContain("worker-A").doesNotContain("worker-B");
+        browser().findElement(By.cssSelector("#details summary")).click();
+        assertThat(visibleText()).as("the details name the runs").contains("fencing token " + runOfB)
+                .contains("took over from fencing token " + runOfA).contains("worker-B");
     }
 
     /**
@@ -133,12 +140,14 @@ class ResearchPageTest extends ResearchTestSupport {
         @SuppressWarnings("unchecked")
         List<String> texts = (List<String>) browser().executeScript("return window.answerTexts");
         assertThat(texts).as("the answer never blanked").allMatch(t -> t.contains("The answer begins"));
-        assertThat(text("notice")).contains("Continued on another worker (worker-B)");
+        assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("said once, in the activity").isFalse();
         List<Map<String, Object>> valid = validHistory(jobId);
         assertThat(valid).extracting(e -> e.get("event")).containsSubsequence("progress", "resume", "progress",
                 "completed");
         assertThat(shownIds()).containsExactlyElementsOf(ids(valid));
-        assertThat(lines()).extracting(line -> line.get("text")).contains("Continued on worker-B after a takeover");
+        assertThat(lines()).extracting(line -> line.get("text"))
+                .contains("The answer was interrupted and went on where it stopped.");
+        assertThat(visibleText()).doesNotContain("worker-B").doesNotContainIgnoringCase("fencing token");
     }
 
     /**
@@ -167,7 +176,9 @@ class ResearchPageTest extends ResearchTestSupport {
         assertThat(browser().findElement(By.id("notice")).isDisplayed()).as("no takeover notice").isFalse();
         assertThat(lines()).filteredOn(line -> "resume".equals(line.get("event"))).singleElement()
                 .satisfies(line -> assertThat(line).containsEntry("state", "quiet")
-                        .containsEntry("text", "Attempt 2 goes on after a failed attempt"));
+                        .containsEntry("text", "An error interrupted the answer; it went on where it stopped."));
+        assertThat(text("runs")).as("the details name the attempt").contains("attempt 2");
+        assertThat(visibleText()).doesNotContainIgnoringCase("attempt");
         assertThat(shownIds()).containsExactlyElementsOf(ids(validHistory(jobId)));
     }
 
@@ -195,8 +206,9 @@ class ResearchPageTest extends ResearchTestSupport {
         awaitOutcome("completed");
 
         assertThat(text("outcome-text")).contains("cut at the token limit").doesNotContain("complete");
+        assertThat(text("progress-label")).isEqualTo("Finished, cut short");
         assertThat(lines()).as("one line for the whole answer").extracting(line -> line.get("phase"))
-                .containsExactly("started", "writing", "end");
+                .containsExactly("started", "writing");
     }
 
     /** Publishes answer text as ChatResearch does with {@code fq.llm.max-tokens} 40. */
@@ -245,7 +257,9 @@ class ResearchPageTest extends ResearchTestSupport {
 
             proxy.refuse(true);
             proxy.cutAll();
-            await().atMost(BROWSER_STEP).until(() -> text("notice").contains("HTTP 503"));
+            await().atMost(BROWSER_STEP).until(() -> text("notice").startsWith("The connection to the service was "
+                    + "lost; trying again in"));
+            assertThat(text("connection")).as("the details say why").isEqualTo("retrying (HTTP 503)");
             proxy.refuse(false);
 
             awaitOutcome("completed");
@@ -265,7 +279,8 @@ class ResearchPageTest extends ResearchTestSupport {
 
         awaitOutcome("aborted");
         String jobId = text("job-id");
-        assertThat(text("outcome-text")).isEqualTo("aborted by user");
+        assertThat(text("outcome-text")).isEqualTo("You aborted the research.");
+        assertThat(text("progress-label")).isEqualTo("Aborted");
         assertThat(validHistory(jobId)).extracting(e -> e.get("event"))
                 .filteredOn(event -> List.of("completed", "failed", "aborted").contains(event)).containsExactly("aborted");
         assertThat(shownIds()).containsExactlyElementsOf(ids(validHistory(jobId)));
@@ -284,10 +299,66 @@ class ResearchPageTest extends ResearchTestSupport {
         browser().findElement(By.id("start")).click();
 
         await().atMost(BROWSER_STEP).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
-        assertThat(text("start-error")).contains("blank");
+        assertThat(text("start-error")).isEqualTo("Write a question first: it is blank.");
         assertThat(browser().findElement(By.id("job")).isDisplayed()).isFalse();
         assertThat(browser().getCurrentUrl()).doesNotContain("jobId");
         assertThat(queuedResearchJobs()).isEqualTo(queuedBefore);
+    }
+
+    /**
+     * With {@code fq.tenancy.source=header}, the page asks for the tenant (the service's settings say it needs one),
+     * says in words what is missing, sends the tenant in the configured header, follows the job it started (its stream
+     * needs no header), and remembers the tenant for the next visit.
+     */
+    @Test
+    void underHeaderTenancyThePageAsksForTheTenantSendsItAndFollowsTheJob() {
+        settings.adjust("fq.tenancy.source", "header");
+        simulatorAtFullSpeed();
+        startResearchWorker("worker-tenant");
+        browser().get(base.toString());
+        browser().executeScript("localStorage.clear()");
+        browser().navigate().refresh();
+        await("the tenant field").atMost(BROWSER_STEP).until(() -> browser().findElement(By.id("tenant")).isDisplayed());
+        int queuedBefore = queuedResearchJobs();
+        browser().findElement(By.id("query")).sendKeys("whose research?");
+
+        browser().findElement(By.id("start")).click();
+        await().atMost(BROWSER_STEP).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
+        assertThat(text("start-error")).isEqualTo("Enter your tenant to start research.");
+        browser().findElement(By.id("tenant")).sendKeys("two words");
+        browser().findElement(By.id("start")).click();
+        await().atMost(BROWSER_STEP).until(() -> text("start-error").startsWith("A tenant is 1 to 64 letters"));
+        assertThat(text("start-error")).doesNotContain("`").doesNotContain("X-Tenant-Id");
+        assertThat(browser().findElement(By.id("job")).isDisplayed()).isFalse();
+        assertThat(queuedResearchJobs()).as("nothing started").isEqualTo(queuedBefore);
+
+        browser().findElement(By.id("tenant")).clear();
+        browser().findElement(By.id("tenant")).sendKeys("acme");
+        browser().findElement(By.id("start")).click();
+        awaitOutcome("completed");
+        String jobId = text("job-id");
+        assertThat(status(jobId).getString("tenant")).isEqualTo("acme");
+        assertThat(browser().findElement(By.id("start-error")).isDisplayed()).isFalse();
+
+        browser().get(base.toString());
+        await("the tenant, remembered").atMost(BROWSER_STEP).until(() -> "acme".equals(
+                browser().executeScript("return document.getElementById('tenant').value")));
+    }
+
+    /** The service that needs the tenant in a header refuses a start without it; the page then asks for it in words. */
+    @Test
+    void aStartRefusedForItsTenantAsksForTheTenantInWords() {
+        browser().get(base.toString()); // loaded while the service needs no tenant
+        await().atMost(BROWSER_STEP).until(() -> Boolean.TRUE.equals(browser().executeScript(
+                "return document.readyState === 'complete' && document.getElementById('tenant-row').hidden")));
+        settings.adjust("fq.tenancy.source", "header");
+        browser().findElement(By.id("query")).sendKeys("whose research?");
+
+        browser().findElement(By.id("start")).click();
+
+        await().atMost(BROWSER_STEP).until(() -> browser().findElement(By.id("start-error")).isDisplayed());
+        assertThat(text("start-error")).isEqualTo("Enter your tenant to start research.");
+        assertThat(browser().findElement(By.id("tenant")).isDisplayed()).as("the field, now asked for").isTrue();
     }
 
     /** @return the research queue's count of waiting jobs (this profile runs no worker of its own) */
@@ -301,7 +372,8 @@ class ResearchPageTest extends ResearchTestSupport {
         browser().get(base + "?jobId=no-such-job");
 
         await().atMost(BROWSER_STEP).until(() -> "unknown".equals(text("state")));
-        assertThat(text("notice")).contains("no-such-job");
+        assertThat(text("notice")).startsWith("There is no research at this address");
+        assertThat(text("job-id")).as("in the details").isEqualTo("no-such-job");
         assertThat(text("connection")).isEqualTo("closed");
     }
 
@@ -339,6 +411,11 @@ class ResearchPageTest extends ResearchTestSupport {
                 fetch(arguments[0], { headers: { 'Last-Event-ID': arguments[1] } }).then((r) => done(r.status));""",
                 "/research/stream/" + jobId, ids.get(ids.size() - 1));
         assertThat(reconnectStatus).as("what the browser's reconnect with the terminal event's id gets").isEqualTo(204L);
+    }
+
+    /** @return the text the page shows (its {@code innerText}: what is rendered, closed details left out) */
+    private String visibleText() {
+        return (String) browser().executeScript("return document.querySelector('main').innerText");
     }
 
     private void awaitOutcome(String event) {

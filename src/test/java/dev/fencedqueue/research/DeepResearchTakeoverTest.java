@@ -33,6 +33,38 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class DeepResearchTakeoverTest extends ResearchTestSupport {
 
+    /**
+     * OpenAI's protocol streams the plan: each sub-question's {@code planning} event is written as soon as its line is,
+     * well before the plan's last word (the simulator writes a word every 10 ms, so the third line alone takes more
+     * than 100 ms after the first line ends).
+     */
+    @Test
+    void eachSubQuestionIsPublishedAsThePlanIsWritten() {
+        startResearchWorker("worker-plan");
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "grid batteries", "mode", "deep"))
+                .when().post("/research/start").then().statusCode(202).extract().path("jobId");
+        await("the plan").atMost(Timeouts.TIMEOUT).until(() -> validHistory(jobId).stream()
+                .anyMatch(event -> "plan".equals(event.get("event"))));
+        simulatorAtFullSpeed(); // the children and the report
+        List<Map<String, Object>> events = validHistory(jobId);
+        Map<String, Object> plan = events.stream().filter(event -> "plan".equals(event.get("event"))).findFirst()
+                .orElseThrow();
+        List<Map<String, Object>> subQuestions = events.subList(0, events.indexOf(plan)).stream()
+                .filter(event -> event.get("subQuestion") != null).toList();
+
+        assertThat(subQuestions).extracting(event -> event.get("key")).containsExactly("q1", "q2", "q3");
+        assertThat(idMs(plan) - idMs(subQuestions.get(0))).as("the first sub-question came while the plan was written")
+                .isGreaterThanOrEqualTo(100);
+        await("the job ends").atMost(Duration.ofSeconds(120)).until(() -> "completed".equals(status(jobId)
+                .getString("state")));
+    }
+
+    /** @return when an event was written: its stream entry id's milliseconds (the Redis clock) */
+    private static long idMs(Map<String, Object> event) {
+        String id = (String) event.get("id");
+        return Long.parseLong(id.substring(0, id.indexOf('-')));
+    }
+
     @Test
     void eachChildShowsItsOwnTakeoverInTheFlowStreamAndNoReaderLosesText() {
         Worker workerA = startResearchWorker("worker-A");
@@ -68,7 +100,7 @@ class DeepResearchTakeoverTest extends ResearchTestSupport {
                     .isEqualTo(status(first).getString("result.text"));
 
             List<SseClient.Message> root = byJob.get(jobId);
-            assertThat(root).extracting(SseClient.Message::event).startsWith("started", "progress", "plan")
+            assertThat(root).extracting(SseClient.Message::event).startsWith("started", "progress").contains("plan")
                     .contains("resume")
                     .doesNotContain("reset").endsWith("completed");
             assertThat(status(jobId).getString("result.text")).startsWith("## Research report: Deep research: grid batteries");

@@ -50,22 +50,25 @@ class DeepResearchTest {
             events = sse.events().stream().filter(e -> !e.isComment()).toList();
         }
         List<String> types = events.stream().map(SseClient.Message::event).toList();
-        assertThat(types.subList(0, 4)).containsExactly("started", "progress", "plan", "resume");
-        assertThat(JsonPath.from(events.get(1).data()).getString("phase")).as("planning, from the start").isEqualTo(
-                "planning");
+        int planAt = types.indexOf("plan");
+        assertThat(types.subList(0, 2)).containsExactly("started", "progress");
+        assertThat(types.subList(1, planAt)).as("planning until the plan").containsOnly("progress");
+        assertThat(events.subList(1, planAt)).extracting(event -> event.field("phase")).as("planning, from the start")
+                .containsOnly("planning");
+        assertThat(types.get(planAt + 1)).isEqualTo("resume");
         assertThat(types.get(types.size() - 1)).isEqualTo("completed");
         assertThat(types).as("the reader keeps the plan: no reset").doesNotContain("reset");
-        assertThat(events.get(3).fencingToken()).as("the report is a new epoch")
+        assertThat(events.get(planAt + 1).fencingToken()).as("the report is a new epoch")
                 .isGreaterThan(events.get(0).fencingToken());
-        assertThat(JsonPath.from(events.get(3).data()).getString("reason")).as("it goes on after its children, no "
-                + "takeover").isEqualTo("children");
+        assertThat(JsonPath.from(events.get(planAt + 1).data()).getString("reason")).as("it goes on after its "
+                + "children, no takeover").isEqualTo("children");
 
-        JsonNode plan = json.readTree(events.get(2).data()).path("subQuestions");
+        JsonNode plan = json.readTree(events.get(planAt).data()).path("subQuestions");
         assertThat(plan).hasSize(3);
         for (int i = 0; i < plan.size(); i++) {
             assertThat(plan.get(i).path("key").asText()).isEqualTo("q" + (i + 1));
             assertThat(plan.get(i).path("jobId").asText()).isEqualTo(jobId + ":q" + (i + 1));
-            assertThat(plan.get(i).path("query").asText()).endsWith("heat pumps?");
+            assertThat(plan.get(i).path("query").asText()).endsWith("?").containsIgnoringCase("heat pumps");
         }
 
         JsonPath status = given().get("/research/status/" + jobId).then().statusCode(200).extract().jsonPath();
@@ -83,6 +86,39 @@ class DeepResearchTest {
                     .body("data.query", equalTo(query))
                     .body("result.summary", containsString(query));
         }
+    }
+
+    /**
+     * While the plan is written, each of its sub-questions comes as a {@code planning} progress event ({@code key},
+     * {@code subQuestion}), in the plan's order and before the {@code plan} event that names the children.
+     */
+    @Test
+    void publishesEachSubQuestionAsAPlanningEventBeforeThePlanInItsOrder() throws Exception {
+        String jobId = given().contentType(ContentType.JSON).body(Map.of("query", "How do fencing tokens make "
+                + "distributed locks safe?", "mode", "deep")).when().post("/research/start").then().statusCode(202)
+                .extract().path("jobId");
+
+        List<SseClient.Message> events;
+        try (SseClient sse = SseClient.open(base + "research/stream/" + jobId)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> sse.events().stream()
+                    .anyMatch(event -> "plan".equals(event.event())));
+            events = sse.events().stream().filter(e -> !e.isComment()).toList();
+        }
+        int planAt = events.stream().map(SseClient.Message::event).toList().indexOf("plan");
+        List<SseClient.Message> planning = events.subList(0, planAt).stream()
+                .filter(event -> event.field("subQuestion") != null).toList();
+        JsonNode plan = json.readTree(events.get(planAt).data()).path("subQuestions");
+        assertThat(planning).extracting(SseClient.Message::event).containsOnly("progress");
+        assertThat(planning).extracting(event -> event.field("phase")).containsOnly("planning");
+        assertThat(planning).extracting(event -> event.field("key")).as("one event per sub-question, in order")
+                .containsExactly("q1", "q2", "q3");
+        assertThat(planning).extracting(event -> event.field("subQuestion")).as("as the plan names them")
+                .containsExactly(plan.get(0).path("query").asText(), plan.get(1).path("query").asText(),
+                        plan.get(2).path("query").asText());
+        assertThat(planning).extracting(SseClient.Message::fencingToken).as("the run that writes the plan")
+                .containsOnly(events.get(planAt).fencingToken());
+        await("the job ends").atMost(Duration.ofSeconds(60)).until(() -> "completed".equals(given()
+                .get("/research/status/" + jobId).then().extract().path("state")));
     }
 
     @Test
@@ -106,15 +142,18 @@ class DeepResearchTest {
             assertThat(event.id()).as("where the reader is in every job's stream").startsWith("*=");
         }
         assertThat(byJob.keySet()).containsExactlyInAnyOrder(jobId, jobId + ":q1", jobId + ":q2", jobId + ":q3");
-        assertThat(byJob.get(jobId)).extracting(SseClient.Message::event)
-                .startsWith("started", "progress", "plan", "resume").endsWith("completed").doesNotContain("reset");
+        List<String> rootTypes = byJob.get(jobId).stream().map(SseClient.Message::event).toList();
+        int rootPlan = rootTypes.indexOf("plan");
+        assertThat(rootTypes).startsWith("started", "progress").endsWith("completed").doesNotContain("reset");
+        assertThat(rootTypes.subList(1, rootPlan)).as("planning").containsOnly("progress");
+        assertThat(rootTypes.get(rootPlan + 1)).isEqualTo("resume");
         for (String child : List.of(jobId + ":q1", jobId + ":q2", jobId + ":q3")) {
             assertThat(byJob.get(child)).extracting(SseClient.Message::event).as(child)
                     .startsWith("started").endsWith("completed").contains("progress");
             assertThat(byJob.get(child)).extracting(SseClient.Message::fencingToken).as("one run").hasSize(
                     byJob.get(child).size()).containsOnly(byJob.get(child).get(0).fencingToken());
         }
-        int plan = events.indexOf(byJob.get(jobId).get(2)); // after started and the planning progress
+        int plan = events.indexOf(byJob.get(jobId).get(rootPlan)); // after started and the planning progress
         assertThat(events.subList(0, plan)).as("children are followed once the plan names them")
                 .allSatisfy(event -> assertThat(event.data()).contains("\"jobId\":\"" + jobId + "\""));
 

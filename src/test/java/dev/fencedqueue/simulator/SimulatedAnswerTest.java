@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The simulator's answer: the same for the same question, varied, without a sentence that recurs, and ending at the
- * end of a sentence with exactly the words asked for; its plan of a deep research job: sub-questions that read as
- * questions, whether the job asks a question or names a topic.
+ * end of a sentence with exactly the words asked for; its plan of a deep research job: whole questions about the
+ * question's subject, as a model writes them, whether the job asks a question or names a topic.
  */
 class SimulatedAnswerTest {
 
@@ -76,30 +76,54 @@ class SimulatedAnswerTest {
     }
 
     @Test
-    void aQuestionIsNarrowedIntoSubQuestionsThatReadAsQuestions() {
-        List<String> plan = plan("How do heat pumps perform in cold climates?");
+    void aQuestionIsPlannedAsWholeQuestionsAboutItsSubjectAsAModelWritesThem() {
+        List<String> plan = plan("How do fencing tokens make distributed locks safe?");
 
         assertThat(plan).hasSize(8).doesNotHaveDuplicates().allSatisfy(line -> {
-            assertThat(line).startsWith("How do heat pumps perform in cold climates, ").endsWith("?");
+            assertThat(line).as("a question of its own").matches("[A-Z].*\\?").contains("fencing tokens")
+                    .doesNotStartWith("How do fencing tokens make distributed locks safe");
             assertThat(line.chars().filter(c -> c == '?').count()).as("one question mark: " + line).isEqualTo(1);
         });
-        assertThat(plan).noneMatch(line -> line.contains(" on How") || line.contains(" of How"));
+        assertThat(plan).contains("Which mechanism explains how fencing tokens make distributed locks safe?",
+                "Under which conditions do fencing tokens fail, and what happens then?",
+                "What do engineers who have deployed fencing tokens report about them in practice?");
+        assertThat(plan("How do fencing tokens make distributed locks safe?")).as("deterministic").isEqualTo(plan);
+        assertThat(plan("How do heat pumps perform in cold climates?")).as("another question, another order")
+                .first().isNotEqualTo(plan.get(0).replace("fencing tokens", "heat pumps"));
+    }
+
+    @Test
+    void aSingularSubjectTakesASingularVerb() {
+        assertThat(plan("How does Raft elect a leader?")).contains("Which mechanism explains how Raft elects a leader?",
+                "Under which conditions does Raft fail, and what happens then?",
+                "What do engineers who have deployed Raft report about it in practice?");
+        assertThat(plan("Why are heat pumps expensive?")).contains(
+                "What is the strongest evidence that heat pumps are expensive, and how was it measured?");
     }
 
     @Test
     void aTopicGetsQuestionsAboutIt() {
-        assertThat(plan("solid-state batteries")).contains("What evidence is there on solid-state batteries?",
-                "What is expected next for solid-state batteries?");
+        assertThat(plan("solid-state batteries")).contains("What is the current state of solid-state batteries?",
+                "What evidence is there on solid-state batteries, and how strong is it?");
         assertThat(plan("The future of fusion power")).as("a common first word is lower-cased")
                 .contains("What is the current state of the future of fusion power?");
         assertThat(plan("Kubernetes operators")).as("a name keeps its capital")
-                .contains("Which alternatives compete with Kubernetes operators?");
+                .contains("How do Kubernetes operators compare with the alternatives that solve the same problem?");
+        assertThat(plan("What is the current state of fusion power?")).as("a question about a thing")
+                .contains("What has changed about the current state of fusion power over the last five years?");
+    }
+
+    @Test
+    void aQuestionAboutWhatTheAskerShouldDoIsAboutWhatItNames() {
+        assertThat(plan("Should we use Kafka or RabbitMQ?")).as("about Kafka or RabbitMQ, not about \"we\"")
+                .contains("What is the current state of Kafka or RabbitMQ?").noneMatch(line -> line.contains(" we "));
     }
 
     @Test
     void aQuestionWithoutItsQuestionMarkIsStillAQuestion() {
-        assertThat(SimulatedPrompts.subQuestion("what limits sodium-ion batteries", 1))
-                .isEqualTo("what limits sodium-ion batteries, according to the strongest evidence?");
+        assertThat(plan("what limits sodium-ion batteries")).as("the question word is its subject: asked about "
+                + "what it names").contains("What has changed about sodium-ion batteries over the last five years?")
+                .noneMatch(line -> line.contains("limits"));
     }
 
     /** @return the simulator's plan for {@code question}, one sub-question a line */

@@ -26,6 +26,7 @@ import io.opentelemetry.context.Context;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.WithName;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Alternative;
@@ -120,6 +121,11 @@ public class SwitchableConfig {
             @Override
             public Uni<AskedText> text(String prompt, String jobId) {
                 return protocols.of(llm.protocol()).text(prompt, jobId);
+            }
+
+            @Override
+            public Multi<AskedText> draft(String prompt, String jobId) {
+                return protocols.of(llm.protocol()).draft(prompt, jobId);
             }
 
             @Override
