@@ -6,7 +6,9 @@
   lower stays lower. The provider's remaining count is whole; with the time until its limit is full again, the fraction
   of the next unit it has refilled is known too (a limit replenished evenly over the minute, as OpenAI's and Anthropic's
   are), so that the budget's arrival time matches the provider's to the millisecond instead of up to one interval
-  early.
+  early. A correction that raises the budget's token count replaces the reservations of the calls in flight with what
+  the provider counted for them: it counts 'tokensCorrections' up, so that those calls settle nothing
+  (settleLlmBudget).
 
   KEYS[1] the budget's hash
 
@@ -54,6 +56,9 @@ for i, kind in ipairs({'requests', 'tokens'}) do
             if providerTat > tat then
                 tat = providerTat
                 redis.call('HSET', KEYS[1], kind .. 'Tat', math.ceil(tat))
+                if kind == 'tokens' then
+                    redis.call('HINCRBY', KEYS[1], 'tokensCorrections', 1)
+                end
             end
         end
         left[i] = budgetLeft(tat, limit, now)

@@ -55,7 +55,7 @@ local BUDGET_IDLE_MS = 86400000
 local function reserve()
     local now = nowMs()
     local state = redis.call('HMGET', KEYS[1], 'requestsTat', 'tokensTat', 'pausedUntil', 'providerRequests',
-        'providerTokens', 'unavailableSince', 'probeMs', 'openUntil', 'prober')
+        'providerTokens', 'unavailableSince', 'probeMs', 'openUntil', 'prober', 'tokensCorrections')
     local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
     for _, lease in ipairs(expired) do
         redis.call('ZREM', KEYS[2], lease)
@@ -145,7 +145,8 @@ local function reserve()
     if probeMs then
         redis.call('HSET', KEYS[1], 'openUntil', now + probeMs, 'prober', ARGV[5])
     end
-    redis.call('HSET', KEYS[1], 'reserved:' .. ARGV[5], tokens)
+    -- The tokens, and the provider's corrections so far: one after this replaced the reservation (settleLlmBudget).
+    redis.call('HSET', KEYS[1], 'reserved:' .. ARGV[5], tokens .. ':' .. (state[10] or '0'))
     redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[5])
     return {1, requestLimit > 0 and budgetLeft(requestsTat, requestLimit, now) or -1,
         tokenLimit > 0 and budgetLeft(tokensTat, tokenLimit, now) or -1, (unavailableSince or probeMs) and 1 or 0}

@@ -14,7 +14,11 @@
 --                                starts before 'openUntil' (ms, Redis clock) but the one probe due then, whose lease
 --                                id 'prober' holds; each failed probe doubles 'probeMs' up to a ceiling; the first
 --                                success closes it (closeLlmCircuit)
---   'reserved:<lease>'           the tokens a call in flight reserved, until it settles (settleLlmBudget)
+--   'reserved:<lease>'           the tokens a call in flight reserved and the 'tokensCorrections' then, '<tokens>:<n>',
+--                                until it settles (settleLlmBudget)
+--   'tokensCorrections'          how many times the provider's headers raised the token count (correctLlmBudget): a
+--                                call reserved before the last of them settles nothing, the provider's count of it
+--                                having replaced its reservation
 -- and one sorted set of the calls in flight (KEYS[2]: lease id -> until when it is held, ms), for the most calls at once.
 
 local BUDGET_WINDOW_MS = 60000

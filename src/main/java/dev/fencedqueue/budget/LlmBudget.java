@@ -55,12 +55,16 @@ public class LlmBudget {
     }
 
     /**
-     * Settles a call that ended: the tokens it used replace those it reserved, and it leaves the calls in flight.
+     * Settles a call that ended: the tokens the provider counted for it replace those it reserved, and it leaves the
+     * calls in flight. A call whose reservation a correction from the provider's headers replaced since it was reserved
+     * ({@link #correct} raised the budget's token count: the budget holds what the provider counted for it) settles no
+     * tokens.
      *
      * @param key the budget
      * @param limits its limits, as reserved
      * @param leaseId the call's id, as reserved
-     * @param tokensUsed the tokens it used, prompt and answer, as the server reported them; -1 when not known (the
+     * @param tokensUsed the tokens the provider counted for it (prompt and answer: the prompt's as the server reported
+     *        them, and the request's {@code max_tokens}, which the provider counts whole); -1 when not known (the
      *        reservation then stands)
      * @return whether the call was in flight (false: its lease had run out, and nothing was settled)
      */
@@ -86,7 +90,8 @@ public class LlmBudget {
     /**
      * Corrects the budget with what the provider said of its limits: its limits apply when smaller than {@code limits},
      * and what the budget admits comes down to what it says remains (never up), to the millisecond when it says when its
-     * limit is full again.
+     * limit is full again. Tokens brought down this way replace the reservations of the calls in flight, which then
+     * settle nothing ({@link #settle}).
      *
      * @param key the budget
      * @param limits its configured limits

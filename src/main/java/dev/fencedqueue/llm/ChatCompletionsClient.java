@@ -108,7 +108,7 @@ public class ChatCompletionsClient {
                     .invoke(chunk -> {
                         finished.compareAndSet(false, chunk.finishReason() != null);
                         if (chunk.usage() != null) {
-                            exchange.reportTokens(chunk.usage().promptTokens() + chunk.usage().completionTokens());
+                            exchange.reportTokens(chunk.usage().promptTokens(), chunk.usage().completionTokens());
                         }
                     })
                     .onCompletion().call(() -> {

@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.budget.BudgetKey;
 import dev.fencedqueue.budget.BudgetLimits;
@@ -40,16 +41,18 @@ import org.jboss.logging.Logger;
  * wait (one hold per queue, for the whole fleet), so that the budget is spent in the order the queue, fair dispatch
  * included, chooses. Before the call:
  * <ul>
- * <li>the call reserves a request, its tokens (its prompt's, about a token per 4 characters of the request, and
- * {@code fq.llm.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place among the calls at once
- * ({@code fq.llm.budget.*}; without limits, nothing);</li>
+ * <li>the call reserves a request, its tokens (its prompt's, about a token per 4 characters of the request, and the
+ * request's {@code max_tokens}, else {@code fq.llm.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place
+ * among the calls at once ({@code fq.llm.budget.*}; without limits, nothing);</li>
  * <li>it waits while the server asked the fleet to wait, or while the fleet's circuit is open (one call probes the
  * server when the circuit's interval comes).</li>
  * </ul>
  * Once the response's headers arrive, the provider's rate-limit headers correct the budget, and a success closes the
  * fleet's circuit; while its body streams, its lease is renewed every third of {@code fq.llm.budget.lease}; once its
- * body ends, the call leaves the calls at once and the tokens the server reported replace
- * those it reserved (a server that reports none leaves the reservation spent); a call that failed before its headers
+ * body ends, the call leaves the calls at once and what the provider counted replaces what it reserved: the prompt's
+ * tokens the server reported and the request's {@code max_tokens}, which the provider counted when it admitted the call
+ * and does not give back however short the answer ({@link CallTokens}; without a {@code max_tokens}, the answer's
+ * tokens reported; a server that reports none leaves the reservation spent); a call that failed before its headers
  * gives them all back. When the call fails before its headers:
  * <ul>
  * <li>a {@code 429}, or a {@code 503} with a time to wait ({@link LlmBusyException}), pauses the whole fleet's calls
@@ -87,9 +90,11 @@ public class LlmBudgetGate {
     private final LlmConfig.FleetCircuit circuit;
     private final Set<BudgetKey> seen = ConcurrentHashMap.newKeySet();
     private final LlmBudgetMetrics metrics;
+    private final ObjectMapper json;
 
     @Inject
-    public LlmBudgetGate(LlmBudget budget, LlmBudgets budgets, LlmConfig config, MeterRegistry registry) {
+    public LlmBudgetGate(LlmBudget budget, LlmBudgets budgets, LlmConfig config, MeterRegistry registry,
+            ObjectMapper json) {
         LlmConfig.Budget settings = config.budget();
         this.budget = budget;
         this.registry = budgets;
@@ -101,6 +106,7 @@ public class LlmBudgetGate {
         this.model = config.model().orElse("");
         this.unavailableTimeout = config.unavailableTimeout();
         this.circuit = config.fleetCircuit();
+        this.json = json;
     }
 
     LlmBudgetGate() {
@@ -113,6 +119,7 @@ public class LlmBudgetGate {
         this.model = "";
         this.unavailableTimeout = Duration.ZERO;
         this.circuit = null;
+        this.json = null;
     }
 
     /** @return whether calls go through the fleet's budget (false only for {@link #NONE}) */
@@ -149,8 +156,8 @@ public class LlmBudgetGate {
             }, failure -> seen.remove(key)); // registered with a later call
         }
         String leaseId = UUID.randomUUID().toString();
-        long tokens = (body == null ? 0 : body.length() / 4) + answerTokens;
-        return budget.reserve(key, limits, tokens, leaseId, lease, unavailableTimeout, jobId)
+        CallTokens tokens = CallTokens.of(body, json, answerTokens);
+        return budget.reserve(key, limits, tokens.reserved(), leaseId, lease, unavailableTimeout, jobId)
                 .onFailure().recoverWithItem(failure -> {
                     LOG.debugf("the LLM budget could not be read, the call goes on without it: %s",
                             Failures.describe(failure));
@@ -164,11 +171,12 @@ public class LlmBudgetGate {
                         return Uni.createFrom().failure(held(key, reservation));
                     }
                     metrics.left(reservation.requestsLeft(), reservation.tokensLeft());
-                    return spending(key, leaseId, reservation.unwell(), call.get());
+                    return spending(key, leaseId, tokens, reservation.unwell(), call.get());
                 });
     }
 
-    private Uni<LlmExchange> spending(BudgetKey key, String leaseId, boolean unwell, Uni<LlmExchange> call) {
+    private Uni<LlmExchange> spending(BudgetKey key, String leaseId, CallTokens tokens, boolean unwell,
+            Uni<LlmExchange> call) {
         return call
                 .invoke(exchange -> {
                     correct(key, ProviderLimits.from(exchange.response()::getHeader));
@@ -178,7 +186,7 @@ public class LlmBudgetGate {
                     Cancellable renewing = renewing(key, leaseId);
                     exchange.response().end().onComplete(ended -> {
                         renewing.cancel();
-                        settle(key, leaseId, exchange.usage().get());
+                        settle(key, leaseId, tokens.charged(exchange.usage().get(), exchange.answerUsage().get()));
                     });
                 })
                 .onFailure().recoverWithUni(failure -> {

@@ -24,9 +24,10 @@ import io.vertx.core.http.HttpClientResponse;
  * @param usage the tokens the call used, prompt and answer, as the server reported them at its end (the reader sets it:
  *        {@link #reportTokens}); -1 until then, and for a server that reports none. The fleet's LLM budget settles the
  *        call with it ({@link LlmBudgetGate})
+ * @param answerUsage the answer's part of {@code usage} (completion or output tokens); -1 until reported
  */
 public record LlmExchange(HttpClientResponse response, Context context, Duration idleTimeout,
-        AtomicReference<Throwable> brokenBeforeRead, AtomicLong usage) {
+        AtomicReference<Throwable> brokenBeforeRead, AtomicLong usage, AtomicLong answerUsage) {
 
     /**
      * An exchange whose response is paused: from now its failure is kept for the reader ({@link #brokenBeforeRead}).
@@ -39,7 +40,7 @@ public record LlmExchange(HttpClientResponse response, Context context, Duration
     static LlmExchange of(HttpClientResponse response, Context context, Duration idleTimeout) {
         AtomicReference<Throwable> broken = new AtomicReference<>();
         response.exceptionHandler(broken::set);
-        return new LlmExchange(response, context, idleTimeout, broken, new AtomicLong(-1));
+        return new LlmExchange(response, context, idleTimeout, broken, new AtomicLong(-1), new AtomicLong(-1));
     }
 
     /** Runs {@code task} on the response's context: at once when already there. */
@@ -51,9 +52,16 @@ public record LlmExchange(HttpClientResponse response, Context context, Duration
         }
     }
 
-    /** @param tokens the tokens the call used, prompt and answer, as the server reported them (0 or more) */
-    public void reportTokens(long tokens) {
-        usage.set(Math.max(0, tokens));
+    /**
+     * Reports the tokens the call used, as the server reported them at its end (chat completions' {@code usage}, a
+     * Responses terminal event's): negative counts as 0.
+     *
+     * @param prompt the prompt's (input) tokens
+     * @param answer the answer's (completion, output) tokens
+     */
+    public void reportTokens(long prompt, long answer) {
+        answerUsage.set(Math.max(0, answer));
+        usage.set(Math.max(0, prompt) + Math.max(0, answer));
     }
 
     /** Closes the exchange before its end: for HTTP/1.x this closes the connection, which the server sees. */

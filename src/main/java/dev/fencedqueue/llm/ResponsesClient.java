@@ -182,7 +182,7 @@ public class ResponsesClient {
                         ended.compareAndSet(false, event.isTerminal());
                         JsonNode usage = event.data() == null ? null : event.data().path("response").path("usage");
                         if (event.isTerminal() && usage != null && usage.isObject()) {
-                            exchange.reportTokens(usage.path("input_tokens").asLong() + usage.path("output_tokens")
+                            exchange.reportTokens(usage.path("input_tokens").asLong(), usage.path("output_tokens")
                                     .asLong());
                         }
                     })

@@ -45,7 +45,9 @@ import org.junit.jupiter.api.Test;
  * (target none), and the time from the simulator's return to the first call it admitted after it and to the first
  * {@code progress} event a job committed after it (its Redis stream entry id: the first tokens as a reader sees
  * them);</li>
- * <li>{@code outage-fast}: the same with {@code fq.llm.fleet-circuit.max-delay=5s}.</li>
+ * <li>{@code outage-fast}: the same with {@code fq.llm.fleet-circuit.max-delay=5s};</li>
+ * <li>{@code arriving}: jobs added as users send them, a few a second, answers shorter than their {@code max_tokens}
+ * (another shape, {@link ArrivingJobsFigure}).</li>
  * </ul>
  */
 @Tag("benchmark")
@@ -59,7 +61,7 @@ class LlmBudgetBenchmark {
     /** The outage starts once the simulator admitted this many calls: about the middle of the run in time. */
     private static final int OUTAGE_AFTER_CALLS = Integer.getInteger("bench.outage.after-calls", 14);
     private static final Set<String> FIGURES = Set.of(System.getProperty("bench.figures",
-            "budget,no-budget,no-fleet,outage,outage-fast").split(","));
+            "budget,no-budget,no-fleet,outage,outage-fast,arriving").split(","));
     private static final Path JAR = Path.of(System.getProperty("bench.jar", "target/quarkus-app/quarkus-run.jar"));
     private static final Duration JOBS_END = Duration.ofMinutes(6);
 
@@ -95,8 +97,12 @@ class LlmBudgetBenchmark {
                     measure(report, application, phase, run);
                 }
             }
+            if (FIGURES.contains("arriving")) {
+                ArrivingJobsFigure.measure(report, application, run);
+            }
         }
         describe(report);
+        ArrivingJobsFigure.describe(report);
         report.medians();
     }
 
@@ -188,11 +194,19 @@ class LlmBudgetBenchmark {
      * @return tokens per minute, {@code NaN} when the calls did not outlast the bucket's first minute
      */
     static double steadyTokensPerMinute(List<Long> admissions, double tokensPerCall) {
+        return steadyTokensPerMinute(admissions, tokensPerCall, TOKENS_PER_MINUTE);
+    }
+
+    /**
+     * {@link #steadyTokensPerMinute(List, double)} against a limit of {@code limit} tokens a minute (its full bucket at
+     * the start left out).
+     */
+    static double steadyTokensPerMinute(List<Long> admissions, double tokensPerCall, long limit) {
         if (admissions.size() < 2) {
             return Double.NaN;
         }
         double minutes = (admissions.get(admissions.size() - 1) - admissions.get(0)) / 60_000.0;
-        double beyondTheBucket = admissions.size() * tokensPerCall - TOKENS_PER_MINUTE;
+        double beyondTheBucket = admissions.size() * tokensPerCall - limit;
         return beyondTheBucket <= 0 ? Double.NaN : beyondTheBucket / minutes;
     }
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.fencedqueue.dev.EmbeddedRedis;
 import dev.fencedqueue.testing.PackagedApplication;
@@ -96,6 +97,29 @@ final class LlmFleet implements AutoCloseable {
     }
 
     /**
+     * Adds research jobs as users send them: one at a time, evenly spread over {@code over}, by turns through each
+     * instance (the first through the first), to the running queue, so that each is taken and calls as soon as it
+     * comes.
+     *
+     * @param count how many
+     * @param over the time from the first to the last, 0 or more
+     * @param label a word in each job's query, for the logs
+     * @return their ids, in the order they were added
+     */
+    List<String> addAsTheyCome(int count, Duration over, String label) {
+        long step = count <= 1 ? 0 : over.toNanos() / (count - 1);
+        long start = System.nanoTime();
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            LockSupport.parkNanos(start + i * step - System.nanoTime()); // the pace of arrivals, not a wait for them
+            jobs.add(instances.get(i % 2).request().contentType(ContentType.JSON)
+                    .body(Map.of("query", String.format("What limits the fleet's LLM calls? (%s, job %02d)", label, i)))
+                    .post("/research/start").then().statusCode(202).extract().path("jobId"));
+        }
+        return jobs;
+    }
+
+    /**
      * Waits until every job completed or failed.
      *
      * @param jobs the job ids, must not be {@code null}
@@ -135,6 +159,13 @@ final class LlmFleet implements AutoCloseable {
             }
         }
         return sum;
+    }
+
+    /** @return the tokens the fleet's LLM budget admits now ({@code GET /admin/llm/budgets}), -1 when it has none */
+    long budgetTokensLeft() {
+        List<Integer> left = admin().get("/admin/llm/budgets").then().statusCode(200).extract().jsonPath()
+                .getList("tokens.left");
+        return left == null || left.isEmpty() || left.get(0) == null ? -1 : left.get(0);
     }
 
     private RequestSpecification admin() {

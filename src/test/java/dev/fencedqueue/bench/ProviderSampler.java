@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -88,13 +89,26 @@ final class ProviderSampler implements AutoCloseable {
      * @return one time per admitted request, ms since the epoch, in order
      */
     List<Long> admissions() {
+        return times(Sample::admitted);
+    }
+
+    /**
+     * The times at which the simulator answered {@code 429}, as {@link #admissions} gives those it admitted.
+     *
+     * @return one time per refused request, ms since the epoch, in order
+     */
+    List<Long> refusals() {
+        return times(Sample::rateLimited);
+    }
+
+    private List<Long> times(ToLongFunction<Sample> counter) {
         List<Long> times = new ArrayList<>();
         long before = 0;
         for (Sample sample : samples()) {
-            for (long i = before; i < sample.admitted(); i++) {
+            for (long i = before; i < counter.applyAsLong(sample); i++) {
                 times.add(sample.atMillis());
             }
-            before = Math.max(before, sample.admitted());
+            before = Math.max(before, counter.applyAsLong(sample));
         }
         return times;
     }

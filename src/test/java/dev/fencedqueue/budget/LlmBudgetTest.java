@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The LLM budget the fleet shares, in Redis ({@link LlmBudget}): requests and tokens per minute as GCRA cells with a
  * minute's burst, calls at once as leases that run out when their instance dies, a settle that gives back what a call
- * did not use, the provider's headers bringing a budget set too high down to its own, and a fleet-wide pause that only
- * grows. Every call is checked on one real Redis, as two instances would see it.
+ * was not counted (unless the provider's headers replaced its reservation since), the provider's headers bringing a
+ * budget set too high down to its own, and a fleet-wide pause that only grows. Every call is checked on one real Redis, as two instances would see it.
  */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
@@ -69,6 +69,32 @@ class LlmBudgetTest {
         assertThat(budget.settle(key, limits, "second", 700).await().atMost(TIMEOUT)).isTrue();
         assertThat(reserve(limits, 300, "third").reason()).as("the 200 more it used are spent: 800 of 1,000")
                 .isEqualTo("tokens");
+    }
+
+    @Test
+    void aCallWhoseReservationTheProvidersHeadersReplacedSettlesNothing() {
+        BudgetLimits limits = new BudgetLimits(0, 1_000, 0);
+        assertThat(reserve(limits, 600, "before").tokensLeft()).isEqualTo(400);
+        // The provider counted more than the budget did (its own count of that call, and another client's): 100 left.
+        long[] left = budget.correct(key, limits, new ProviderLimits(0, -1, 1_000, 100, Optional.empty()))
+                .await().atMost(TIMEOUT);
+        assertThat(left[1]).isEqualTo(100);
+        assertThat(reserve(limits, 100, "after").reserved()).as("reserved on top of the provider's count").isTrue();
+
+        long beforeSettle = tokensLeft(limits);
+        assertThat(budget.settle(key, limits, "before", 300).await().atMost(TIMEOUT)).isTrue();
+        // Time passing adds a token every 60 ms: compared with the 300 the old reservation would give back.
+        assertThat(tokensLeft(limits) - beforeSettle).as("nothing given back: the provider's count of it stands")
+                .isLessThan(300);
+
+        long beforeLater = tokensLeft(limits);
+        assertThat(budget.settle(key, limits, "after", 40).await().atMost(TIMEOUT)).isTrue();
+        assertThat(tokensLeft(limits) - beforeLater).as("a call reserved after the correction gives back its unused 60")
+                .isGreaterThanOrEqualTo(60);
+    }
+
+    private long tokensLeft(BudgetLimits limits) {
+        return budgets.state(key, limits).await().atMost(TIMEOUT).tokensLeft();
     }
 
     @Test
