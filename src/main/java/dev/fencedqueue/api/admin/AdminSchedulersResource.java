@@ -77,7 +77,7 @@ public class AdminSchedulersResource {
             if (queue != null && queue.isTextual()) {
                 checks.checkData(queue.asText(), template.get("data"), "template.data");
             }
-            return schedulers.upsert(id, body).onFailure(IllegalArgumentException.class)
+            return schedulers.upsert(id, body, checks::defaultOptions).onFailure(IllegalArgumentException.class)
                     .transform(e -> InvalidParameterException.of((IllegalArgumentException) e));
         } catch (IllegalArgumentException e) {
             throw InvalidParameterException.of(e);

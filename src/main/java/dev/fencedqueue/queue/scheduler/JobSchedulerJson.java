@@ -7,6 +7,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Iterator;
 import java.util.Set;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -39,11 +40,27 @@ public final class JobSchedulerJson {
      * @param body the request body
      * @param nowMs the Redis clock, ms: the anchor of an {@code every} scheduler without {@code startDate}
      * @param keyPrefix the global key prefix, to check the template's queue
-     * @return the scheduler
+     * @return the scheduler, its template's options over {@link JobOptions#defaults()}
      * @throws IllegalArgumentException naming the field at fault ({@code pattern}, {@code tz}, {@code every},
      *         {@code template.options.attempts}, ...)
      */
     public static JobScheduler read(String id, JsonNode body, long nowMs, String keyPrefix) {
+        return read(id, body, nowMs, keyPrefix, queue -> JobOptions.defaults());
+    }
+
+    /**
+     * @param id the scheduler's id
+     * @param body the request body
+     * @param nowMs the Redis clock, ms: the anchor of an {@code every} scheduler without {@code startDate}
+     * @param keyPrefix the global key prefix, to check the template's queue
+     * @param defaults a queue's options for a job that names none (a research job gets {@code POST /research/start}'s):
+     *        the template's options replace them where it names them, must not be {@code null}
+     * @return the scheduler
+     * @throws IllegalArgumentException naming the field at fault ({@code pattern}, {@code tz}, {@code every},
+     *         {@code template.options.attempts}, ...)
+     */
+    public static JobScheduler read(String id, JsonNode body, long nowMs, String keyPrefix,
+            Function<String, JobOptions> defaults) {
         if (!QueueKeys.isValidJobId(id)) {
             throw new IllegalArgumentException("`id` must be 1 to 128 characters of A-Z a-z 0-9 . _ ~ -, was " + id);
         }
@@ -117,7 +134,7 @@ public final class JobSchedulerJson {
         }
         long anchor = start != null ? start.toInstant().toEpochMilli() : nowMs;
         return new JobScheduler(id, pattern, tz, every, start, end, limit, missed, overlap, anchor,
-                template(body.get("template"), keyPrefix));
+                template(body.get("template"), keyPrefix, defaults));
     }
 
     /**
@@ -176,7 +193,8 @@ public final class JobSchedulerJson {
         return node;
     }
 
-    private static JobScheduler.Template template(JsonNode node, String keyPrefix) {
+    private static JobScheduler.Template template(JsonNode node, String keyPrefix,
+            Function<String, JobOptions> defaults) {
         if (node == null || !node.isObject()) {
             throw new IllegalArgumentException("`template` must be an object {queue, name, data, options}");
         }
@@ -196,7 +214,7 @@ public final class JobSchedulerJson {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("`template.name` must not be blank");
         }
-        JobOptions options = JobOptionsJson.read(node.get("options"), "template.options");
+        JobOptions options = JobOptionsJson.read(node.get("options"), "template.options", defaults.apply(queue));
         if (options.jobId() != null) {
             throw new IllegalArgumentException("`template.options.jobId` is the tick's: `<schedulerId>:<tick>`");
         }

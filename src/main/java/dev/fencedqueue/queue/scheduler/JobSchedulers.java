@@ -6,11 +6,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.AddJobArgs;
 import dev.fencedqueue.queue.AddResult;
+import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScripts;
@@ -66,12 +68,27 @@ public class JobSchedulers {
      *         nothing is written then
      */
     public Uni<JobSchedulerView> upsert(String id, JsonNode body) {
+        return upsert(id, body, queue -> JobOptions.defaults());
+    }
+
+    /**
+     * Creates a scheduler or changes it in place, as {@link #upsert(String, JsonNode)} does, its template's options over
+     * the defaults of its queue.
+     *
+     * @param id the scheduler's id
+     * @param body its spec (see {@link JobSchedulerJson})
+     * @param defaults a queue's options for a job that names none (a research job gets {@code POST /research/start}'s),
+     *        must not be {@code null}
+     * @return its view, as {@link #upsert(String, JsonNode)} says
+     * @throws IllegalArgumentException naming the field at fault; nothing is written then
+     */
+    public Uni<JobSchedulerView> upsert(String id, JsonNode body, Function<String, JobOptions> defaults) {
         // Checks the body before anything is read or written.
-        JobSchedulerJson.checkNew(JobSchedulerJson.read(id, body, 0, contexts.keyPrefix()));
+        JobSchedulerJson.checkNew(JobSchedulerJson.read(id, body, 0, contexts.keyPrefix(), defaults));
         return store.now().chain(now -> queueOf(id).chain(previous -> {
             Uni<JobScheduler> existing = previous == null ? Uni.createFrom().nullItem() : store.get(previous, id);
             return existing.chain(before -> {
-                JobScheduler read = JobSchedulerJson.read(id, body, now, contexts.keyPrefix());
+                JobScheduler read = JobSchedulerJson.read(id, body, now, contexts.keyPrefix(), defaults);
                 // An interval keeps its phase when changed (unless it is given a start date).
                 JobScheduler scheduler = before == null || before.every() == null || read.every() == null
                         || read.startDate() != null ? read : read.withAnchor(before.anchor());

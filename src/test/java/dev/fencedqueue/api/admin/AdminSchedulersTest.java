@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
@@ -25,12 +26,16 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.smallrye.mutiny.Uni;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /** {@code /admin/schedulers}: create, change, list, read, pause, resume, run now, remove; bad specs name their field. */
 @QuarkusTest
 @WithTestResource(value = RedisTestResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class AdminSchedulersTest extends QueueTestSupport {
+
+    @Inject
+    ResearchConfig research;
 
     @Test
     void managesASchedulerAndItsJobsCarryItsIdAndTick() {
@@ -69,6 +74,20 @@ class AdminSchedulersTest extends QueueTestSupport {
         admin().get(path).then().statusCode(404);
         admin().delete(path).then().statusCode(404);
         admin().post(path + "/run-now").then().statusCode(404);
+    }
+
+    /** A research job's template that names no options gets those of {@code POST /research/start}, not one attempt. */
+    @Test
+    void aResearchTemplateWithoutOptionsGetsTheOptionsOfAStartedResearchJob() {
+        String path = "/admin/schedulers/research-" + UUID.randomUUID().toString().substring(0, 8);
+        admin().contentType(ContentType.JSON).body(Map.of("pattern", "0 3 1 1 *", "template", Map.of("queue",
+                research.queue(), "name", "research", "data", Map.of("query", "what changed this year?"))))
+                .put(path).then().statusCode(200).body("template.options.attempts", equalTo(research.attempts()));
+        admin().contentType(ContentType.JSON).body(Map.of("pattern", "0 3 1 1 *", "template", Map.of("queue",
+                research.queue(), "name", "research", "data", Map.of("query", "what changed this year?"),
+                "options", Map.of("attempts", 1))))
+                .put(path).then().statusCode(200).body("template.options.attempts", equalTo(1));
+        admin().delete(path).then().statusCode(200);
     }
 
     @Test
