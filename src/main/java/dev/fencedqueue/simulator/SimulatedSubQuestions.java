@@ -26,6 +26,14 @@ final class SimulatedSubQuestions {
     private static final List<String> ABOUT_THE_CLAIM = List.of(
             "Which mechanism explains how {c}?",
             "What is the strongest evidence that {c}, and how was it measured?");
+    /** About what the asker weighs doing ({@code {a}}: the action, "moving a job queue to PostgreSQL"). */
+    private static final List<String> ABOUT_A_DECISION = List.of(
+            "What does {a} gain, and what does it cost?",
+            "Under which conditions is {a} the wrong choice?",
+            "What do teams report after {a}?",
+            "Which alternatives to {a} are worth weighing, and how do they compare?",
+            "What risks does {a} carry, and how can they be reduced?",
+            "How much work does {a} take, and what does that depend on?");
     /** About a topic that is no question. */
     private static final List<String> ABOUT_A_TOPIC = List.of(
             "What is the current state of {s}?",
@@ -39,8 +47,10 @@ final class SimulatedSubQuestions {
     /** Words that start a topic without being part of a name: lower-cased when a sub-question quotes the topic. */
     private static final Set<String> COMMON_FIRST_WORDS = Set.of("the", "a", "an", "some", "any", "our", "my",
             "this", "these", "those");
-    /** Subjects that name the asker, not what is asked about ("Should we use Kafka?" is about Kafka). */
+    /** Subjects that name the asker: such a question weighs an action ("Should we use Kafka?": using Kafka). */
     private static final Set<String> PRONOUNS = Set.of("i", "we", "you", "they", "one", "people");
+    /** The asker's possessives, which an action drops for an article ("our job queue": "a job queue"). */
+    private static final Set<String> POSSESSIVES = Set.of("my", "our", "your", "their");
     /** Verbs that end a question's subject ("fencing tokens | make ..."), in their base form. */
     private static final Set<String> VERBS = Set.of("make", "keep", "work", "perform", "affect", "change", "cause",
             "prevent", "guarantee", "ensure", "protect", "handle", "scale", "store", "detect", "recover", "replicate",
@@ -60,7 +70,8 @@ final class SimulatedSubQuestions {
      */
     static List<String> of(String question, int count) {
         Reading reading = Reading.of(question);
-        List<String> templates = reading.claim() == null ? concat(ABOUT_A_TOPIC, ABOUT_THE_SUBJECT)
+        List<String> templates = reading.action() != null ? ABOUT_A_DECISION
+                : reading.claim() == null ? concat(ABOUT_A_TOPIC, ABOUT_THE_SUBJECT)
                 : concat(ABOUT_THE_CLAIM, ABOUT_THE_SUBJECT);
         int first = Math.floorMod(question.strip().toLowerCase(Locale.ROOT).hashCode(), templates.size());
         return java.util.stream.IntStream.range(0, Math.min(count, templates.size()))
@@ -78,8 +89,10 @@ final class SimulatedSubQuestions {
      * @param plural whether the subject takes a plural verb
      * @param claim the question as a statement ("fencing tokens make distributed locks safe"), {@code null} for a
      *        topic or a question about a thing ("What is X?")
+     * @param action what the asker weighs doing, as a gerund ("moving a job queue to PostgreSQL" for "Should we move
+     *        our job queue to PostgreSQL?"), {@code null} for any other question
      */
-    record Reading(String subject, boolean plural, String claim) {
+    record Reading(String subject, boolean plural, String claim, String action) {
 
         static Reading of(String question) {
             String text = question.strip().replaceAll("[?.!\\s]+$", "");
@@ -106,10 +119,10 @@ final class SimulatedSubQuestions {
                     && (auxiliary.equals("is") || auxiliary.equals("are"))) { // "What is the state of X": a thing
                 return topic(String.join(" ", clause));
             }
-            int split = subjectEnd(clause);
-            if (split == 1 && PRONOUNS.contains(clause.get(0).toLowerCase(Locale.ROOT)) && clause.size() > 2) {
-                return topic(String.join(" ", clause.subList(2, clause.size()))); // "Should we use X": about X
+            if (PRONOUNS.contains(clause.get(0).toLowerCase(Locale.ROOT)) && clause.size() > 2) {
+                return decision(clause.subList(1, clause.size())); // "Should we use X": about using X
             }
+            int split = subjectEnd(clause);
             String subject = lowered(String.join(" ", clause.subList(0, split)));
             boolean plural = PLURAL_AUXILIARIES.contains(auxiliary) || !SINGULAR_AUXILIARIES.contains(auxiliary)
                     && looksPlural(subject);
@@ -119,12 +132,22 @@ final class SimulatedSubQuestions {
                 case "does" -> thirdPerson(predicate);
                 default -> auxiliary + " " + predicate;
             };
-            return new Reading(subject, plural, claim);
+            return new Reading(subject, plural, claim, null);
         }
 
         private static Reading topic(String topic) {
             String subject = lowered(topic);
-            return new Reading(subject, looksPlural(subject), null);
+            return new Reading(subject, looksPlural(subject), null, null);
+        }
+
+        /** @return the reading of an action ("move our job queue to X"): "moving a job queue to X" */
+        private static Reading decision(List<String> predicate) {
+            StringBuilder action = new StringBuilder(gerund(predicate.get(0).toLowerCase(Locale.ROOT)));
+            for (String word : predicate.subList(1, predicate.size())) {
+                action.append(' ').append(POSSESSIVES.contains(word.toLowerCase(Locale.ROOT)) ? "a" : word);
+            }
+            String text = action.toString();
+            return new Reading(text, false, null, text);
         }
 
         /** @return how many words of the clause are its subject: up to a known verb, else a name or two words */
@@ -143,7 +166,7 @@ final class SimulatedSubQuestions {
         /** @return the sub-question a template makes of this reading */
         String fill(String template) {
             String text = template.replace("{s}", subject).replace("{do}", plural ? "do" : "does")
-                    .replace("{them}", plural ? "them" : "it");
+                    .replace("{them}", plural ? "them" : "it").replace("{a}", action == null ? subject : action);
             return claim == null ? text : text.replace("{c}", claim);
         }
     }
@@ -159,6 +182,22 @@ final class SimulatedSubQuestions {
     private static boolean looksPlural(String subject) {
         String last = subject.substring(subject.lastIndexOf(' ') + 1).toLowerCase(Locale.ROOT);
         return last.endsWith("s") && !last.endsWith("ss") && !last.endsWith("us") && !last.endsWith("is");
+    }
+
+    /**
+     * @param verb a verb in its base form, lower case
+     * @return its gerund: "move" to "moving", "run" to "running", "use" to "using", "see" to "seeing"
+     */
+    static String gerund(String verb) {
+        if (verb.endsWith("ie")) {
+            return verb.substring(0, verb.length() - 2) + "ying";
+        }
+        if (verb.endsWith("e") && !verb.endsWith("ee") && !verb.endsWith("ye") && !verb.endsWith("oe")
+                && verb.length() > 2) {
+            return verb.substring(0, verb.length() - 1) + "ing";
+        }
+        boolean shortConsonantVowelConsonant = verb.length() == 3 && verb.matches("[^aeiou][aeiou][^aeiouwxy]");
+        return shortConsonantVowelConsonant ? verb + verb.charAt(2) + "ing" : verb + "ing";
     }
 
     /** @return the predicate with its verb in the third person singular ("make locks safe" to "makes locks safe") */
