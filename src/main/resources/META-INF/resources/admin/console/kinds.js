@@ -43,7 +43,17 @@ export function outcome(job) {
     if (typeof answer !== "string" || answer === "") {
         return "done";
     }
-    return answer.length > 90 ? answer.slice(0, 87) + "…" : answer;
+    const plain = plainText(answer);
+    return plain.length > 90 ? plain.slice(0, 87) + "…" : plain;
+}
+
+/** @returns {string} a model's Markdown as one line of plain text: no headings' #, emphasis, code marks or links */
+function plainText(markdown) {
+    return markdown.replace(/^\s{0,3}(#{1,6}|[-*+]|\d+\.|>)\s+/gm, "")
+        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+        .replace(/[*_`~]+/g, "")
+        .replace(/\s+/g, " ")
+        .trim();
 }
 
 /** @returns {string} a progress report in words: items and cursor, tokens, or its message */

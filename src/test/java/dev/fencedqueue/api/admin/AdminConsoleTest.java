@@ -367,6 +367,17 @@ class AdminConsoleTest {
         assertThat(text("error")).isEmpty();
     }
 
+    /** A list shows the start of a model's answer as text, not as the Markdown it was written in. */
+    @Test
+    void aListShowsTheStartOfAnAnswerAsTextNotMarkdown() {
+        openConsole();
+        Object line = browser().executeAsyncScript("const done = arguments[arguments.length - 1]; "
+                + "import('./kinds.js').then(kinds => done(kinds.outcome({state: 'completed', result: {text: "
+                + "'## Research report: heat pumps\\n\\n**Summary.** See [the study](https://example.org) and `COP`.'}})))"
+                + ".catch(e => done('failed: ' + e))");
+        assertThat(line).isEqualTo("Research report: heat pumps Summary. See the study and COP.");
+    }
+
     @Test
     void theResearchPageAndTheConsoleHaveAFavicon() {
         given().get("/favicon.svg").then().statusCode(200).contentType("image/svg+xml");
