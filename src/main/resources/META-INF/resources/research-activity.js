@@ -26,6 +26,11 @@ export function clock(ms) {
     return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
 }
 
+/** @returns {string} the text with its first letter upper-cased (a phase's or a step's words as a line's title) */
+export function capitalized(text) {
+    return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 /**
  * The phase a progress event belongs to, which names its line: the event's `phase` when the service names one
  * (`planning`, `writing`), `writing` for answer text, else its message with the numbers taken out, so that

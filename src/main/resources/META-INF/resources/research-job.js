@@ -5,17 +5,13 @@
 // developers" disclosure (research-details.js). A deep research job is followed over its flow stream: planning (each
 // sub-question as it is written), then the plan's rows (research-plan.js), then the report.
 import { followFlow, followJob } from '/fenced-stream.js';
-import { Meter, Timeline, Writing, clock, idMs, phaseOf } from '/research-activity.js';
+import { Meter, Timeline, Writing, capitalized, clock, idMs, phaseOf } from '/research-activity.js';
 import { Details } from '/research-details.js';
 import { Markdown } from '/research-markdown.js';
 import { Plan, isCut } from '/research-plan.js';
 
 /** What the meter says once the job ended. */
 const ENDED = { completed: 'Finished', failed: 'Failed', aborted: 'Aborted' };
-
-function capitalized(text) {
-    return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
 
 /** @returns {string} a reason as a sentence: capitalized, with a full stop */
 function sentence(text) {

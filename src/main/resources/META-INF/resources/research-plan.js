@@ -3,11 +3,7 @@
 // stream keeps it, in words, and opening (<details>) onto its answer. Each run of the child (its attempt, fencing token
 // and worker) goes to the page's details for developers, not to the row.
 import { Markdown } from '/research-markdown.js';
-import { clock, idMs, phaseOf } from '/research-activity.js';
-
-function capitalized(text) {
-    return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
+import { capitalized, clock, idMs, phaseOf } from '/research-activity.js';
 
 /** What a child job's state reads as in its row. */
 const CHILD_STATES = { waiting: 'planned', active: 'researching', completed: 'answered', failed: 'failed',
