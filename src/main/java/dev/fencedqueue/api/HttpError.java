@@ -5,7 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.bulk.DatabaseUnavailableException;
+import dev.fencedqueue.postgres.DatabaseUnavailableException;
 import dev.fencedqueue.queue.IdempotencyKeyReusedException;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobNotFoundException;

@@ -12,7 +12,7 @@ import java.util.List;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.bulk.Database;
+import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobState;
 

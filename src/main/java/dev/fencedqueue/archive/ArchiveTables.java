@@ -25,7 +25,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.bulk.Database;
+import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.queue.ArchivedJob;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 

@@ -9,9 +9,9 @@ import java.util.concurrent.ExecutorService;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.BlockingInvocation;
-import dev.fencedqueue.bulk.Database;
-import dev.fencedqueue.bulk.DatabaseUnavailableException;
 import dev.fencedqueue.config.ArchiveConfig;
+import dev.fencedqueue.postgres.Database;
+import dev.fencedqueue.postgres.DatabaseUnavailableException;
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobArchive;

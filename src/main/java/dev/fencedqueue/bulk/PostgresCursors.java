@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
+import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.worker.JobContext;
 
 import jakarta.enterprise.context.ApplicationScoped;

@@ -18,7 +18,7 @@ public interface NotificationStore {
      *
      * @param channel a valid channel name
      * @param subscriberIds valid subscriber ids, at least one
-     * @return how many were new; fails with {@link dev.fencedqueue.bulk.DatabaseUnavailableException} (503)
+     * @return how many were new; fails with {@link dev.fencedqueue.postgres.DatabaseUnavailableException} (503)
      *         when the PostgreSQL sink has no database, or with the sink's error
      */
     Uni<Integer> add(String channel, List<String> subscriberIds);

@@ -13,8 +13,8 @@ import java.util.concurrent.ExecutorService;
 
 import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.bulk.Cursor;
-import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.bulk.PostgresCursors;
+import dev.fencedqueue.postgres.Database;
 import io.smallrye.mutiny.Uni;
 
 /**

@@ -17,10 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventStore;
+import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueFigures;

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.archive.Archiver;
-import dev.fencedqueue.bulk.Database;
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.testing.PostgresTestResource;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.bulk;
+package dev.fencedqueue.postgres;
 
 import java.sql.Connection;
 import java.sql.SQLException;

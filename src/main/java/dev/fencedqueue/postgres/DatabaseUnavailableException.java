@@ -1,4 +1,4 @@
-package dev.fencedqueue.bulk;
+package dev.fencedqueue.postgres;
 
 /** The bulk jobs' PostgreSQL is not configured or cannot be reached; the API answers 503. */
 public class DatabaseUnavailableException extends RuntimeException {
