@@ -9,9 +9,9 @@ import io.quarkus.arc.InjectableInstance;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The PostgreSQL datasource of the bulk jobs, when one is configured ({@code quarkus.datasource.jdbc.url}).
- * Without a URL Quarkus leaves the datasource inactive: the service still runs its research jobs, and the bulk
- * API answers 503.
+ * The PostgreSQL datasource, when one is configured ({@code quarkus.datasource.jdbc.url}): the bulk jobs' sink and
+ * cursors, the notifications and the job archive use it. Without a URL Quarkus leaves the datasource inactive: the
+ * service still runs its research jobs, and the bulk API answers 503.
  */
 @ApplicationScoped
 public class Database {

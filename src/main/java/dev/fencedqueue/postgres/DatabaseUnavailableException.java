@@ -1,6 +1,6 @@
 package dev.fencedqueue.postgres;
 
-/** The bulk jobs' PostgreSQL is not configured or cannot be reached; the API answers 503. */
+/** PostgreSQL is not configured or cannot be reached; the API answers 503. */
 public class DatabaseUnavailableException extends RuntimeException {
 
     public DatabaseUnavailableException(String message) {
