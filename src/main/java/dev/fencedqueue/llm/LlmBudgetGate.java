@@ -22,7 +22,6 @@ import dev.fencedqueue.budget.LlmBudgets;
 import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.budget.Reservation;
 import dev.fencedqueue.config.LlmConfig;
-import dev.fencedqueue.worker.RateLimitedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Multi;
@@ -36,10 +35,10 @@ import org.jboss.logging.Logger;
 /**
  * Keeps the fleet's LLM calls within what the server admits, together ({@link LlmBudget}, one budget per endpoint and
  * model, kept in Redis), around each streamed call that generates (the research protocol's, chat completions', a
- * Responses create). A job whose call cannot go on yet fails its attempt with {@link RateLimitedException}: it goes back
- * to the front of its wait list without counting an attempt, and the queue's dispatch is held as long as the call must
- * wait (one hold per queue, for the whole fleet), so that the budget is spent in the order the queue, fair dispatch
- * included, chooses. Before the call:
+ * Responses create). A call that cannot go on yet fails with {@link LlmWaitException}, which fails its job's attempt as
+ * the worker's rate limit: the job goes back to the front of its wait list without counting an attempt, and the
+ * queue's dispatch is held as long as the call must wait (one hold per queue, for the whole fleet), so that the budget
+ * is spent in the order the queue, fair dispatch included, chooses. Before the call:
  * <ul>
  * <li>the call reserves a request, its tokens (its prompt's, about a token per 4 characters of the request, and the
  * request's {@code max_tokens}, else {@code fq.llm.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place
@@ -143,7 +142,7 @@ public class LlmBudgetGate {
      * @param jobId the job the call is for (its {@code X-Request-ID}), which keeps its place in the budget's line once
      *        the budget held its call back; {@code null} for none
      * @param call opens the call (the connector's guarded opening)
-     * @return the open exchange, as {@code call} gives it; fails with {@link RateLimitedException} when the call cannot
+     * @return the open exchange, as {@code call} gives it; fails with {@link LlmWaitException} when the call cannot
      *         go on yet (the class says when), else as {@code call} does
      */
     Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
@@ -239,7 +238,7 @@ public class LlmBudgetGate {
         metrics.refused(reason, Duration.ofMillis(wait));
         LOG.infof("the LLM server at %s %s: the fleet waits for it; the job waits %d ms (%s)", key.endpoint(),
                 reason.equals("server") ? "asked to wait" : "is down", wait, Failures.describe(failure));
-        return Uni.createFrom().failure(new RateLimitedException(Duration.ofMillis(wait), "the LLM server at "
+        return Uni.createFrom().failure(new LlmWaitException(Duration.ofMillis(wait), "the LLM server at "
                 + key.endpoint() + (reason.equals("server") ? " asked to wait" : " is down") + ", so the fleet waits "
                 + "for it (" + Failures.describe(failure) + "); the job waits " + wait + " ms"));
     }
@@ -265,7 +264,7 @@ public class LlmBudgetGate {
             default -> "out of tokens this minute (fq.llm.budget.tokens-per-minute, or the server's limit)";
         };
         metrics.refused(reservation.reason(), Duration.ofMillis(wait));
-        return new RateLimitedException(Duration.ofMillis(wait), "the LLM budget of " + of + " is " + what
+        return new LlmWaitException(Duration.ofMillis(wait), "the LLM budget of " + of + " is " + what
                 + "; the job waits " + wait + " ms");
     }
 

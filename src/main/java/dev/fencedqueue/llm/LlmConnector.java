@@ -103,10 +103,9 @@ public class LlmConnector {
      *         but {@code 501}, {@link LlmRefusedException} for another {@code 4xx} or a {@code 501}, and
      *         {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
-     *         {@code fq.llm.open-timeout}, each after the retries; and with
-     *         {@link dev.fencedqueue.worker.RateLimitedException} when the call cannot go on yet: the fleet's LLM
-     *         budget cannot admit it, or the server asked to wait or is down, for less than
-     *         {@code fq.llm.unavailable-timeout} ({@link LlmBudgetGate}).
+     *         {@code fq.llm.open-timeout}, each after the retries; and with {@link LlmWaitException} when the call
+     *         cannot go on yet: the fleet's LLM budget cannot admit it, or the server asked to wait or is down, for
+     *         less than {@code fq.llm.unavailable-timeout} ({@link LlmBudgetGate}).
      */
     public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
         return open(HttpMethod.POST, url, body, headers, "text/event-stream");

@@ -3,10 +3,12 @@ package dev.fencedqueue.research;
 import java.util.Optional;
 
 import dev.fencedqueue.config.ResearchConfig;
+import dev.fencedqueue.llm.LlmWaitException;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.CostUnit;
+import dev.fencedqueue.worker.RateLimitedException;
 import dev.fencedqueue.worker.UnrecoverableJobException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -60,6 +62,12 @@ public class ResearchProcessor implements JobProcessor {
         return ResearchJobs.options(config);
     }
 
+    /**
+     * @return the answer, or the deep research's report; an LLM call that cannot go on yet ({@link LlmWaitException}:
+     *         the fleet's LLM budget, a server that asked to wait or is down) fails the attempt with
+     *         {@link RateLimitedException} of the same wait, so that the job waits in the queue without counting an
+     *         attempt
+     */
     @Override
     public Uni<Object> process(JobContext context) {
         ResearchRequest request = context.data(ResearchRequest.class);
@@ -67,7 +75,9 @@ public class ResearchProcessor implements JobProcessor {
             throw new UnrecoverableJobException("job `" + context.jobId() + "` has no query: a research job's data "
                     + "must be {\"query\": \"...\"}");
         }
-        return request.deep() ? deep.run(context, request.query())
+        Uni<Object> run = request.deep() ? deep.run(context, request.query())
                 : answers.answer(context, request.query(), true);
+        return run.onFailure(LlmWaitException.class).transform(wait -> new RateLimitedException(
+                ((LlmWaitException) wait).waitTime(), wait.getMessage()));
     }
 }
