@@ -48,11 +48,14 @@ public class ChatCompletionsClient {
     private final LlmConnector connector;
     private final LlmConfig config;
     private final ObjectMapper json;
+    private final LocalSimulator simulator;
 
-    public ChatCompletionsClient(LlmConnector connector, LlmConfig config, ObjectMapper json) {
+    public ChatCompletionsClient(LlmConnector connector, LlmConfig config, ObjectMapper json,
+            LocalSimulator simulator) {
         this.connector = connector;
         this.config = config;
         this.json = json;
+        this.simulator = simulator;
     }
 
     /**
@@ -130,7 +133,7 @@ public class ChatCompletionsClient {
     public URI url() {
         return config.url().filter(url -> !url.isBlank())
                 .map(base -> URI.create(base.replaceAll("/+$", "") + "/v1/chat/completions"))
-                .orElseGet(() -> ResearchProtocolClient.simulator("/v1/chat/completions"));
+                .orElseGet(() -> simulator.url("/v1/chat/completions"));
     }
 
     /** @return the model asked: {@code fq.llm.model}, or the simulator's name when the simulator answers */

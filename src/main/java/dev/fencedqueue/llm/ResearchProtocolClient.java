@@ -8,12 +8,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.LlmConfig;
-import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Streams a research job from the research LLM: {@code POST {query, jobId}} answered with an SSE stream
@@ -30,11 +28,14 @@ public class ResearchProtocolClient {
     private final LlmConnector connector;
     private final LlmConfig config;
     private final ObjectMapper json;
+    private final LocalSimulator simulator;
 
-    public ResearchProtocolClient(LlmConnector connector, LlmConfig config, ObjectMapper json) {
+    public ResearchProtocolClient(LlmConnector connector, LlmConfig config, ObjectMapper json,
+            LocalSimulator simulator) {
         this.connector = connector;
         this.config = config;
         this.json = json;
+        this.simulator = simulator;
     }
 
     /**
@@ -67,7 +68,7 @@ public class ResearchProtocolClient {
      * @throws LlmException when {@code fq.llm.url} is empty and the simulator is off
      */
     public URI url() {
-        return config.url().filter(u -> !u.isBlank()).map(URI::create).orElseGet(() -> simulator("/research"));
+        return config.url().filter(u -> !u.isBlank()).map(URI::create).orElseGet(() -> simulator.url("/research"));
     }
 
     private LlmMessage message(String data) {
@@ -76,21 +77,6 @@ public class ResearchProtocolClient {
         } catch (JsonProcessingException e) {
             throw ServerText.notJson("malformed LLM line", data);
         }
-    }
-
-    /**
-     * @param path a path under {@code /simulator}
-     * @return the URL of this instance's simulator endpoint
-     * @throws LlmException when the simulator is off ({@code fq.simulator.enabled})
-     */
-    static URI simulator(String path) {
-        if (!ConfigProvider.getConfig().getOptionalValue("fq.simulator.enabled", Boolean.class).orElse(false)) {
-            throw new LlmException("no LLM server: `fq.llm.url` is empty and the built-in simulator is off "
-                    + "(`fq.simulator.enabled`)");
-        }
-        String portProperty = LaunchMode.current() == LaunchMode.TEST ? "quarkus.http.test-port" : "quarkus.http.port";
-        int port = ConfigProvider.getConfig().getOptionalValue(portProperty, Integer.class).orElse(8080);
-        return URI.create("http://127.0.0.1:" + port + "/simulator" + path);
     }
 
     /**

@@ -38,12 +38,15 @@ public class ResponsesClient {
     private final LlmConfig config;
     private final ChatCompletionsClient chat;
     private final ObjectMapper json;
+    private final LocalSimulator simulator;
 
-    public ResponsesClient(LlmConnector connector, LlmConfig config, ChatCompletionsClient chat, ObjectMapper json) {
+    public ResponsesClient(LlmConnector connector, LlmConfig config, ChatCompletionsClient chat, ObjectMapper json,
+            LocalSimulator simulator) {
         this.connector = connector;
         this.config = config;
         this.chat = chat;
         this.json = json;
+        this.simulator = simulator;
     }
 
     /**
@@ -254,6 +257,6 @@ public class ResponsesClient {
     private URI url(String rest) {
         return config.url().filter(url -> !url.isBlank())
                 .map(base -> URI.create(base.replaceAll("/+$", "") + "/v1/responses" + rest))
-                .orElseGet(() -> ResearchProtocolClient.simulator("/v1/responses" + rest));
+                .orElseGet(() -> simulator.url("/v1/responses" + rest));
     }
 }

@@ -353,7 +353,7 @@ class ChatCompletionsClientTest {
     /** @return a client of the test server's {@code route}, whose connector tells {@code gate} of its calls */
     private ChatCompletionsClient client(String route, TestLlmConfig config, LlmBudgetGate gate) {
         config.url(server.url(route));
-        return new ChatCompletionsClient(connectors.open(config, gate), config, json);
+        return new ChatCompletionsClient(connectors.open(config, gate), config, json, LocalSimulator.OFF);
     }
 
     private SimulatorStats.Counts counts(String jobId) {

@@ -275,7 +275,7 @@ class ResearchProtocolClientTest {
 
     private ResearchProtocolClient clientFor(String url, Duration idleTimeout) {
         LlmConfig config = new TestLlmConfig(llmConfig).url(url).idleTimeout(idleTimeout);
-        return new ResearchProtocolClient(connectors.open(config), config, json);
+        return new ResearchProtocolClient(connectors.open(config), config, json, LocalSimulator.OFF);
     }
 
     private SimulatorStats.Counts counts(String jobId) {
