@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -66,10 +67,7 @@ import org.jboss.logging.Logger;
  */
 @ApplicationScoped
 @Startup // its metrics exist from the start, at 0
-public class LlmBudgetGate {
-
-    /** A gate that does nothing: for connectors made outside CDI. */
-    static final LlmBudgetGate NONE = new LlmBudgetGate();
+public class LlmBudgetGate implements CallGate {
 
     private static final Logger LOG = Logger.getLogger(LlmBudgetGate.class);
     /**
@@ -108,24 +106,6 @@ public class LlmBudgetGate {
         this.json = json;
     }
 
-    LlmBudgetGate() {
-        this.metrics = null;
-        this.budget = null;
-        this.registry = null;
-        this.limits = BudgetLimits.NONE;
-        this.lease = Duration.ZERO;
-        this.answerTokens = 0;
-        this.model = "";
-        this.unavailableTimeout = Duration.ZERO;
-        this.circuit = null;
-        this.json = null;
-    }
-
-    /** @return whether calls go through the fleet's budget (false only for {@link #NONE}) */
-    public boolean isActive() {
-        return budget != null;
-    }
-
     /** @return the limits configured on this instance ({@code fq.llm.budget.*}), {@link BudgetLimits#NONE} for none */
     public BudgetLimits limits() {
         return limits;
@@ -145,10 +125,8 @@ public class LlmBudgetGate {
      * @return the open exchange, as {@code call} gives it; fails with {@link LlmWaitException} when the call cannot
      *         go on yet (the class says when), else as {@code call} does
      */
-    Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
-        if (!isActive()) {
-            return call.get();
-        }
+    @Override
+    public Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
         BudgetKey key = key(url);
         if (seen.add(key)) {
             registry.register(key).subscribe().with(ignored -> {
@@ -199,16 +177,17 @@ public class LlmBudgetGate {
      * Tells the refusal of one try of a call apart, before the connector would retry it: while the fleet's budget is
      * kept, a {@code 429} or a {@code 503} with a time to wait becomes an {@link LlmBusyException}, which the connector
      * does not retry, as the whole fleet waits for the server instead. Any other refusal (a {@code 429} without a time
-     * to wait, such as OpenAI's "Request too large", is this call's alone), and every refusal for {@link #NONE}, stays
-     * as it is.
+     * to wait, such as OpenAI's "Request too large", is this call's alone) stays as it is.
      *
      * @param refusal the server's answer
-     * @param provider what its headers said of its limits
+     * @param headers its headers, which say what the provider's limits are
      * @return the failure the try fails with
      */
-    LlmException refused(LlmUnavailableException refusal, ProviderLimits provider) {
+    @Override
+    public LlmException refused(LlmUnavailableException refusal, Function<String, String> headers) {
+        ProviderLimits provider = ProviderLimits.from(headers);
         Optional<Duration> wait = refusal.retryAfter().or(provider::retryAfter);
-        if (!isActive() || wait.isEmpty() || refusal.status() != 429 && refusal.status() != 503) {
+        if (wait.isEmpty() || refusal.status() != 429 && refusal.status() != 503) {
             return refusal;
         }
         return new LlmBusyException(refusal, wait.get(), provider);

@@ -16,7 +16,6 @@ import java.util.function.Supplier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
@@ -61,15 +60,18 @@ public class LlmConnector {
     private final HttpClient client;
     private final LlmConfig config;
     private final TypedGuard<Uni<LlmExchange>> guard;
-    private final LlmBudgetGate budget;
+    private final CallGate budget;
 
     /** A connector that spends no fleet budget: for clients made outside CDI (tests of the protocol clients). */
     public LlmConnector(Vertx vertx, LlmConfig config) {
-        this(vertx, config, LlmBudgetGate.NONE);
+        this(vertx, config, CallGate.NONE);
     }
 
+    /**
+     * @param budget what a streamed call that generates goes through: the fleet's budget, pause and circuit
+     */
     @Inject
-    public LlmConnector(Vertx vertx, LlmConfig config, LlmBudgetGate budget) {
+    public LlmConnector(Vertx vertx, LlmConfig config, CallGate budget) {
         this.budget = budget;
         this.vertx = vertx;
         this.config = config;
@@ -184,7 +186,7 @@ public class LlmConnector {
                     response.request().reset();
                     LlmException failure = failure(url, response);
                     emitter.fail(failure instanceof LlmUnavailableException refusal
-                            ? budget.refused(refusal, ProviderLimits.from(response::getHeader))
+                            ? budget.refused(refusal, response::getHeader)
                             : failure);
                     return;
                 }

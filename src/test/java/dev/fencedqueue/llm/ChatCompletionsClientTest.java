@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -96,10 +97,15 @@ class ChatCompletionsClientTest {
     @Test
     void reportsTheTokensTheServerSaysTheCallUsedForTheBudgetToSettle() {
         List<LlmExchange> opened = new CopyOnWriteArrayList<>();
-        LlmBudgetGate capturing = new LlmBudgetGate() {
+        CallGate capturing = new CallGate() {
             @Override
-            Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
+            public Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
                 return call.get().invoke(opened::add);
+            }
+
+            @Override
+            public LlmException refused(LlmUnavailableException refusal, Function<String, String> headers) {
+                return refusal;
             }
         };
         AssertSubscriber<ChatChunk> chunks = subscribe(client("/ok", config(), capturing).stream("AI trends",
@@ -186,11 +192,16 @@ class ChatCompletionsClientTest {
     @Test
     void aRefusalTheFleetWaitsForIsNotRetriedByTheConnector() {
         List<LlmUnavailableException> refusals = new CopyOnWriteArrayList<>();
-        LlmBudgetGate fleet = new LlmBudgetGate() {
+        CallGate fleet = new CallGate() {
             @Override
-            LlmException refused(LlmUnavailableException refusal, ProviderLimits provider) {
+            public Uni<LlmExchange> around(URI url, String body, String jobId, Supplier<Uni<LlmExchange>> call) {
+                return call.get();
+            }
+
+            @Override
+            public LlmException refused(LlmUnavailableException refusal, Function<String, String> headers) {
                 refusals.add(refusal);
-                return new LlmBusyException(refusal, refusal.retryAfter().orElseThrow(), provider);
+                return new LlmBusyException(refusal, refusal.retryAfter().orElseThrow(), ProviderLimits.from(headers));
             }
         };
         AssertSubscriber<ChatChunk> chunks = subscribe(client("/busy-once", config().retries(2, Duration.ofMillis(10),
@@ -347,11 +358,11 @@ class ChatCompletionsClientTest {
     }
 
     private ChatCompletionsClient client(String route, TestLlmConfig config) {
-        return client(route, config, LlmBudgetGate.NONE);
+        return client(route, config, CallGate.NONE);
     }
 
     /** @return a client of the test server's {@code route}, whose connector tells {@code gate} of its calls */
-    private ChatCompletionsClient client(String route, TestLlmConfig config, LlmBudgetGate gate) {
+    private ChatCompletionsClient client(String route, TestLlmConfig config, CallGate gate) {
         config.url(server.url(route));
         return new ChatCompletionsClient(connectors.open(config, gate), config, json, LocalSimulator.OFF);
     }

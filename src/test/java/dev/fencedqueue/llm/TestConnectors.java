@@ -25,10 +25,10 @@ final class TestConnectors implements AfterEachCallback {
 
     /**
      * @param config the clients' configuration, must not be {@code null}
-     * @return a connector that spends no budget ({@link LlmBudgetGate#NONE}), closed after the test
+     * @return a connector that spends no budget ({@link CallGate#NONE}), closed after the test
      */
     LlmConnector open(LlmConfig config) {
-        return open(config, LlmBudgetGate.NONE);
+        return open(config, CallGate.NONE);
     }
 
     /**
@@ -36,7 +36,7 @@ final class TestConnectors implements AfterEachCallback {
      * @param gate told of the connector's calls, must not be {@code null}
      * @return a connector, closed after the test
      */
-    LlmConnector open(LlmConfig config, LlmBudgetGate gate) {
+    LlmConnector open(LlmConfig config, CallGate gate) {
         LlmConnector connector = new LlmConnector(vertx.get(), config, gate);
         open.add(connector);
         return connector;
