@@ -221,7 +221,7 @@ public interface LlmConfig {
 
     /**
      * An LLM budget the whole fleet shares, per endpoint and model, as providers limit an organisation: every streamed
-     * call reserves its share in Redis before it starts ({@code dev.fencedqueue.budget.LlmBudget}), a call the budget
+     * call reserves its share in Redis before it starts ({@code dev.fencedqueue.llm.budget.LlmBudget}), a call the budget
      * cannot admit yet hands its job back to wait without its worker slot, and the provider's rate-limit headers
      * bring the budget down to the provider's own. Empty limits: the provider's headers are the only limits; a
      * {@code 429} or {@code 503} with a time to wait still pauses the whole fleet's calls, and the fleet's circuit

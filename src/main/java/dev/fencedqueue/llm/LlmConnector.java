@@ -41,7 +41,7 @@ import jakarta.inject.Inject;
  * Fault Tolerance's programmatic API, configured from {@code fq.llm.retry.*}:
  * a refused or reset connection, a try that outlives {@code fq.llm.open-timeout}, and a {@code 429} or
  * {@code 5xx} answer (but {@code 501 Not Implemented}, which says the server does not offer the request) are retried
- * with exponential backoff, honouring {@code Retry-After}. A streamed call that generates goes through the fleet's budget ({@link LlmBudgetGate}): then a {@code 429},
+ * with exponential backoff, honouring {@code Retry-After}. A streamed call that generates goes through the fleet's budget ({@link CallGate}): then a {@code 429},
  * or a {@code 503} with a time to wait, is not retried here (the whole fleet waits for the server), and a call that
  * still finds the server down after its retries opens the fleet's circuit, which stops every instance calling it;
  * either way its job waits in the queue.
@@ -107,7 +107,7 @@ public class LlmConnector {
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
      *         {@code fq.llm.open-timeout}, each after the retries; and with {@link LlmWaitException} when the call
      *         cannot go on yet: the fleet's LLM budget cannot admit it, or the server asked to wait or is down, for
-     *         less than {@code fq.llm.unavailable-timeout} ({@link LlmBudgetGate}).
+     *         less than {@code fq.llm.unavailable-timeout} ({@link CallGate}).
      */
     public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
         return open(HttpMethod.POST, url, body, headers, "text/event-stream");

@@ -23,7 +23,7 @@ import io.vertx.core.http.HttpClientResponse;
  *        reader's
  * @param usage the tokens the call used, prompt and answer, as the server reported them at its end (the reader sets it:
  *        {@link #reportTokens}); -1 until then, and for a server that reports none. The fleet's LLM budget settles the
- *        call with it ({@link LlmBudgetGate})
+ *        call with it ({@code LlmBudgetGate})
  * @param answerUsage the answer's part of {@code usage} (completion or output tokens); -1 until reported
  */
 public record LlmExchange(HttpClientResponse response, Context context, Duration idleTimeout,

@@ -17,9 +17,10 @@ import java.util.stream.Collectors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
+import dev.fencedqueue.llm.budget.LlmBusyException;
+import dev.fencedqueue.llm.budget.ProviderLimits;
 import dev.fencedqueue.simulator.SimulatorStats;
 import dev.fencedqueue.testing.LocalHttpServer;
 import dev.fencedqueue.testing.LocalHttpServer.Exchange;

@@ -25,7 +25,7 @@ public final class TestForks {
     /**
      * The classes of surefire's first fork (a regular expression on the class's full name): the LLM side
      * ({@code research}, {@code llm}, {@code simulator}) and, to balance the forks' times, classes of the default
-     * profile that stream events to readers or keep them ({@code events}, {@code budget}, flows, the job schedulers,
+     * profile that stream events to readers or keep them ({@code events}, {@code llm.budget}, flows, the job schedulers,
      * the queue's events and retention, many SSE subscribers, the memory guard). {@code SimulatorOffTest} runs in the
      * third fork, with the classes it shares a test profile with; so do all the browser tests
      * ({@code CostAccountingTest} among them), so that one Chromium runs at a time.
@@ -35,7 +35,7 @@ public final class TestForks {
     public static final String LLM_AND_STREAMS =
             "dev\\.fencedqueue\\.(research|llm|simulator)\\."
             + "(?!SimulatorOffTest|CostAccountingTest)\\w*Test"
-            + "|dev\\.fencedqueue\\.(events|budget|queue\\.scheduler|queue\\.flow)\\..*Test"
+            + "|dev\\.fencedqueue\\.(events|llm\\.budget|queue\\.scheduler|queue\\.flow)\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Retention|QueueEvents|Maintenance)Test"
             + "|dev\\.fencedqueue\\.api\\.(ManySubscribers|RedisMemoryGuard)Test";
 

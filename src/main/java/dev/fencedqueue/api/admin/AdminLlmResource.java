@@ -3,9 +3,9 @@ package dev.fencedqueue.api.admin;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.fencedqueue.budget.BudgetState;
-import dev.fencedqueue.budget.LlmBudgets;
-import dev.fencedqueue.llm.LlmBudgetGate;
+import dev.fencedqueue.llm.budget.BudgetState;
+import dev.fencedqueue.llm.budget.LlmBudgetGate;
+import dev.fencedqueue.llm.budget.LlmBudgets;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;

@@ -15,9 +15,9 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.fencedqueue.archive.Archiver;
-import dev.fencedqueue.budget.BudgetKey;
-import dev.fencedqueue.budget.LlmBudget;
-import dev.fencedqueue.budget.LlmBudgets;
+import dev.fencedqueue.llm.budget.BudgetKey;
+import dev.fencedqueue.llm.budget.LlmBudget;
+import dev.fencedqueue.llm.budget.LlmBudgets;
 import dev.fencedqueue.testing.ChromiumExtension;
 import dev.fencedqueue.testing.HeadlessChromium.Shot;
 import dev.fencedqueue.testing.NotificationRows;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.budget;
+package dev.fencedqueue.llm.budget;
 
 /**
  * What reserving a call's share of an LLM budget gave.

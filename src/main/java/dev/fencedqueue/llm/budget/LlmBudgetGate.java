@@ -1,4 +1,4 @@
-package dev.fencedqueue.llm;
+package dev.fencedqueue.llm.budget;
 
 import java.net.ConnectException;
 import java.net.URI;
@@ -15,14 +15,13 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.budget.BudgetKey;
-import dev.fencedqueue.budget.BudgetLimits;
-import dev.fencedqueue.budget.LlmBudget;
-import dev.fencedqueue.budget.LlmBudget.Outage;
-import dev.fencedqueue.budget.LlmBudgets;
-import dev.fencedqueue.budget.ProviderLimits;
-import dev.fencedqueue.budget.Reservation;
 import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.CallGate;
+import dev.fencedqueue.llm.LlmExchange;
+import dev.fencedqueue.llm.LlmException;
+import dev.fencedqueue.llm.LlmUnavailableException;
+import dev.fencedqueue.llm.LlmWaitException;
+import dev.fencedqueue.llm.budget.LlmBudget.Outage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Multi;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.budget;
+package dev.fencedqueue.llm.budget;
 
 /**
  * The limits set for an LLM budget; 0 stands for no limit.

@@ -1,4 +1,4 @@
-package dev.fencedqueue.llm;
+package dev.fencedqueue.llm.budget;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static io.restassured.RestAssured.given;

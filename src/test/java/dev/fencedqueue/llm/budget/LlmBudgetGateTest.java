@@ -1,4 +1,4 @@
-package dev.fencedqueue.llm;
+package dev.fencedqueue.llm.budget;
 
 import static dev.fencedqueue.testing.Timeouts.JOB_END;
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
@@ -12,10 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.fencedqueue.budget.BudgetKey;
-import dev.fencedqueue.budget.BudgetLimits;
-import dev.fencedqueue.budget.LlmBudget;
-import dev.fencedqueue.budget.Reservation;
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.QueueInspector;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.budget;
+package dev.fencedqueue.llm.budget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.fencedqueue.llm;
+package dev.fencedqueue.llm.budget;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.budget;
+package dev.fencedqueue.llm.budget;
 
 /**
  * An LLM budget as an operator sees it ({@link LlmBudgets#state}), read at one instant of the Redis clock.

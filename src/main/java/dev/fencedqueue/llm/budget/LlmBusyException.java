@@ -1,8 +1,9 @@
-package dev.fencedqueue.llm;
+package dev.fencedqueue.llm.budget;
 
 import java.time.Duration;
 
-import dev.fencedqueue.budget.ProviderLimits;
+import dev.fencedqueue.llm.LlmException;
+import dev.fencedqueue.llm.LlmUnavailableException;
 
 /**
  * The LLM server refused a call with a time to wait ({@code 429}, or a {@code 503} with {@code Retry-After},

@@ -1,13 +1,10 @@
-package dev.fencedqueue.llm;
+package dev.fencedqueue.llm.budget;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.budget.BudgetKey;
-import dev.fencedqueue.budget.BudgetState;
-import dev.fencedqueue.budget.LlmBudgets;
 import dev.fencedqueue.config.MetricsConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.budget;
+package dev.fencedqueue.llm.budget;
 
 import java.time.Duration;
 import java.util.List;
