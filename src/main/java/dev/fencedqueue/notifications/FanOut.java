@@ -1,5 +1,7 @@
 package dev.fencedqueue.notifications;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.fencedqueue.bulk.Throttle;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.Valid;
@@ -35,5 +37,14 @@ public record FanOut(
     /** A fan-out's data without a throttle (a scheduler's template may leave it out) is paced by none. */
     public FanOut {
         throttle = throttle == null ? Throttle.NONE : throttle;
+    }
+
+    /**
+     * @param json the application's object mapper, must not be {@code null}
+     * @param jobId the fan-out job's id
+     * @return the payload this fan-out pushes to each subscriber, JSON: {@code channel}, {@code message}, {@code jobId}
+     */
+    String payload(ObjectMapper json, String jobId) {
+        return json.createObjectNode().put("channel", channel).put("message", message).put("jobId", jobId).toString();
     }
 }

@@ -2,17 +2,12 @@ package dev.fencedqueue.notifications;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.bulk.BulkControl;
-import dev.fencedqueue.bulk.BulkMetrics;
-import dev.fencedqueue.bulk.ChunkedProcessor;
+import dev.fencedqueue.bulk.ChunkedProcessors;
 import dev.fencedqueue.bulk.PostgresCursors;
-import dev.fencedqueue.bulk.PostgresSink;
 import dev.fencedqueue.bulk.RedisCursors;
-import dev.fencedqueue.bulk.RedisSink;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.redis.SharedConnection;
-import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.WorkerManager;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -28,14 +23,10 @@ public class NotificationProducers {
     @Produces
     @ApplicationScoped
     JobProcessor fanOutProcessor(BulkConfig config, PostgresNotificationFanOut postgres, RedisNotificationFanOut redis,
-            PostgresCursors postgresCursors, RedisCursors redisCursors, BulkControl control, JobTracing tracing,
-            SharedConnection connection, BulkMetrics metrics, WorkerManager workers) {
+            ChunkedProcessors processors) {
         return switch (config.sink()) {
-            case POSTGRESQL -> new ChunkedProcessor<>(postgres,
-                    new PostgresSink<>(postgres, postgresCursors, workers.blockingExecutor()), control, tracing,
-                    metrics, config);
-            case REDIS -> new ChunkedProcessor<>(redis, new RedisSink<>(redis, redisCursors, connection), control,
-                    tracing, metrics, config);
+            case POSTGRESQL -> processors.postgres(postgres);
+            case REDIS -> processors.redis(redis);
         };
     }
 

@@ -6,16 +6,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.bulk.ChunkPlan;
 import dev.fencedqueue.bulk.PostgresChunkedJob;
-import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.worker.JobContext;
-import dev.fencedqueue.worker.UnrecoverableJobException;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -24,7 +20,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * subscriber id of the last committed chunk). The channel is the job's single-flight key.
  */
 @ApplicationScoped
-public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
+public class PostgresNotificationFanOut implements PostgresChunkedJob<String>, NotificationFanOut {
 
     private static final String COUNT = "SELECT count(*) FROM channel_subscriber WHERE channel = ?";
     private static final String READ = "SELECT subscriber_id FROM channel_subscriber WHERE channel = ? "
@@ -45,32 +41,6 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
     @Override
     public String queue() {
         return config.queue();
-    }
-
-    /** @return {@link FanOut}: a fan-out added over the API is checked as {@code POST .../fan-out} checks it */
-    @Override
-    public Optional<Class<?>> dataType() {
-        return Optional.of(FanOut.class);
-    }
-
-    @Override
-    public ChunkPlan plan(JobContext job) {
-        return plan(job.data(FanOut.class));
-    }
-
-    /** @return how a fan-out runs: its chunk size and throttle, its channel as single-flight key */
-    static ChunkPlan plan(FanOut fanOut) {
-        if (fanOut == null) {
-            throw new UnrecoverableJobException("a fan-out has no data: it needs `channel`, `message` and `chunkSize`");
-        }
-        return new ChunkPlan(fanOut.chunkSize(), fanOut.throttle() == null ? Throttle.NONE : fanOut.throttle(),
-                fanOut.channel());
-    }
-
-    /** @return the push payload of a fan-out, JSON: {@code channel}, {@code message}, {@code jobId} */
-    static String payload(ObjectMapper json, FanOut fanOut, String jobId) {
-        return json.createObjectNode().put("channel", fanOut.channel()).put("message", fanOut.message())
-                .put("jobId", jobId).toString();
     }
 
     @Override
@@ -101,11 +71,6 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
     }
 
     @Override
-    public String cursorAfter(String subscriberId) {
-        return subscriberId;
-    }
-
-    @Override
     public long write(Connection transaction, JobContext job, List<String> chunk) throws SQLException {
         FanOut fanOut = job.data(FanOut.class);
         Object[] ids = chunk.toArray();
@@ -119,7 +84,7 @@ public class PostgresNotificationFanOut implements PostgresChunkedJob<String> {
         }
         try (PreparedStatement outbox = transaction.prepareStatement(OUTBOX)) {
             outbox.setString(1, job.jobId());
-            outbox.setString(2, payload(json, fanOut, job.jobId()));
+            outbox.setString(2, fanOut.payload(json, job.jobId()));
             outbox.setArray(3, transaction.createArrayOf("text", ids));
             rows += outbox.executeUpdate();
         }

@@ -5,11 +5,9 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.bulk.ChunkPlan;
 import dev.fencedqueue.bulk.RedisChunkWrites;
 import dev.fencedqueue.bulk.RedisChunkedJob;
 import dev.fencedqueue.config.BulkConfig;
@@ -29,7 +27,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * {@link RedisNotificationKeys} lays them out.
  */
 @ApplicationScoped
-public class RedisNotificationFanOut implements RedisChunkedJob<String> {
+public class RedisNotificationFanOut implements RedisChunkedJob<String>, NotificationFanOut {
 
     /** Fixed width, so that the text sorts in time order. */
     static final DateTimeFormatter CREATED_AT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSXXX");
@@ -52,22 +50,6 @@ public class RedisNotificationFanOut implements RedisChunkedJob<String> {
     @Override
     public String queue() {
         return config.queue();
-    }
-
-    /** @return {@link FanOut}: a fan-out added over the API is checked as {@code POST .../fan-out} checks it */
-    @Override
-    public Optional<Class<?>> dataType() {
-        return Optional.of(FanOut.class);
-    }
-
-    @Override
-    public ChunkPlan plan(JobContext job) {
-        return PostgresNotificationFanOut.plan(job.data(FanOut.class));
-    }
-
-    @Override
-    public String cursorAfter(String subscriberId) {
-        return subscriberId;
     }
 
     @Override
@@ -96,7 +78,7 @@ public class RedisNotificationFanOut implements RedisChunkedJob<String> {
         FanOut fanOut = job.data(FanOut.class);
         String createdAt = CREATED_AT.format(OffsetDateTime.now(ZoneOffset.UTC));
         String entry = text(new Notification(fanOut.channel(), job.jobId(), fanOut.message(), createdAt));
-        String payload = PostgresNotificationFanOut.payload(json, fanOut, job.jobId());
+        String payload = fanOut.payload(json, job.jobId());
         String outbox = keys.outbox(fanOut.channel());
         for (String subscriberId : chunk) {
             writes.lpush(keys.inbox(fanOut.channel(), subscriberId), entry);

@@ -1,6 +1,7 @@
 package dev.fencedqueue.queue;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Options of a job, in BullMQ's terms. Start from {@link #defaults()} and change what you need with the
@@ -76,63 +77,54 @@ public record JobOptions(String jobId, int attempts, Backoff backoff, Duration d
     }
 
     public JobOptions withJobId(String id) {
-        return new JobOptions(id, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.jobId = id);
     }
 
     public JobOptions withAttempts(int count) {
-        return new JobOptions(jobId, count, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.attempts = count);
     }
 
     public JobOptions withBackoff(Backoff value) {
-        return new JobOptions(jobId, attempts, value, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.backoff = value);
     }
 
     public JobOptions withDelay(Duration value) {
-        return new JobOptions(jobId, attempts, backoff, value, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.delay = value);
     }
 
     public JobOptions withPriority(int value) {
-        return new JobOptions(jobId, attempts, backoff, delay, value, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.priority = value);
     }
 
     public JobOptions withLifo(boolean value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, value, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.lifo = value);
     }
 
     public JobOptions withEventStream(boolean value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, value, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.eventStream = value);
     }
 
     public JobOptions withIdempotencyKey(String key, Duration ttl) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, key, ttl, removeOnComplete,
-                removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> {
+            copy.idempotencyKey = key;
+            copy.idempotencyTtl = ttl;
+        });
     }
 
     public JobOptions withRemoveOnComplete(KeepJobs keep) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                keep, removeOnFail, deduplication, timeout, tenant);
+        return with(copy -> copy.removeOnComplete = keep);
     }
 
     public JobOptions withRemoveOnFail(KeepJobs keep) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, keep, deduplication, timeout, tenant);
+        return with(copy -> copy.removeOnFail = keep);
     }
 
     public JobOptions withDeduplication(Deduplication value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, value, timeout, tenant);
+        return with(copy -> copy.deduplication = value);
     }
 
     public JobOptions withTimeout(Duration value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, value, tenant);
+        return with(copy -> copy.timeout = value);
     }
 
     /**
@@ -141,7 +133,59 @@ public record JobOptions(String jobId, int attempts, Backoff backoff, Duration d
      * @throws IllegalArgumentException when {@code value} is not a valid tenant id
      */
     public JobOptions withTenant(String value) {
-        return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey, idempotencyTtl,
-                removeOnComplete, removeOnFail, deduplication, timeout, value);
+        return with(copy -> copy.tenant = value);
+    }
+
+    /**
+     * The one copy behind every {@code with...} method: these options with what {@code change} sets, checked as any
+     * options are.
+     *
+     * @throws IllegalArgumentException when the changed options break a rule of the canonical constructor
+     */
+    private JobOptions with(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.options();
+    }
+
+    /** A mutable copy of options, each field named as the component it stands for. */
+    private static final class Copy {
+
+        String jobId;
+        int attempts;
+        Backoff backoff;
+        Duration delay;
+        int priority;
+        boolean lifo;
+        boolean eventStream;
+        String idempotencyKey;
+        Duration idempotencyTtl;
+        KeepJobs removeOnComplete;
+        KeepJobs removeOnFail;
+        Deduplication deduplication;
+        Duration timeout;
+        String tenant;
+
+        Copy(JobOptions options) {
+            jobId = options.jobId;
+            attempts = options.attempts;
+            backoff = options.backoff;
+            delay = options.delay;
+            priority = options.priority;
+            lifo = options.lifo;
+            eventStream = options.eventStream;
+            idempotencyKey = options.idempotencyKey;
+            idempotencyTtl = options.idempotencyTtl;
+            removeOnComplete = options.removeOnComplete;
+            removeOnFail = options.removeOnFail;
+            deduplication = options.deduplication;
+            timeout = options.timeout;
+            tenant = options.tenant;
+        }
+
+        JobOptions options() {
+            return new JobOptions(jobId, attempts, backoff, delay, priority, lifo, eventStream, idempotencyKey,
+                    idempotencyTtl, removeOnComplete, removeOnFail, deduplication, timeout, tenant);
+        }
     }
 }

@@ -148,17 +148,16 @@ final class FlowSubscriber {
     }
 
     /** One job of the flow: its view, and the live events that arrive before its replay. */
-    final class Member implements TailSubscriber, JobStreamView.Sink {
+    final class Member extends JobStreamSubscriber {
 
         private final String key;
         private final String jobId;
-        private final JobStreamView view = new JobStreamView(this, options.json());
-        private final EarlyEvents early = new EarlyEvents(connection, options.bufferLimit());
         private boolean started;
         private boolean exists;
         private boolean ended;
 
         Member(String key, String jobId) {
+            super(FlowSubscriber.this.connection, FlowSubscriber.this.options);
             this.key = key;
             this.jobId = jobId;
         }
@@ -198,32 +197,14 @@ final class FlowSubscriber {
         }
 
         @Override
-        public Context context() {
-            return connection.context();
-        }
-
-        @Override
-        public void deliver(Iterable<FramedEvent> batch) {
-            if (connection.finished()) {
-                return;
-            }
-            if (early.hold(batch)) {
-                return;
-            }
-            for (FramedEvent live : batch) {
-                exists = true;
-                view.live(live);
-            }
+        protected void live(FramedEvent event) {
+            exists = true;
+            super.live(event);
         }
 
         @Override
         public void keepAlive(long nowNanos, long idleNanos) {
             connection.keepAlive(nowNanos, idleNanos);
-        }
-
-        @Override
-        public void disconnect() {
-            connection.disconnect();
         }
 
         @Override

@@ -19,12 +19,8 @@ import io.vertx.core.http.HttpServerResponse;
  * it); its client resumes with {@code Last-Event-ID}. A slow subscriber therefore never holds others back: nobody waits
  * for it.
  */
-final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
+final class SseSubscriber extends JobStreamSubscriber {
 
-    private final SseConnection connection;
-    /** Live events handed over before {@link #start}. */
-    private final EarlyEvents early;
-    private final JobStreamView view;
     private StreamSpan span = StreamSpan.NONE;
 
     /**
@@ -33,16 +29,8 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
      * @param options how the response is written
      */
     SseSubscriber(HttpServerResponse response, Context context, SseOptions options) {
-        this.view = new JobStreamView(this, options.json());
-        this.connection = new SseConnection(response, context, options);
-        this.early = new EarlyEvents(connection, options.bufferLimit());
+        super(new SseConnection(response, context, options), options);
         connection.onFinish(early::release);
-    }
-
-    /** @return the event loop context of the connection, where every method of this subscriber must run */
-    @Override
-    public Context context() {
-        return connection.context();
     }
 
     /** Runs {@code action} on {@link #context()}. */
@@ -89,20 +77,6 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
         }
     }
 
-    /** @param batch live events of the job, in stream order, each after every event handed over before */
-    @Override
-    public void deliver(Iterable<FramedEvent> batch) {
-        if (connection.finished()) {
-            return;
-        }
-        if (early.hold(batch)) {
-            return;
-        }
-        for (FramedEvent live : batch) {
-            view.live(live);
-        }
-    }
-
     /**
      * Sends a keep-alive comment when nothing was sent for {@code idleNanos}; disconnects the subscriber when its
      * connection has taken nothing for that long while frames wait (a client that stopped reading). Nothing before
@@ -113,12 +87,6 @@ final class SseSubscriber implements TailSubscriber, JobStreamView.Sink {
         if (!early.holding()) {
             connection.keepAlive(nowNanos, idleNanos);
         }
-    }
-
-    /** Closes the connection (shutdown, or too slow a client); its client reconnects. */
-    @Override
-    public void disconnect() {
-        connection.disconnect();
     }
 
     @Override

@@ -1,7 +1,5 @@
 package dev.fencedqueue.bench;
 
-import static org.awaitility.Awaitility.await;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,8 +61,7 @@ final class ArrivingJobsFigure {
             List<String> jobs = fleet.addAsTheyCome(JOBS, ARRIVALS, "arriving");
             List<JsonPath> statuses = fleet.awaitEnded(jobs, JOBS_END);
             long ended = System.currentTimeMillis();
-            await().atMost(Duration.ofSeconds(5)).until(() -> provider.last().atMillis() > ended);
-            ProviderSampler.Sample last = provider.last();
+            ProviderSampler.Sample last = provider.after(ended);
 
             long completed = statuses.stream().filter(s -> "completed".equals(s.getString("state"))).count();
             long attempts = statuses.stream().mapToLong(s -> s.getLong("attemptsMade")).sum();

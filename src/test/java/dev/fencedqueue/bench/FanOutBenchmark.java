@@ -10,18 +10,15 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.fencedqueue.bulk.BulkControl;
-import dev.fencedqueue.bulk.BulkMetrics;
-import dev.fencedqueue.bulk.ChunkedProcessor;
+import dev.fencedqueue.bulk.ChunkedProcessors;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.PostgresCursors;
-import dev.fencedqueue.bulk.PostgresSink;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.notifications.PostgresNotificationFanOut;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -57,19 +54,16 @@ class FanOutBenchmark {
     PostgresNotificationFanOut fanOut;
 
     @Inject
+    ChunkedProcessors processors;
+
+    @Inject
     BulkControl control;
 
     @Inject
     PostgresCursors cursors;
 
     @Inject
-    BulkMetrics metrics;
-
-    @Inject
     BulkConfig config;
-
-    @Inject
-    JobTracing tracing;
 
     @PostgresTestResource.InjectPostgres
     NotificationRows rows;
@@ -81,8 +75,7 @@ class FanOutBenchmark {
     @Test
     void measuresTheFanOutAgainstPlainInsertsAndTheAbortLatency() throws Exception {
         String server = "\"postgres\": \"" + serverVersion() + "\"";
-        Worker worker = bench.startWorker(new ChunkedProcessor<>(fanOut, new PostgresSink<>(fanOut, cursors,
-                bench.workers().blockingExecutor()), control, tracing, metrics, config), 1);
+        Worker worker = bench.startWorker(processors.postgres(fanOut), 1);
         JobQueue queue = bench.queues().queue(config.queue());
         String channel = rows.channelWith(SUBSCRIBERS);
         new FanOutScenario("fan_out", "plain_insert_ceiling", 1, new Rows(), control)

@@ -1,5 +1,7 @@
 package dev.fencedqueue.bench;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -80,6 +82,17 @@ final class ProviderSampler implements AutoCloseable {
     Sample last() {
         List<Sample> all = samples();
         return all.isEmpty() ? new Sample(System.currentTimeMillis(), 0, 0, 0, -1) : all.get(all.size() - 1);
+    }
+
+    /**
+     * Waits (5 s at most) for a reading taken after {@code millis}, so that it counts every call made before then.
+     *
+     * @param millis a time, ms since the epoch
+     * @return the latest reading, taken after {@code millis}
+     */
+    Sample after(long millis) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> last().atMillis() > millis);
+        return last();
     }
 
     /**

@@ -8,11 +8,9 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.fencedqueue.bulk.BulkControl;
-import dev.fencedqueue.bulk.BulkMetrics;
-import dev.fencedqueue.bulk.ChunkedProcessor;
+import dev.fencedqueue.bulk.ChunkedProcessors;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.RedisCursors;
-import dev.fencedqueue.bulk.RedisSink;
 import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
@@ -21,7 +19,6 @@ import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisNotificationRows;
 import dev.fencedqueue.testing.RedisTestResource;
-import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -59,19 +56,16 @@ class RedisFanOutBenchmark {
     RedisNotificationFanOut fanOut;
 
     @Inject
+    ChunkedProcessors processors;
+
+    @Inject
     BulkControl control;
 
     @Inject
     RedisCursors cursors;
 
     @Inject
-    BulkMetrics metrics;
-
-    @Inject
     BulkConfig config;
-
-    @Inject
-    JobTracing tracing;
 
     @Inject
     QueueInspector inspector;
@@ -85,8 +79,7 @@ class RedisFanOutBenchmark {
         keys = fanOut.keys();
         String server = "\"redis\": \"" + inspector.infoText("server", "redis_version") + "\"";
         SharedConnection redis = bench.redis();
-        Worker worker = bench.startWorker(new ChunkedProcessor<>(fanOut, new RedisSink<>(fanOut, cursors, redis), control,
-                tracing, metrics, config), 1);
+        Worker worker = bench.startWorker(processors.redis(fanOut), 1);
         JobQueue queue = bench.queues().queue(config.queue());
         String channel = rows.channelWith(SUBSCRIBERS);
         new FanOutScenario("redis_fan_out", "plain_pipelined_ceiling", 3, new Entries(redis), control)

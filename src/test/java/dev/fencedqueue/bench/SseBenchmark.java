@@ -168,11 +168,7 @@ class SseBenchmark {
         }
         long heapBefore = usedHeapAfterGc();
         try (Client client = Client.start(perJob, ticks, urls)) {
-            client.awaitPhase("connected", Duration.ofMinutes(2));
-            long heapIdle = usedHeapAfterGc();
-            long cpuBefore = processCpuNanos();
-            long systemBefore = ProcessStats.systemCpuMicros(ProcessHandle.current().pid());
-            long clientBefore = client.cpuMicros();
+            Usage connected = Usage.whenConnected(client);
             // The jobs run TAIL_TICKS past what the client measures, so that the measured window is the steady state
             // (as the ceiling's, whose streams never end): not the jobs ending, 10,000 streams at once.
             Worker worker = bench.startWorker(new TickingProcessor(intervalMicros, ticks + TAIL_TICKS), JOBS);
@@ -188,10 +184,7 @@ class SseBenchmark {
                 } finally {
                     sampler.shutdownNow();
                 }
-                long cpu = processCpuNanos() - cpuBefore;
-                long system = ProcessStats.systemCpuMicros(ProcessHandle.current().pid()) - systemBefore;
-                return new Result(done, cpu, system, (heapIdle - heapBefore) / (double) subscribers,
-                        connections.get(), client.cpuMicros() - clientBefore);
+                return connected.result(done, heapBefore, subscribers, connections.get(), client);
             } finally {
                 bench.stop(worker);
                 for (String jobId : jobIds) {
@@ -239,20 +232,43 @@ class SseBenchmark {
         long heapBefore = usedHeapAfterGc();
         int ticks = pace.ticks();
         try (Client client = Client.start(perJob, ticks, urls)) {
-            client.awaitPhase("connected", Duration.ofMinutes(2));
-            long heapIdle = usedHeapAfterGc();
-            long cpuBefore = processCpuNanos();
-            long systemBefore = ProcessStats.systemCpuMicros(ProcessHandle.current().pid());
-            long clientBefore = client.cpuMicros();
+            Usage connected = Usage.whenConnected(client);
             server.run(intervalMicros, ticks);
             try {
                 JsonNode done = client.awaitPhase("done", RUN.plus(Duration.ofMinutes(2)));
-                return new Result(done, processCpuNanos() - cpuBefore,
-                        ProcessStats.systemCpuMicros(ProcessHandle.current().pid()) - systemBefore,
-                        (heapIdle - heapBefore) / (double) subscribers, 0, client.cpuMicros() - clientBefore);
+                return connected.result(done, heapBefore, subscribers, 0, client);
             } finally {
                 server.stopTicking();
             }
+        }
+    }
+
+    /**
+     * What this JVM and the client had used once every stream was connected: where a run's measurement starts.
+     *
+     * @param heapIdle this JVM's heap after GC, bytes
+     * @param cpuNanos this JVM's CPU time, ns
+     * @param systemMicros the whole system's CPU time, µs
+     * @param clientMicros the client's CPU time, µs
+     */
+    private record Usage(long heapIdle, long cpuNanos, long systemMicros, long clientMicros) {
+
+        /** Waits until every stream of {@code client} is connected, then reads what was used so far. */
+        static Usage whenConnected(Client client) throws InterruptedException {
+            client.awaitPhase("connected", Duration.ofMinutes(2));
+            return new Usage(usedHeapAfterGc(), processCpuNanos(),
+                    ProcessStats.systemCpuMicros(ProcessHandle.current().pid()), client.cpuMicros());
+        }
+
+        /**
+         * @param heapBefore this JVM's heap after GC before the client connected, bytes
+         * @return the run's figures: what was used since the streams connected, and the heap each subscriber holds
+         */
+        Result result(JsonNode done, long heapBefore, int subscribers, long redisConnections, Client client) {
+            long cpu = processCpuNanos() - cpuNanos;
+            long system = ProcessStats.systemCpuMicros(ProcessHandle.current().pid()) - systemMicros;
+            return new Result(done, cpu, system, (heapIdle - heapBefore) / (double) subscribers, redisConnections,
+                    client.cpuMicros() - clientMicros);
         }
     }
 

@@ -18,10 +18,10 @@ import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.testing.FanOutRows;
 import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.TestWorkers;
-import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
@@ -44,16 +44,7 @@ abstract class ChunkSinkContractTest {
     protected static final String JOBS = "/admin/queues/notifications/jobs/";
 
     @Inject
-    protected BulkControl control;
-
-    @Inject
     protected Queues queues;
-
-    @Inject
-    protected JobTracing tracing;
-
-    @Inject
-    protected BulkMetrics metrics;
 
     @Inject
     protected BulkConfig config;
@@ -71,20 +62,11 @@ abstract class ChunkSinkContractTest {
     protected JobQueue queue;
     private final ReadGate gate = new ReadGate();
 
-    /** @return the id of a channel with {@code subscribers} subscribers, {@code s-000000} and up */
-    protected abstract String channelWith(int subscribers);
+    /** @return the sink's channels and what the fan-outs wrote into it */
+    protected abstract FanOutRows rows();
 
     /** @return the sink's fan-out processor, its reads passing through {@code gate} */
     protected abstract JobProcessor fanOut(ReadGate gate);
-
-    /** @return the job's notifications the sink holds */
-    protected abstract long notifications(String channel, String jobId);
-
-    /** @return the job's entries in the sink's push outbox */
-    protected abstract long outbox(String channel, String jobId);
-
-    /** @return subscribers of the channel without exactly one notification and one outbox entry of the job */
-    protected abstract long notExactlyOnce(String channel, String jobId);
 
     /** @return the job's committed cursor, {@link Cursor#START} before its first chunk */
     protected abstract Cursor cursor(String channel, String jobId);
@@ -109,7 +91,7 @@ abstract class ChunkSinkContractTest {
 
     @Test
     void abortStopsAtAChunkBoundaryKeepingTheCursorAndResumeFinishesExactlyOnce() {
-        String channel = channelWith(2000);
+        String channel = rows().channelWith(2000);
         ReadGate.Hold thirdChunk = gate.holdAfterRead((job, cursor) -> "s-000199".equals(cursor));
         startWorker("w-abort", 1);
         String jobId = FanOuts.start(channel, 100, null, Map.of());
@@ -123,9 +105,9 @@ abstract class ChunkSinkContractTest {
         Cursor kept = cursor(channel, jobId);
         assertThat(kept.itemsDone()).as("items done when aborted").isBetween(200L, 300L)
                 .isEqualTo(kept.chunksDone() * 100);
-        assertThat(notifications(channel, jobId)).as("entries = committed items: no half chunk")
+        assertThat(rows().notifications(channel, jobId)).as("entries = committed items: no half chunk")
                 .isEqualTo(kept.itemsDone());
-        assertThat(outbox(channel, jobId)).isEqualTo(kept.itemsDone());
+        assertThat(rows().outbox(channel, jobId)).isEqualTo(kept.itemsDone());
         assertThat(kept.position()).isEqualTo(String.format("s-%06d", kept.itemsDone() - 1));
         assertThat(redis.job(queue, jobId).failedReason()).contains("chunk boundary");
 
@@ -138,13 +120,13 @@ abstract class ChunkSinkContractTest {
         assertThat(resumed).as("the resume ran as a new epoch").isGreaterThan(firstEpoch);
         assertThat(cursorToken(channel, jobId)).isEqualTo(resumed);
         assertThat(cursor(channel, jobId)).isEqualTo(new Cursor("s-001999", 20, 2000));
-        assertThat(notifications(channel, jobId)).isEqualTo(2000);
-        assertThat(notExactlyOnce(channel, jobId)).isZero();
+        assertThat(rows().notifications(channel, jobId)).isEqualTo(2000);
+        assertThat(rows().notExactlyOnce(channel, jobId)).isZero();
     }
 
     @Test
     void throttleChangedWhileTheJobRunsAppliesFromItsNextChunk() {
-        String channel = channelWith(1000);
+        String channel = rows().channelWith(1000);
         startWorker("w-throttle", 1);
         // At 10 items per second the 1,000 items would take 100 s.
         String jobId = FanOuts.start(channel, 50, null, Map.of("maxItemsPerSecond", 10));
@@ -158,7 +140,7 @@ abstract class ChunkSinkContractTest {
 
         await("the rest runs unthrottled").atMost(FAN_OUT_END)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
-        assertThat(notExactlyOnce(channel, jobId)).isZero();
+        assertThat(rows().notExactlyOnce(channel, jobId)).isZero();
     }
 
     /**
@@ -167,7 +149,7 @@ abstract class ChunkSinkContractTest {
      */
     @Test
     void zombiesChunkIsRefusedByTheSinksFenceAndWritesNothing() {
-        String channel = channelWith(1000);
+        String channel = rows().channelWith(1000);
         double rejectedBefore = rejected();
         ReadGate.Hold zombieRead = gate.holdAfterRead((job, cursor) -> job.fencingToken() == gate.firstToken()
                 && "s-000199".equals(cursor));
@@ -186,8 +168,8 @@ abstract class ChunkSinkContractTest {
 
         zombieRead.release(); // epoch 1 goes on with the chunk it read
         await("the zombie's chunk is refused").atMost(TIMEOUT).until(() -> rejected() > rejectedBefore);
-        assertThat(notifications(channel, jobId)).as("nothing of the zombie's chunk").isEqualTo(200);
-        assertThat(outbox(channel, jobId)).isEqualTo(200);
+        assertThat(rows().notifications(channel, jobId)).as("nothing of the zombie's chunk").isEqualTo(200);
+        assertThat(rows().outbox(channel, jobId)).isEqualTo(200);
         successorRead.release();
         await("epoch 2 finishes the job").atMost(FAN_OUT_END)
                 .until(() -> redis.job(queue, jobId).state() == JobState.COMPLETED);
@@ -196,14 +178,14 @@ abstract class ChunkSinkContractTest {
 
         assertThat(redis.job(queue, jobId).fencingToken()).as("the current epoch was never refused")
                 .isEqualTo(successorRead.token());
-        assertThat(notifications(channel, jobId)).isEqualTo(1000);
-        assertThat(notExactlyOnce(channel, jobId)).isZero();
+        assertThat(rows().notifications(channel, jobId)).isEqualTo(1000);
+        assertThat(rows().notExactlyOnce(channel, jobId)).isZero();
         assertThat(cursor(channel, jobId).position()).isEqualTo("s-000999");
     }
 
     @Test
     void aSecondFanOutOfTheSameChannelWritesNothingUntilTheFirstStopsRunning() {
-        String channel = channelWith(600);
+        String channel = rows().channelWith(600);
         ReadGate.Hold firstRead = gate.holdAfterRead((job, cursor) -> job.jobId().equals(gate.firstJobId())
                 && cursor.isEmpty());
         startWorker("w-single-flight", 2);
@@ -214,18 +196,18 @@ abstract class ChunkSinkContractTest {
         // Twice: the second tried to take the key again after its wait, and still waits.
         await("the second waits for the first").atMost(TIMEOUT).until(() -> redis.events(queue, second).stream()
                 .filter(event -> event.data().contains("waiting for job " + first)).count() >= 2);
-        assertThat(notifications(channel, second)).as("written while the first runs").isZero();
+        assertThat(rows().notifications(channel, second)).as("written while the first runs").isZero();
         firstRead.release();
         // At every look: what the second wrote (read first) was written once the first had stopped (read after).
         await().atMost(FAN_OUT_END).until(() -> {
-            long secondWrote = notifications(channel, second);
+            long secondWrote = rows().notifications(channel, second);
             JobState firstState = redis.job(queue, first).state();
             assertThat(secondWrote == 0 || firstState == JobState.COMPLETED)
                     .as("the second wrote %d while the first was %s", secondWrote, firstState).isTrue();
             return redis.job(queue, second).state() == JobState.COMPLETED;
         });
-        assertThat(notExactlyOnce(channel, first)).isZero();
-        assertThat(notExactlyOnce(channel, second)).isZero();
+        assertThat(rows().notExactlyOnce(channel, first)).isZero();
+        assertThat(rows().notExactlyOnce(channel, second)).isZero();
     }
 
     /** @return a started worker of the sink's fan-out, with the test options and {@code concurrency} */

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.fencedqueue.notifications.PostgresNotificationFanOut;
+import dev.fencedqueue.testing.FanOutRows;
 import dev.fencedqueue.testing.NotificationRows;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -45,6 +46,9 @@ class PostgresSinkTest extends ChunkSinkContractTest {
 
     @Inject
     PostgresCursors cursors;
+
+    @Inject
+    ChunkedProcessors processors;
 
     @PostgresTestResource.InjectPostgres
     NotificationRows rows;
@@ -112,30 +116,13 @@ class PostgresSinkTest extends ChunkSinkContractTest {
     }
 
     @Override
-    protected String channelWith(int subscribers) {
-        return rows.channelWith(subscribers);
+    protected FanOutRows rows() {
+        return rows;
     }
 
     @Override
     protected JobProcessor fanOut(ReadGate gate) {
-        Gated gated = new Gated(fanOut, gate);
-        return new ChunkedProcessor<>(gated, new PostgresSink<>(gated, cursors, manager.blockingExecutor()), control,
-                tracing, metrics, config);
-    }
-
-    @Override
-    protected long notifications(String channel, String jobId) {
-        return rows.rows("notification", jobId);
-    }
-
-    @Override
-    protected long outbox(String channel, String jobId) {
-        return rows.rows("push_outbox", jobId);
-    }
-
-    @Override
-    protected long notExactlyOnce(String channel, String jobId) {
-        return rows.notExactlyOnce("notification", channel, jobId) + rows.notExactlyOnce("push_outbox", channel, jobId);
+        return processors.postgres(new Gated(fanOut, gate));
     }
 
     @Override

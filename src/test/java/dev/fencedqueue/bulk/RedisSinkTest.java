@@ -19,6 +19,7 @@ import dev.fencedqueue.notifications.RedisNotificationKeys;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.redis.HashTags;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.testing.FanOutRows;
 import dev.fencedqueue.testing.FanOuts;
 import dev.fencedqueue.testing.RedisNotificationRows;
 import dev.fencedqueue.testing.RedisSinkAndTracesProfile;
@@ -55,12 +56,12 @@ class RedisSinkTest extends ChunkSinkContractTest {
     RedisCursors cursors;
 
     @Inject
-    SharedConnection connection;
+    ChunkedProcessors processors;
 
     private RedisNotificationRows rows;
 
     @BeforeEach
-    void rows() {
+    void connectRows() {
         rows = new RedisNotificationRows(redis::send, "fq");
     }
 
@@ -176,30 +177,13 @@ class RedisSinkTest extends ChunkSinkContractTest {
     }
 
     @Override
-    protected String channelWith(int subscribers) {
-        return rows.channelWith(subscribers);
+    protected FanOutRows rows() {
+        return rows;
     }
 
     @Override
     protected JobProcessor fanOut(ReadGate gate) {
-        Gated gated = new Gated(fanOut, gate);
-        return new ChunkedProcessor<>(gated, new RedisSink<>(gated, cursors, connection), control, tracing, metrics,
-                config);
-    }
-
-    @Override
-    protected long notifications(String channel, String jobId) {
-        return rows.notifications(channel, jobId);
-    }
-
-    @Override
-    protected long outbox(String channel, String jobId) {
-        return rows.outbox(channel, jobId);
-    }
-
-    @Override
-    protected long notExactlyOnce(String channel, String jobId) {
-        return rows.notificationsNotExactlyOnce(channel, jobId) + rows.outboxNotExactlyOnce(channel, jobId);
+        return processors.redis(new Gated(fanOut, gate));
     }
 
     @Override

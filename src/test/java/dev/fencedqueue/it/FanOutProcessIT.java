@@ -2,7 +2,7 @@ package dev.fencedqueue.it;
 
 import java.util.Map;
 
-import dev.fencedqueue.testing.NotificationRows;
+import dev.fencedqueue.testing.FanOutRows;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link FanOutScenario} into the PostgreSQL sink (the default), with a real PostgreSQL. */
@@ -17,26 +17,7 @@ class FanOutProcessIT extends FanOutScenario {
     }
 
     @Override
-    String channelWith(int count) {
-        return rows().channelWith(count);
-    }
-
-    @Override
-    long notifications(String channel, String jobId) {
-        return rows().rows("notification", jobId);
-    }
-
-    @Override
-    long outbox(String channel, String jobId) {
-        return rows().rows("push_outbox", jobId);
-    }
-
-    @Override
-    long notExactlyOnce(String channel, String jobId) {
-        return rows().notExactlyOnce("notification", channel, jobId) + rows().notExactlyOnce("push_outbox", channel, jobId);
-    }
-
-    private NotificationRows rows() {
+    FanOutRows rows() {
         return fleet.rows();
     }
 }

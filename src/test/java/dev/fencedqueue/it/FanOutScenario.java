@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.fencedqueue.testing.FanOutRows;
 import dev.fencedqueue.testing.ServiceProcess;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -43,17 +44,8 @@ abstract class FanOutScenario {
     /** @return the test's processes */
     abstract ProcessFleet fleet();
 
-    /** @return a fresh channel with {@code count} subscribers, {@code s-000000} ... */
-    abstract String channelWith(int count);
-
-    /** @return the job's notifications in the sink */
-    abstract long notifications(String channel, String jobId);
-
-    /** @return the job's push-outbox entries in the sink */
-    abstract long outbox(String channel, String jobId);
-
-    /** @return subscribers without exactly one notification and one outbox entry of the job, in all */
-    abstract long notExactlyOnce(String channel, String jobId);
+    /** @return the sink's channels and what the fan-out wrote into it, during the test */
+    abstract FanOutRows rows();
 
     @Test
     void everySubscriberGetsExactlyOneNotificationThroughAbortResumeKillAndAZombie() {
@@ -61,7 +53,7 @@ abstract class FanOutScenario {
         ServiceProcess a = fleet.start("fan-A", Map.of(), Map.of());
         ServiceProcess b = fleet.start("fan-B", Map.of(), Map.of());
         fleet.awaitReady(a, b);
-        String channel = channelWith(SUBSCRIBERS);
+        String channel = rows().channelWith(SUBSCRIBERS);
 
         String jobId = a.request().contentType(ContentType.JSON)
                 .body(Map.of("message", "exactly once", "chunkSize", 500, "throttle", Map.of("pauseBetweenChunksMs", 50)))
@@ -74,7 +66,8 @@ abstract class FanOutScenario {
         admin(a).post("/admin/queues/notifications/jobs/" + jobId + "/abort").then().statusCode(202);
         await("aborted at a chunk boundary").atMost(STEP).until(() -> "aborted".equals(status(a, jobId).getString("state")));
         JsonPath aborted = status(a, jobId);
-        assertThat(notifications(channel, jobId)).as("rows when aborted").isEqualTo(aborted.getLong("itemsDone"));
+        assertThat(rows().notifications(channel, jobId)).as("rows when aborted")
+                .isEqualTo(aborted.getLong("itemsDone"));
         assertThat(aborted.getLong("itemsDone") % 500).isZero();
         admin(a).post("/admin/queues/notifications/jobs/" + jobId + "/resume").then().statusCode(200);
         long resumedEpoch = await("resumed in a new epoch").atMost(STEP).until(() -> status(a, jobId),
@@ -109,9 +102,9 @@ abstract class FanOutScenario {
         JsonPath done = status(successor, jobId);
         assertThat(done.getString("cursor")).isEqualTo(String.format("s-%06d", SUBSCRIBERS - 1));
         assertThat(done.getLong("itemsDone")).isEqualTo(SUBSCRIBERS);
-        assertThat(notifications(channel, jobId)).isEqualTo(SUBSCRIBERS);
-        assertThat(outbox(channel, jobId)).isEqualTo(SUBSCRIBERS);
-        assertThat(notExactlyOnce(channel, jobId)).as("subscribers without exactly one of each").isZero();
+        assertThat(rows().notifications(channel, jobId)).isEqualTo(SUBSCRIBERS);
+        assertThat(rows().outbox(channel, jobId)).isEqualTo(SUBSCRIBERS);
+        assertThat(rows().notExactlyOnce(channel, jobId)).as("subscribers without exactly one of each").isZero();
         // The zombie learnt it lost the job: its next chunk was refused by the fence, or it was cancelled first (a
         // revoke notice or a lock renewal) and rolled back the chunk it had open.
         await("the zombie stopped").atMost(STEP).until(() -> List.of("the sink's fence refused chunk",

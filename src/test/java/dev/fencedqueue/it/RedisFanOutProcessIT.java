@@ -2,6 +2,7 @@ package dev.fencedqueue.it;
 
 import java.util.Map;
 
+import dev.fencedqueue.testing.FanOutRows;
 import dev.fencedqueue.testing.RedisNotificationRows;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,26 +31,7 @@ class RedisFanOutProcessIT extends FanOutScenario {
     }
 
     @Override
-    String channelWith(int count) {
-        return rows().channelWith(count);
-    }
-
-    @Override
-    long notifications(String channel, String jobId) {
-        return rows().notifications(channel, jobId);
-    }
-
-    @Override
-    long outbox(String channel, String jobId) {
-        return rows().outbox(channel, jobId);
-    }
-
-    @Override
-    long notExactlyOnce(String channel, String jobId) {
-        return rows().notificationsNotExactlyOnce(channel, jobId) + rows().outboxNotExactlyOnce(channel, jobId);
-    }
-
-    private RedisNotificationRows rows() {
+    FanOutRows rows() {
         if (rows == null) {
             rows = RedisNotificationRows.connect(fleet.redisUri());
         }

@@ -16,7 +16,7 @@ import dev.fencedqueue.dev.EmbeddedPostgresServer;
  * schema that would hide a duplicate. Injected by {@link PostgresTestResource}, so that it also serves tests of
  * the packaged application.
  */
-public final class NotificationRows {
+public final class NotificationRows implements FanOutRows {
 
     private final String url;
     private final String user;
@@ -43,6 +43,7 @@ public final class NotificationRows {
      *
      * @return the channel's name, fresh
      */
+    @Override
     public String channelWith(int count) {
         String channel = "ch-" + UUID.randomUUID().toString().substring(0, 8);
         try (Connection connection = connection(); PreparedStatement add = connection.prepareStatement(
@@ -55,6 +56,27 @@ public final class NotificationRows {
             throw new IllegalStateException(e);
         }
         return channel;
+    }
+
+    /** @return the job's rows in {@code notification} */
+    @Override
+    public long notifications(String channel, String jobId) {
+        return rows("notification", jobId);
+    }
+
+    /** @return the job's rows in {@code push_outbox} */
+    @Override
+    public long outbox(String channel, String jobId) {
+        return rows("push_outbox", jobId);
+    }
+
+    /**
+     * @return subscribers of the channel without exactly one row of the job in {@code notification} and in
+     *         {@code push_outbox}, in all
+     */
+    @Override
+    public long notExactlyOnce(String channel, String jobId) {
+        return notExactlyOnce("notification", channel, jobId) + notExactlyOnce("push_outbox", channel, jobId);
     }
 
     /** @return rows of a job in a table ({@code notification} or {@code push_outbox}) */

@@ -9,6 +9,8 @@ import java.util.function.Predicate;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
+import dev.fencedqueue.worker.JobProcessor;
+import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
@@ -88,6 +90,22 @@ public abstract class QueueTestSupport {
                     }
                     return renewals[0] >= times;
                 });
+    }
+
+    /**
+     * @param workerId the worker id
+     * @return a worker of {@code processor} with the test options ({@link TestWorkers#options}) and a drain delay of
+     *         2 s, created but not started
+     */
+    protected Worker createWorker(JobProcessor processor, String workerId) {
+        return workers.create(processor, TestWorkers.options(workerId).drainDelay(Duration.ofSeconds(2)).build());
+    }
+
+    /** @return a worker as {@link #createWorker} makes it, started */
+    protected Worker startWorker(JobProcessor processor, String workerId) {
+        Worker worker = createWorker(processor, workerId);
+        worker.start();
+        return worker;
     }
 
     /** @return the attempt with index {@code index} (0 = first) of the processor, once it started */

@@ -17,7 +17,7 @@ import io.vertx.mutiny.redis.client.Response;
  * push outbox (a stream), where nothing would hide a duplicate. The counts run as Lua scripts in Redis, so that
  * 100,000 subscribers take one round trip.
  */
-public final class RedisNotificationRows implements AutoCloseable {
+public final class RedisNotificationRows implements FanOutRows, AutoCloseable {
 
     /** Subscribes s-{ARGV[1]} .. s-{ARGV[2]} to the channel and indexes each one's channel (test data only). */
     private static final String SUBSCRIBE = """
@@ -114,6 +114,7 @@ public final class RedisNotificationRows implements AutoCloseable {
      *
      * @return the channel's name, fresh
      */
+    @Override
     public String channelWith(int count) {
         String channel = "ch-" + UUID.randomUUID().toString().substring(0, 8);
         String index = keys.channelsOf("ID");
@@ -135,13 +136,20 @@ public final class RedisNotificationRows implements AutoCloseable {
     }
 
     /** @return the job's entries in its subscribers' notification centers */
+    @Override
     public long notifications(String channel, String jobId) {
         return inbox(channel, jobId).get(0).toLong();
     }
 
     /** @return the job's entries in the channel's push outbox */
+    @Override
     public long outbox(String channel, String jobId) {
         return outboxCounts(channel, jobId).get(0).toLong();
+    }
+
+    @Override
+    public long notExactlyOnce(String channel, String jobId) {
+        return notificationsNotExactlyOnce(channel, jobId) + outboxNotExactlyOnce(channel, jobId);
     }
 
     /** @return subscribers of the channel without exactly one notification of the job */

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +23,6 @@ import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.Takeover;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -47,7 +45,7 @@ class FencedWriteTest extends QueueTestSupport {
 
     @Test
     void rejectsProgressFromStaleFencingToken() {
-        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Takeover takeover = Takeover.of(queue.name(), this::createWorker);
         Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
@@ -74,7 +72,7 @@ class FencedWriteTest extends QueueTestSupport {
     @Test
     void rejectsWriteAfterTheJobWasHandedBackToWait() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        Worker worker = start(processor, "worker-A");
+        Worker worker = startWorker(processor, "worker-A");
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
 
@@ -98,7 +96,7 @@ class FencedWriteTest extends QueueTestSupport {
                     ? Uni.createFrom().failure(new IllegalStateException("attempt fails"))
                     : Uni.createFrom().item("done"));
             processors.add(processor);
-            start(processor, id);
+            startWorker(processor, id);
         }
         String jobId = add(JobOptions.defaults().withAttempts(4).withBackoff(Backoff.NONE));
 
@@ -121,7 +119,7 @@ class FencedWriteTest extends QueueTestSupport {
 
     @Test
     void rejectsCompletionFromStaleEpochSoTheJobEndsOnce() {
-        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Takeover takeover = Takeover.of(queue.name(), this::createWorker);
         Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults());
         ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
@@ -146,7 +144,7 @@ class FencedWriteTest extends QueueTestSupport {
 
     @Test
     void rejectsFailureFromStaleEpochSoNoRetryIsScheduled() {
-        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Takeover takeover = Takeover.of(queue.name(), this::createWorker);
         Worker workerA = takeover.workerA();
         String jobId = add(JobOptions.defaults().withAttempts(3));
         ProbeProcessor.Attempt zombie = takeover.awaitAttemptOfA();
@@ -194,16 +192,5 @@ class FencedWriteTest extends QueueTestSupport {
                 List.of(queue.keys().job(jobId), queue.keys().events(jobId), queue.keys().events()),
                 List.of(Long.toString(token), "progress", "{}", "100", "0", "", jobId, "100", lockToken))
                 .await().atMost(TIMEOUT).toLong();
-    }
-
-    private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = worker(processor, workerId);
-        worker.start();
-        return worker;
-    }
-
-    /** @return a worker with the test options and a drain delay of 2 s, not started */
-    private Worker worker(JobProcessor processor, String workerId) {
-        return workers.create(processor, TestWorkers.options(workerId).drainDelay(Duration.ofSeconds(2)).build());
     }
 }

@@ -69,16 +69,7 @@ class LimitsTest extends WorkerTestSupport {
     @Test
     void removingTheRateLimitLiftsIt() {
         queue.setRateLimit(1, Duration.ofSeconds(30)).await().atMost(TIMEOUT);
-        ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        WorkerOptions w1 = TestWorkers.options("w-1").concurrency(2).build();
-        WorkerOptions w2 = TestWorkers.options("w-2").concurrency(2).build();
-        workers.start(processor, w1);
-        workers.start(processor, w2);
-        add();
-        add();
-        add();
-        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        awaitWorkersLookedAtQueue(w1, w2);
+        ProbeProcessor processor = twoWorkersOfTwoSlotsWithThreeJobs();
         assertThat(processor.started()).as("one start per 30 s").isEqualTo(1);
 
         queue.setRateLimit(null, null).await().atMost(TIMEOUT);
@@ -112,16 +103,7 @@ class LimitsTest extends WorkerTestSupport {
     @Test
     void removingTheGlobalConcurrencyLiftsIt() {
         queue.setGlobalConcurrency(1).await().atMost(TIMEOUT);
-        ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        WorkerOptions w1 = TestWorkers.options("w-1").concurrency(2).build();
-        WorkerOptions w2 = TestWorkers.options("w-2").concurrency(2).build();
-        workers.start(processor, w1);
-        workers.start(processor, w2);
-        add();
-        add();
-        add();
-        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
-        awaitWorkersLookedAtQueue(w1, w2);
+        ProbeProcessor processor = twoWorkersOfTwoSlotsWithThreeJobs();
         assertThat(processor.started()).as("one job active at a time").isEqualTo(1);
         assertThat(activeCount()).isEqualTo(1);
 
@@ -152,6 +134,26 @@ class LimitsTest extends WorkerTestSupport {
         // blocking pop would otherwise time out only after its drain delay (30 s, longer than this wait).
         await().atMost(TIMEOUT).until(() -> processor.started() == 2);
         assertThat(processor.attempt(1).context().job().workerId()).isEqualTo("w-2");
+    }
+
+    /**
+     * Starts two workers of two slots each that hold every job they run, adds three jobs and waits until one runs and
+     * both workers have looked at the queue since (so that a second start, had the limit let one through, was seen).
+     *
+     * @return the workers' processor
+     */
+    private ProbeProcessor twoWorkersOfTwoSlotsWithThreeJobs() {
+        ProbeProcessor processor = ProbeProcessor.held(queue.name());
+        WorkerOptions w1 = TestWorkers.options("w-1").concurrency(2).build();
+        WorkerOptions w2 = TestWorkers.options("w-2").concurrency(2).build();
+        workers.start(processor, w1);
+        workers.start(processor, w2);
+        add();
+        add();
+        add();
+        await().atMost(TIMEOUT).until(() -> processor.started() == 1);
+        awaitWorkersLookedAtQueue(w1, w2);
+        return processor;
     }
 
     private long activeCount() {

@@ -4,7 +4,6 @@ import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
 import java.util.List;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,7 +19,6 @@ import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.Takeover;
-import dev.fencedqueue.testing.TestWorkers;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -50,7 +48,7 @@ class ResumePointTest extends QueueTestSupport {
     @Test
     void firstRunHasNeitherResumePointNorCheckpoint() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        start(processor, "worker-A");
+        startWorker(processor, "worker-A");
         add(JobOptions.defaults());
 
         JobContext context = awaitAttempt(processor, 0).context();
@@ -61,7 +59,7 @@ class ResumePointTest extends QueueTestSupport {
 
     @Test
     void takeoverReadsTheResumePointAndTheLastCheckpointOfTheEarlierRun() {
-        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Takeover takeover = Takeover.of(queue.name(), this::createWorker);
         String jobId = add(JobOptions.defaults());
         JobContext first = takeover.awaitAttemptOfA().context();
         first.checkpoint(state(1, "resp_1")).await().atMost(TIMEOUT);
@@ -82,7 +80,7 @@ class ResumePointTest extends QueueTestSupport {
 
     @Test
     void rejectsCheckpointsFromStaleFencingToken() {
-        Takeover takeover = Takeover.of(queue.name(), this::worker);
+        Takeover takeover = Takeover.of(queue.name(), this::createWorker);
         String jobId = add(JobOptions.defaults());
         JobContext zombie = takeover.awaitAttemptOfA().context();
         zombie.checkpoint(state(1, "resp_1")).await().atMost(TIMEOUT);
@@ -115,7 +113,7 @@ class ResumePointTest extends QueueTestSupport {
             return io.smallrye.mutiny.Uni.createFrom().item(context.committedCheckpoint().map(Object::toString)
                     .orElse("none") + " / " + context.resumePoint().orElse("no resume point"));
         });
-        start(processor, "worker-A");
+        startWorker(processor, "worker-A");
         String jobId = add(JobOptions.defaults().withEventStream(false).withAttempts(2));
 
         Job job = awaitJob(jobId, j -> j.state() == JobState.COMPLETED);
@@ -126,7 +124,7 @@ class ResumePointTest extends QueueTestSupport {
     @Test
     void refusesACheckpointThatIsNotSmall() {
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
-        start(processor, "worker-A");
+        startWorker(processor, "worker-A");
         add(JobOptions.defaults());
         JobContext context = awaitAttempt(processor, 0).context();
 
@@ -138,17 +136,6 @@ class ResumePointTest extends QueueTestSupport {
 
     private ObjectNode state(int step, String responseId) {
         return json.createObjectNode().put("step", step).put("responseId", responseId);
-    }
-
-    private Worker start(ProbeProcessor processor, String workerId) {
-        Worker worker = worker(processor, workerId);
-        worker.start();
-        return worker;
-    }
-
-    /** @return a worker with the test options and a drain delay of 2 s, not started */
-    private Worker worker(JobProcessor processor, String workerId) {
-        return workers.create(processor, TestWorkers.options(workerId).drainDelay(Duration.ofSeconds(2)).build());
     }
 
     /** @return the appendEvent script's reply to a delta with a checkpoint, sent as {@code context}'s attempt */
