@@ -13,7 +13,7 @@ import dev.fencedqueue.BlockingInvocation;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ArchiveConfig;
 import dev.fencedqueue.queue.ArchivedJob;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
@@ -53,7 +53,7 @@ public class Archiver {
     /** How often old partitions are looked for. */
     private static final Duration PARTITION_CHECK = Duration.ofMinutes(10);
 
-    private final QueueContexts contexts;
+    private final Queues queues;
     private final SharedConnection redis;
     private final WorkerManager workers;
     private final ArchiveConfig config;
@@ -69,9 +69,9 @@ public class Archiver {
     private volatile boolean failing;
     private volatile Instant partitionsChecked = Instant.EPOCH;
 
-    public Archiver(PostgresJobArchive archive, QueueContexts contexts, SharedConnection redis, LuaScripts scripts,
+    public Archiver(PostgresJobArchive archive, Queues queues, SharedConnection redis, LuaScripts scripts,
             WorkerManager workers, ArchiveConfig config, Vertx vertx, MeterRegistry registry) {
-        this.contexts = contexts;
+        this.queues = queues;
         this.redis = redis;
         this.workers = workers;
         this.config = config;
@@ -107,9 +107,9 @@ public class Archiver {
             return Uni.createFrom().item(0);
         }
         Uni<Integer> round = Multi.createFrom().iterable(workers.processedQueues())
-                .onItem().transformToUniAndConcatenate(queue -> (claimed ? claim(contexts.keys(queue))
+                .onItem().transformToUniAndConcatenate(queue -> (claimed ? claim(queues.keys(queue))
                         : Uni.createFrom().item(true))
-                        .chain(mine -> mine ? moveDue(contexts.keys(queue), grace, BATCHES_PER_ROUND)
+                        .chain(mine -> mine ? moveDue(queues.keys(queue), grace, BATCHES_PER_ROUND)
                                 : Uni.createFrom().item(0)))
                 .collect().with(Collectors.summingInt(Integer::intValue))
                 .call(this::dropOldPartitions)

@@ -4,13 +4,14 @@ import java.time.Duration;
 import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.ScriptErrors;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -32,11 +33,21 @@ public class BulkControl {
     }
 
     private final Queues queues;
-    private final QueueContexts contexts;
+    private final LuaScripts scripts;
+    private final ObjectMapper json;
+    private final int maxQueueEvents;
 
-    public BulkControl(Queues queues, QueueContexts contexts) {
+    /**
+     * @param queues the jobs' queues, by name, not {@code null}
+     * @param scripts the script registry, not {@code null}
+     * @param json Jackson, which reads and writes a job's throttle, not {@code null}
+     * @param events the queue event stream's bound ({@code fq.events.queue-stream-max-length}), not {@code null}
+     */
+    public BulkControl(Queues queues, LuaScripts scripts, ObjectMapper json, EventsConfig events) {
         this.queues = queues;
-        this.contexts = contexts;
+        this.scripts = scripts;
+        this.json = json;
+        this.maxQueueEvents = events.queueStreamMaxLength();
     }
 
     /**
@@ -45,11 +56,10 @@ public class BulkControl {
      * @return whether an operator asked the job to stop, and its throttle when one was set while it ran
      */
     public Uni<Gate> gate(String queue, String jobId) {
-        QueueContext ctx = contexts.context(queue);
-        return ctx.scripts().run(new ChunkGateArgs(ctx.keys(), jobId)).map(reply -> {
+        return scripts.run(new ChunkGateArgs(queues.keys(queue), jobId)).map(reply -> {
             String throttle = reply.get(1).toString();
             return new Gate(reply.get(0).toInteger() == 1,
-                    throttle.isEmpty() ? Optional.empty() : Optional.of(parse(ctx, throttle)));
+                    throttle.isEmpty() ? Optional.empty() : Optional.of(parse(throttle)));
         });
     }
 
@@ -66,8 +76,7 @@ public class BulkControl {
      *         {@link dev.fencedqueue.queue.JobFinishedException}
      */
     public Uni<AbortRequest> abort(String queue, String jobId, Duration ttl, String reason) {
-        QueueContext ctx = contexts.context(queue);
-        return ctx.scripts().run(new RequestAbortArgs(ctx.keys(), jobId, ttl)).chain(reply -> {
+        return scripts.run(new RequestAbortArgs(queues.keys(queue), jobId, ttl)).chain(reply -> {
             int code = reply.get(0).toInteger();
             if (code == 1) {
                 return Uni.createFrom().item(new AbortRequest(jobId, JobState.ACTIVE, true));
@@ -96,14 +105,13 @@ public class BulkControl {
      *         completed or failed job, {@link dev.fencedqueue.queue.JobFinishedException}
      */
     public Uni<JobState> setThrottle(String queue, String jobId, Throttle throttle) {
-        QueueContext ctx = contexts.context(queue);
-        String json;
+        String text;
         try {
-            json = ctx.json().writeValueAsString(throttle.normalized());
+            text = json.writeValueAsString(throttle.normalized());
         } catch (JsonProcessingException e) {
             return Uni.createFrom().failure(e);
         }
-        return ctx.scripts().run(new SetThrottleArgs(ctx.keys(), jobId, json))
+        return scripts.run(new SetThrottleArgs(queues.keys(queue), jobId, text))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.SET_THROTTLE, queue, jobId, reply));
     }
 
@@ -115,8 +123,7 @@ public class BulkControl {
      *         or, when the job is not aborted, {@link dev.fencedqueue.queue.JobStateConflictException}
      */
     public Uni<JobState> resume(String queue, String jobId) {
-        QueueContext ctx = contexts.context(queue);
-        return ctx.scripts().run(new ResumeJobArgs(ctx, jobId))
+        return scripts.run(new ResumeJobArgs(queues.keys(queue), jobId, maxQueueEvents))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RESUME_JOB, queue, jobId, reply));
     }
 
@@ -126,20 +133,18 @@ public class BulkControl {
      * @return empty when the job holds the key now, else the id of the running job that holds it
      */
     Uni<Optional<String>> acquireSingleFlight(String queue, String key, String jobId) {
-        QueueContext ctx = contexts.context(queue);
-        return ctx.scripts().run(SingleFlightArgs.acquire(ctx.keys(), key, jobId))
+        return scripts.run(SingleFlightArgs.acquire(queues.keys(queue), key, jobId))
                 .map(reply -> reply.get(0).toInteger() == 1 ? Optional.empty() : Optional.of(reply.get(1).toString()));
     }
 
     /** Gives up a single-flight key if the job holds it. */
     Uni<Void> releaseSingleFlight(String queue, String key, String jobId) {
-        QueueContext ctx = contexts.context(queue);
-        return ctx.scripts().run(SingleFlightArgs.release(ctx.keys(), key, jobId)).replaceWithVoid();
+        return scripts.run(SingleFlightArgs.release(queues.keys(queue), key, jobId)).replaceWithVoid();
     }
 
-    private static Throttle parse(QueueContext ctx, String json) {
+    private Throttle parse(String text) {
         try {
-            return ctx.json().readValue(json, Throttle.class);
+            return json.readValue(text, Throttle.class);
         } catch (JsonProcessingException e) {
             return Throttle.NONE;
         }

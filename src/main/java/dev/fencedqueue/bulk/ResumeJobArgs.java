@@ -2,7 +2,6 @@ package dev.fencedqueue.bulk;
 
 import java.util.List;
 
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
@@ -11,10 +10,11 @@ import dev.fencedqueue.redis.ScriptCall;
  * A call of {@code resumeJob-8.lua}: moves an aborted chunked job back to the queue, its abort flag cleared. ARGV in
  * order: the job id and the queue event stream's maximum length (entries).
  *
- * @param ctx the job's queue
+ * @param queue the job's queue
  * @param jobId the job
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
-record ResumeJobArgs(QueueContext ctx, String jobId) implements ScriptCall {
+record ResumeJobArgs(QueueKeys queue, String jobId, int maxQueueEvents) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -23,13 +23,12 @@ record ResumeJobArgs(QueueContext ctx, String jobId) implements ScriptCall {
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.failed(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(jobId),
-                keys.events(), keys.abortFlag(jobId));
+        return List.of(queue.failed(), queue.waitList(), queue.prioritized(), queue.marker(), queue.meta(),
+                queue.job(jobId), queue.events(), queue.abortFlag(jobId));
     }
 
     @Override
     public List<String> args() {
-        return List.of(jobId, ctx.queueEventsArg());
+        return List.of(jobId, Integer.toString(maxQueueEvents));
     }
 }

@@ -2,7 +2,10 @@ package dev.fencedqueue.events;
 
 import java.util.List;
 
-import dev.fencedqueue.queue.QueueContext;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencedqueue.queue.JobArchive;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -12,13 +15,21 @@ import io.smallrye.mutiny.Uni;
  */
 public final class CommittedEvents {
 
-    private final QueueContext ctx;
+    private final QueueKeys keys;
+    private final ObjectMapper json;
     private final JobEventStore store;
 
-    /** @param ctx the queue the jobs belong to, must not be {@code null} */
-    public CommittedEvents(QueueContext ctx) {
-        this.ctx = ctx;
-        this.store = new JobEventStore(ctx.redis(), ctx.archive(), ctx.json());
+    /**
+     * @param keys the queue the jobs belong to, must not be {@code null}
+     * @param redis the shared connection, must not be {@code null}
+     * @param archive where a finished job's events are read once Redis no longer keeps them, must not be {@code null}
+     *        ({@link JobArchive#NONE} for nowhere)
+     * @param json Jackson, must not be {@code null}
+     */
+    public CommittedEvents(QueueKeys keys, SharedConnection redis, JobArchive archive, ObjectMapper json) {
+        this.keys = keys;
+        this.json = json;
+        this.store = new JobEventStore(redis, archive, json);
     }
 
     /**
@@ -32,6 +43,6 @@ public final class CommittedEvents {
         if (resumePoint == null) {
             return Uni.createFrom().item(List.of());
         }
-        return store.readUntil(ctx.keys(), jobId, resumePoint).map(events -> ValidHistory.of(events, ctx.json()));
+        return store.readUntil(keys, jobId, resumePoint).map(events -> ValidHistory.of(events, json));
     }
 }

@@ -1,11 +1,12 @@
 package dev.fencedqueue.events;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.ScriptErrors;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.ResponseType;
 
@@ -17,13 +18,26 @@ import io.vertx.redis.client.ResponseType;
  */
 public final class FencedAppend {
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final ObjectMapper json;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
 
-    /** @param ctx the queue the jobs belong to, must not be {@code null} */
-    public FencedAppend(QueueContext ctx) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    /**
+     * @param keys the queue the jobs belong to, must not be {@code null}
+     * @param scripts the script registry, must not be {@code null}
+     * @param json Jackson, which writes an event's data, must not be {@code null}
+     * @param maxStreamLength maximum length of a job event stream, entries
+     * @param maxQueueEvents maximum length of the queue event stream, entries
+     */
+    public FencedAppend(QueueKeys keys, LuaScripts scripts, ObjectMapper json, int maxStreamLength,
+            int maxQueueEvents) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.json = json;
+        this.maxStreamLength = maxStreamLength;
+        this.maxQueueEvents = maxQueueEvents;
     }
 
     /**
@@ -50,8 +64,9 @@ public final class FencedAppend {
     public Uni<String> append(String jobId, long fencingToken, String lockToken, String workerId, String type,
             ObjectNode data, String progress, String checkpoint) {
         StoredEvent.Entry entry = type == null ? new StoredEvent.Entry("", "", "")
-                : StoredEvent.of(type, fencingToken, workerId, data, ctx.json());
-        return ctx.scripts().run(new AppendEventArgs(ctx, jobId, fencingToken, lockToken, entry, progress, checkpoint))
+                : StoredEvent.of(type, fencingToken, workerId, data, json);
+        return scripts.run(new AppendEventArgs(keys, jobId, fencingToken, lockToken, entry, progress, checkpoint,
+                        maxStreamLength, maxQueueEvents))
                 .map(reply -> {
                     if (reply.type() == ResponseType.NUMBER) {
                         throw ScriptErrors.toException(LuaScript.APPEND_EVENT, keys.queue(), jobId, reply.toLong(),

@@ -10,11 +10,14 @@ import dev.fencedqueue.redis.ScriptCall;
  * job event stream's maximum length (entries), the revoked channel, the queue's key prefix and the queue event
  * stream's maximum length (entries).
  *
- * @param ctx the queue
+ * @param queue the queue's key layout
  * @param jobId the job
  * @param reason why, shown to readers (text)
+ * @param maxStreamLength the job event stream's maximum length, entries
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
-record AbortJobArgs(QueueContext ctx, String jobId, String reason) implements ScriptCall {
+record AbortJobArgs(QueueKeys queue, String jobId, String reason, int maxStreamLength, int maxQueueEvents)
+        implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -23,15 +26,13 @@ record AbortJobArgs(QueueContext ctx, String jobId, String reason) implements Sc
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(), keys.failed(),
-                keys.job(jobId), keys.events(jobId), keys.events(), keys.marker(), keys.meta());
+        return List.of(queue.waitList(), queue.active(), queue.delayed(), queue.prioritized(), queue.failed(),
+                queue.job(jobId), queue.events(jobId), queue.events(), queue.marker(), queue.meta());
     }
 
     @Override
     public List<String> args() {
-        QueueKeys keys = ctx.keys();
-        return List.of(jobId, reason, ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(),
-                ctx.queueEventsArg());
+        return List.of(jobId, reason, Integer.toString(maxStreamLength), queue.revokedChannel(), queue.prefix(),
+                Integer.toString(maxQueueEvents));
     }
 }

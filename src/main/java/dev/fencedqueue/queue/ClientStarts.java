@@ -3,6 +3,7 @@ package dev.fencedqueue.queue;
 import java.time.Duration;
 import java.util.Optional;
 
+import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -11,10 +12,16 @@ import io.smallrye.mutiny.Uni;
  */
 public final class ClientStarts {
 
-    private final QueueContext ctx;
+    private final QueueKeys keys;
+    private final LuaScripts scripts;
 
-    ClientStarts(QueueContext ctx) {
-        this.ctx = ctx;
+    /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     */
+    ClientStarts(QueueKeys keys, LuaScripts scripts) {
+        this.keys = keys;
+        this.scripts = scripts;
     }
 
     /**
@@ -34,7 +41,7 @@ public final class ClientStarts {
         if (limit < 1) {
             throw new IllegalArgumentException("`limit` must be at least 1, was " + limit);
         }
-        return ctx.scripts().run(new RateLimitArgs(ctx.keys(), client, limit, window))
+        return scripts.run(new RateLimitArgs(keys, client, limit, window))
                 .map(reply -> reply.get(0).toInteger() == 0 ? Optional.of(Duration.ofMillis(reply.get(1).toLong()))
                         : Optional.empty());
     }

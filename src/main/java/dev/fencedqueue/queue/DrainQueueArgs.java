@@ -10,11 +10,12 @@ import dev.fencedqueue.redis.ScriptCall;
  * queue's key prefix, '1' or '0' for whether delayed jobs go too, the most jobs to remove and the queue event stream's
  * maximum length (entries).
  *
- * @param ctx the queue
+ * @param queue the queue's key layout
  * @param delayed whether delayed jobs are removed too
  * @param batch the most jobs to remove in this call
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
-record DrainQueueArgs(QueueContext ctx, boolean delayed, int batch) implements ScriptCall {
+record DrainQueueArgs(QueueKeys queue, boolean delayed, int batch, int maxQueueEvents) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -23,12 +24,11 @@ record DrainQueueArgs(QueueContext ctx, boolean delayed, int batch) implements S
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.waitList(), keys.prioritized(), keys.delayed(), keys.marker(), keys.events());
+        return List.of(queue.waitList(), queue.prioritized(), queue.delayed(), queue.marker(), queue.events());
     }
 
     @Override
     public List<String> args() {
-        return List.of(ctx.keys().prefix(), delayed ? "1" : "0", Integer.toString(batch), ctx.queueEventsArg());
+        return List.of(queue.prefix(), delayed ? "1" : "0", Integer.toString(batch), Integer.toString(maxQueueEvents));
     }
 }

@@ -6,7 +6,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -15,14 +17,25 @@ import io.vertx.mutiny.redis.client.Response;
 /** Reads one queue's jobs for {@link JobQueue}: a job, the counts by state, a page of one state's jobs. */
 final class JobListing {
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
+    private final JobArchive archive;
     private final Supplier<Uni<Boolean>> paused;
 
-    /** @param paused reads whether the queue is paused (its ready jobs then count as {@code paused}) */
-    JobListing(QueueContext ctx, Supplier<Uni<Boolean>> paused) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     * @param redis the shared connection
+     * @param archive where finished jobs are read once Redis no longer keeps them
+     * @param paused reads whether the queue is paused (its ready jobs then count as {@code paused})
+     */
+    JobListing(QueueKeys keys, LuaScripts scripts, SharedConnection redis, JobArchive archive,
+            Supplier<Uni<Boolean>> paused) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.redis = redis;
+        this.archive = archive;
         this.paused = paused;
     }
 
@@ -31,13 +44,13 @@ final class JobListing {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().nullItem();
         }
-        return ctx.redis().send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).chain(reply -> {
+        return redis.send(Request.cmd(Command.HGETALL).arg(keys.job(jobId))).chain(reply -> {
             Map<String, String> fields = Replies.toStringMap(reply);
             if (!fields.isEmpty()) {
                 return Uni.createFrom().item(Job.fromHash(keys.queue(), jobId, fields));
             }
             // Not (or no longer) in Redis: a finished job may have moved to the archive.
-            return ctx.archive().find(keys.queue(), jobId).map(archived -> archived.map(ArchivedJob::job).orElse(null));
+            return archive.find(keys.queue(), jobId).map(archived -> archived.map(ArchivedJob::job).orElse(null));
         });
     }
 
@@ -65,7 +78,7 @@ final class JobListing {
 
     /** See {@link JobQueue#getTenantJobs(String)}. */
     Uni<JobQueue.TenantJobs> tenantJobs(String tenant) {
-        return ctx.scripts().run(new ReadyJobsArgs(keys, "tenant", 0, 0, tenant))
+        return scripts.run(new ReadyJobsArgs(keys, "tenant", 0, 0, tenant))
                 .map(reply -> new JobQueue.TenantJobs(reply.get(0).toLong(), reply.get(1).toLong()));
     }
 
@@ -98,14 +111,14 @@ final class JobListing {
 
     /** Runs {@code readyJobs.lua}: the ready jobs of every tenant. */
     private Uni<Response> readyJobs(String mode, int start, int stop) {
-        return ctx.scripts().run(new ReadyJobsArgs(keys, mode, start, stop, ""));
+        return scripts.run(new ReadyJobsArgs(keys, mode, start, stop, ""));
     }
 
     private Uni<Response> send(Request request) {
-        return ctx.redis().send(request);
+        return redis.send(request);
     }
 
     private Uni<Long> count(Command command, String key) {
-        return ctx.redis().send(Request.cmd(command).arg(key)).map(Response::toLong);
+        return redis.send(Request.cmd(command).arg(key)).map(Response::toLong);
     }
 }

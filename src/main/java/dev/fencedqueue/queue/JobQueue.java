@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.RedisUnavailableException;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -19,21 +21,40 @@ import io.vertx.mutiny.redis.client.Request;
  */
 public class JobQueue {
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final JobAdder adder;
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
+    private final JobArchive archive;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
     private final QueueMaintenance maintenance;
     private final AbortFollowUp abortFollowUp;
-    private final AddJobArgs addJob;
     private final JobListing listing;
     private final ClientStarts clientStarts;
 
-    JobQueue(QueueContext ctx, AbortFollowUp abortFollowUp) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
-        this.addJob = new AddJobArgs(ctx);
-        this.listing = new JobListing(ctx, this::isPaused);
-        this.maintenance = new QueueMaintenance(ctx);
-        this.clientStarts = new ClientStarts(ctx);
+    /**
+     * @param keys the queue's key layout
+     * @param adder adds its jobs
+     * @param scripts the script registry
+     * @param redis the shared connection
+     * @param archive where finished jobs go once Redis no longer keeps them
+     * @param maxStreamLength maximum length of a job event stream, entries
+     * @param maxQueueEvents maximum length of the queue event stream, entries
+     * @param abortFollowUp what follows the abort of a job in a flow
+     */
+    JobQueue(QueueKeys keys, JobAdder adder, LuaScripts scripts, SharedConnection redis, JobArchive archive,
+            int maxStreamLength, int maxQueueEvents, AbortFollowUp abortFollowUp) {
+        this.keys = keys;
+        this.adder = adder;
+        this.scripts = scripts;
+        this.redis = redis;
+        this.archive = archive;
+        this.maxStreamLength = maxStreamLength;
+        this.maxQueueEvents = maxQueueEvents;
+        this.listing = new JobListing(keys, scripts, redis, archive, this::isPaused);
+        this.maintenance = new QueueMaintenance(keys, scripts, maxQueueEvents);
+        this.clientStarts = new ClientStarts(keys, scripts);
         this.abortFollowUp = abortFollowUp;
     }
 
@@ -71,8 +92,8 @@ public class JobQueue {
      *         {@code data} cannot be serialized
      */
     public Uni<AddResult> add(String name, Object data, JobOptions options) {
-        return addJob.runSent(traceParent -> addJob.args(name, data, options, "", AddJobArgs.NO_PARENT_POLICY, "", "",
-                traceParent));
+        return adder.runSent(keys, traceParent -> adder.args(keys, name, data, options, "", AddJobArgs.NO_PARENT_POLICY,
+                "", "", traceParent));
     }
 
     /**
@@ -110,11 +131,11 @@ public class JobQueue {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(new AbortJobArgs(ctx, jobId, reason))
+        return scripts.run(new AbortJobArgs(keys, jobId, reason, maxStreamLength, maxQueueEvents))
                 .map(reply -> new AbortResult(jobId, ScriptErrors.stateOrThrow(LuaScript.ABORT_JOB, keys.queue(), jobId,
                         reply)))
                 // Not in Redis: a job that moved to the archive has ended; say so (409), not that it never was (404).
-                .onFailure(JobNotFoundException.class).recoverWithUni(notFound -> ctx.archive().find(keys.queue(), jobId)
+                .onFailure(JobNotFoundException.class).recoverWithUni(notFound -> archive.find(keys.queue(), jobId)
                         .map(archived -> {
                             throw archived.<RuntimeException>map(job -> new JobFinishedException(keys.queue(), jobId,
                                     job.job().state())).orElse((JobNotFoundException) notFound);
@@ -143,7 +164,7 @@ public class JobQueue {
 
     /** @return whether the queue is paused */
     public Uni<Boolean> isPaused() {
-        return ctx.redis().send(Request.cmd(Command.HEXISTS).arg(keys.meta()).arg("paused")).map(r -> r.toInteger() == 1);
+        return redis.send(Request.cmd(Command.HEXISTS).arg(keys.meta()).arg("paused")).map(r -> r.toInteger() == 1);
     }
 
     /**
@@ -160,7 +181,7 @@ public class JobQueue {
         }
         Request change = concurrency == null ? Request.cmd(Command.HDEL).arg(keys.meta()).arg("concurrency")
                 : Request.cmd(Command.HSET).arg(keys.meta()).arg("concurrency").arg(concurrency);
-        return ctx.redis().send(change).chain(this::wakeWorkers);
+        return redis.send(change).chain(this::wakeWorkers);
     }
 
     /**
@@ -180,7 +201,7 @@ public class JobQueue {
         Request change = max == null ? Request.cmd(Command.HDEL).arg(keys.meta()).arg("limiterMax").arg("limiterDuration")
                 : Request.cmd(Command.HSET).arg(keys.meta()).arg("limiterMax").arg(max)
                         .arg("limiterDuration").arg(duration.toMillis());
-        return ctx.redis().send(change).chain(this::wakeWorkers);
+        return redis.send(change).chain(this::wakeWorkers);
     }
 
     /**
@@ -241,11 +262,11 @@ public class JobQueue {
      * @return the events, in order, until cancelled
      */
     public Multi<QueueEvent> events(String afterId) {
-        return QueueEvents.follow(ctx, afterId);
+        return QueueEvents.follow(redis, keys, afterId);
     }
 
     private Uni<Boolean> setPaused(boolean paused) {
-        return ctx.scripts().run(new SetPausedArgs(ctx, paused)).map(reply -> reply.toInteger() == 1);
+        return scripts.run(new SetPausedArgs(keys, paused, maxQueueEvents)).map(reply -> reply.toInteger() == 1);
     }
 
     /**
@@ -253,7 +274,7 @@ public class JobQueue {
      * was lifted or raised); a worker that finds nothing to do goes back to waiting.
      */
     private Uni<Void> wakeWorkers() {
-        return ctx.redis().send(Request.cmd(Command.ZADD).arg(keys.marker()).arg(0).arg("0")).replaceWithVoid();
+        return redis.send(Request.cmd(Command.ZADD).arg(keys.marker()).arg(0).arg("0")).replaceWithVoid();
     }
 
 }

@@ -7,7 +7,7 @@ import dev.fencedqueue.tracing.JobTracing;
 
 /**
  * What every view of one queue shares: its keys, the scripts, the shared connection, Jackson, and the
- * stream bounds.
+ * stream bounds. Only package {@code worker} still takes it (see {@link QueueContexts}).
  *
  * @param keys the queue's key layout
  * @param scripts the script registry

@@ -12,6 +12,9 @@ import jakarta.enterprise.context.ApplicationScoped;
  * The lookup from a queue name to what every view of that queue shares ({@link QueueContext}): its keys under the
  * global prefix, the scripts, the shared connection, Jackson, the stream bounds, the spans and the archive. A context
  * is a cheap value made afresh at each call; nothing is kept per name.
+ * <p>
+ * Only package {@code worker} still uses it, until its collaborators take the parts they use as every other package's
+ * do; elsewhere {@link Queues} is the one registry of queues (a queue's {@link JobQueue} and {@link QueueKeys}).
  */
 @ApplicationScoped
 public class QueueContexts {

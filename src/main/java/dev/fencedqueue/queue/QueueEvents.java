@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.fencedqueue.redis.RedisFailures;
 import dev.fencedqueue.redis.Replies;
+import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -24,11 +25,11 @@ final class QueueEvents {
     private QueueEvents() {
     }
 
-    static Multi<QueueEvent> follow(QueueContext ctx, String afterId) {
+    static Multi<QueueEvent> follow(SharedConnection redis, QueueKeys keys, String afterId) {
         if (afterId == null || afterId.isBlank()) {
             throw new IllegalArgumentException("`afterId` must not be blank");
         }
-        return Multi.createFrom().resource(() -> new Reader(ctx, afterId),
+        return Multi.createFrom().resource(() -> new Reader(redis, keys.events(), afterId),
                 reader -> Multi.createBy().repeating().uni(reader::next).indefinitely()
                         .onItem().transformToIterable(events -> events))
                 .withFinalizer(Reader::close);
@@ -36,18 +37,20 @@ final class QueueEvents {
 
     /** One follower: its connection and its position in the stream. */
     private static final class Reader {
-        private final QueueContext ctx;
+        private final SharedConnection redis;
+        private final String stream;
         private final AtomicReference<RedisConnection> connection = new AtomicReference<>();
         private String cursor;
 
-        Reader(QueueContext ctx, String afterId) {
-            this.ctx = ctx;
+        Reader(SharedConnection redis, String stream, String afterId) {
+            this.redis = redis;
+            this.stream = stream;
             this.cursor = afterId;
         }
 
         Uni<List<QueueEvent>> next() {
             if ("$".equals(cursor)) {
-                return ctx.redis().send(Request.cmd(Command.XREVRANGE).arg(ctx.keys().events()).arg("+").arg("-")
+                return redis.send(Request.cmd(Command.XREVRANGE).arg(stream).arg("+").arg("-")
                         .arg("COUNT").arg(1)).map(last -> {
                             List<Response> entries = Replies.elements(last);
                             cursor = entries.isEmpty() ? "0-0" : entries.get(0).get(0).toString();
@@ -55,14 +58,14 @@ final class QueueEvents {
                         });
             }
             Uni<RedisConnection> open = connection.get() != null ? Uni.createFrom().item(connection.get())
-                    : ctx.redis().client().connect().invoke(connection::set);
+                    : redis.client().connect().invoke(connection::set);
             return open.chain(c -> c.send(Request.cmd(Command.XREAD).arg("COUNT").arg(BATCH).arg("BLOCK")
-                    .arg(BLOCK.toMillis()).arg("STREAMS").arg(ctx.keys().events()).arg(cursor)))
+                    .arg(BLOCK.toMillis()).arg("STREAMS").arg(stream).arg(cursor)))
                     .map(this::parse);
         }
 
         private List<QueueEvent> parse(Response reply) {
-            Response entries = Replies.pairs(reply).get(ctx.keys().events());
+            Response entries = Replies.pairs(reply).get(stream);
             List<QueueEvent> events = Replies.elements(entries).stream().map(QueueEvents::toEvent).toList();
             if (!events.isEmpty()) {
                 cursor = events.get(events.size() - 1).id();

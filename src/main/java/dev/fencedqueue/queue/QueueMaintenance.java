@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
 import io.smallrye.mutiny.Uni;
 
@@ -17,12 +18,19 @@ public class QueueMaintenance {
 
     private static final int BATCH = 1000;
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final int maxQueueEvents;
 
-    QueueMaintenance(QueueContext ctx) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     * @param maxQueueEvents maximum length of the queue event stream, entries
+     */
+    QueueMaintenance(QueueKeys keys, LuaScripts scripts, int maxQueueEvents) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.maxQueueEvents = maxQueueEvents;
     }
 
     /**
@@ -36,7 +44,7 @@ public class QueueMaintenance {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(new RemoveJobArgs(ctx, jobId))
+        return scripts.run(new RemoveJobArgs(keys, jobId, maxQueueEvents))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.REMOVE_JOB, keys.queue(), jobId, reply));
     }
 
@@ -52,7 +60,7 @@ public class QueueMaintenance {
         if (!QueueKeys.isJobId(jobId)) {
             return Uni.createFrom().failure(new JobNotFoundException(keys.queue(), jobId));
         }
-        return ctx.scripts().run(new RetryJobArgs(ctx, jobId))
+        return scripts.run(new RetryJobArgs(keys, jobId, maxQueueEvents))
                 .map(reply -> ScriptErrors.stateOrThrow(LuaScript.RETRY_JOB, keys.queue(), jobId, reply)).replaceWithVoid();
     }
 
@@ -107,7 +115,7 @@ public class QueueMaintenance {
 
     private Uni<List<String>> cleanFrom(String key, JobState state, Duration grace, int limit, List<String> removed) {
         int batch = Math.min(BATCH, limit - removed.size());
-        return ctx.scripts().run(new CleanJobsArgs(ctx, key, state, grace, batch))
+        return scripts.run(new CleanJobsArgs(keys, key, state, grace, batch, maxQueueEvents))
                 .chain(reply -> {
                     Replies.elements(reply).forEach(id -> removed.add(id.toString()));
                     boolean more = reply.size() == batch && removed.size() < limit;
@@ -116,13 +124,13 @@ public class QueueMaintenance {
     }
 
     private Uni<Long> drainFrom(boolean delayed, long removed) {
-        return ctx.scripts().run(new DrainQueueArgs(ctx, delayed, BATCH))
+        return scripts.run(new DrainQueueArgs(keys, delayed, BATCH, maxQueueEvents))
                 .chain(reply -> reply.toLong() == 0 ? Uni.createFrom().item(removed)
                         : drainFrom(delayed, removed + reply.toLong()));
     }
 
     private Uni<Long> obliterateFrom(boolean force, long deleted) {
-        return ctx.scripts().run(new ObliterateQueueArgs(keys, force, BATCH))
+        return scripts.run(new ObliterateQueueArgs(keys, force, BATCH))
                 .chain(reply -> {
                     long count = reply.get(0).toLong();
                     if (count < 0) {

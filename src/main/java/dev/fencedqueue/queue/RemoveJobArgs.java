@@ -9,10 +9,11 @@ import dev.fencedqueue.redis.ScriptCall;
  * A call of {@code removeJob-9.lua}: removes a job that is not running, with all its keys. ARGV in order: the queue's
  * key prefix, the job id and the queue event stream's maximum length (entries).
  *
- * @param ctx the queue
+ * @param queue the queue's key layout
  * @param jobId the job
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
-record RemoveJobArgs(QueueContext ctx, String jobId) implements ScriptCall {
+record RemoveJobArgs(QueueKeys queue, String jobId, int maxQueueEvents) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -21,13 +22,12 @@ record RemoveJobArgs(QueueContext ctx, String jobId) implements ScriptCall {
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.job(jobId), keys.waitList(), keys.active(), keys.delayed(), keys.prioritized(),
-                keys.completed(), keys.failed(), keys.stalled(), keys.events());
+        return List.of(queue.job(jobId), queue.waitList(), queue.active(), queue.delayed(), queue.prioritized(),
+                queue.completed(), queue.failed(), queue.stalled(), queue.events());
     }
 
     @Override
     public List<String> args() {
-        return List.of(ctx.keys().prefix(), jobId, ctx.queueEventsArg());
+        return List.of(queue.prefix(), jobId, Integer.toString(maxQueueEvents));
     }
 }

@@ -9,10 +9,11 @@ import dev.fencedqueue.redis.ScriptCall;
  * A call of {@code retryJob-7.lua}: moves a failed job back to the wait list with a fresh count of attempts. ARGV in
  * order: the job id and the queue event stream's maximum length (entries).
  *
- * @param ctx the queue
+ * @param queue the queue's key layout
  * @param jobId the job
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
-record RetryJobArgs(QueueContext ctx, String jobId) implements ScriptCall {
+record RetryJobArgs(QueueKeys queue, String jobId, int maxQueueEvents) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -21,13 +22,12 @@ record RetryJobArgs(QueueContext ctx, String jobId) implements ScriptCall {
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.failed(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(), keys.job(jobId),
-                keys.events());
+        return List.of(queue.failed(), queue.waitList(), queue.prioritized(), queue.marker(), queue.meta(),
+                queue.job(jobId), queue.events());
     }
 
     @Override
     public List<String> args() {
-        return List.of(jobId, ctx.queueEventsArg());
+        return List.of(jobId, Integer.toString(maxQueueEvents));
     }
 }

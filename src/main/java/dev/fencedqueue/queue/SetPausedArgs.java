@@ -9,10 +9,11 @@ import dev.fencedqueue.redis.ScriptCall;
  * A call of {@code setPaused-5.lua}: pauses or resumes a queue. ARGV in order: '1' to pause or '0' to resume, and the
  * queue event stream's maximum length (entries).
  *
- * @param ctx the queue
+ * @param queue the queue's key layout
  * @param paused {@code true} to pause, {@code false} to resume
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
-record SetPausedArgs(QueueContext ctx, boolean paused) implements ScriptCall {
+record SetPausedArgs(QueueKeys queue, boolean paused, int maxQueueEvents) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -21,12 +22,11 @@ record SetPausedArgs(QueueContext ctx, boolean paused) implements ScriptCall {
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.meta(), keys.marker(), keys.waitList(), keys.prioritized(), keys.events());
+        return List.of(queue.meta(), queue.marker(), queue.waitList(), queue.prioritized(), queue.events());
     }
 
     @Override
     public List<String> args() {
-        return List.of(paused ? "1" : "0", ctx.queueEventsArg());
+        return List.of(paused ? "1" : "0", Integer.toString(maxQueueEvents));
     }
 }

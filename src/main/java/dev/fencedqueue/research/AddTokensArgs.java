@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
@@ -15,7 +14,7 @@ import dev.fencedqueue.redis.ScriptCall;
  * day's and the month's counters live (ms), the fencing token, the cost (micro-units, '' without prices) and the saved
  * tokens' cost (micro-units).
  *
- * @param ctx the job's queue
+ * @param queue the job's queue
  * @param jobId the job
  * @param fencingToken the attempt's fencing token, whose fair-dispatch charge its tokens settle
  * @param attempt what the attempt spent
@@ -26,7 +25,7 @@ import dev.fencedqueue.redis.ScriptCall;
  * @param cost what the attempt's tokens cost, in micro-units; empty when no prices are set (no cost is counted)
  * @param savedCost what the saved tokens would have cost, in micro-units
  */
-record AddTokensArgs(QueueContext ctx, String jobId, long fencingToken, LlmTokens.Attempt attempt, String day,
+record AddTokensArgs(QueueKeys queue, String jobId, long fencingToken, LlmTokens.Attempt attempt, String day,
         String month, Duration dayCountersLive, Duration monthCountersLive, OptionalLong cost, long savedCost)
         implements ScriptCall {
 
@@ -37,9 +36,8 @@ record AddTokensArgs(QueueContext ctx, String jobId, long fencingToken, LlmToken
 
     @Override
     public List<String> keys() {
-        QueueKeys keys = ctx.keys();
-        return List.of(keys.job(jobId), keys.tenantTokens(day), keys.tenantTokens(month), keys.tenantCost(day),
-                keys.tenantCost(month));
+        return List.of(queue.job(jobId), queue.tenantTokens(day), queue.tenantTokens(month), queue.tenantCost(day),
+                queue.tenantCost(month));
     }
 
     @Override

@@ -10,11 +10,11 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.queue.OwnershipLostException;
-import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.queue.Tenants;
 import dev.fencedqueue.queue.TokenQuota;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobCancelledException;
 import io.micrometer.core.instrument.Counter;
@@ -49,13 +49,15 @@ public class LlmTokens {
     /** The outcomes an attempt's tokens are counted under. */
     private static final List<String> OUTCOMES = List.of("result", "failed", "zombie", "aborted", "handed-back");
 
-    private final QueueContexts contexts;
+    private final Queues queues;
+    private final LuaScripts scripts;
     private final MeterRegistry registry;
     private final Tenants tenants;
     private final LlmPrices prices;
 
-    public LlmTokens(QueueContexts contexts, MeterRegistry registry, Tenants tenants, LlmPrices prices) {
-        this.contexts = contexts;
+    public LlmTokens(Queues queues, LuaScripts scripts, MeterRegistry registry, Tenants tenants, LlmPrices prices) {
+        this.queues = queues;
+        this.scripts = scripts;
         this.registry = registry;
         this.tenants = tenants;
         this.prices = prices;
@@ -144,7 +146,6 @@ public class LlmTokens {
      * @return completes once counted; never fails (a failed count is logged: accounting must not fail a job)
      */
     public Uni<Void> record(String queue, String jobId, long fencingToken, Attempt attempt) {
-        QueueContext ctx = contexts.context(queue);
         String outcome = attempt.outcome();
         // Without the script's answer (the job is gone, or Redis failed), a revoked run is counted as a zombie.
         String fallback = outcome.equals("revoked") ? "zombie" : outcome;
@@ -153,8 +154,8 @@ public class LlmTokens {
         long savedCost = cost.isPresent() ? prices.micros(0, attempt.savedTokens()).orElse(0) : 0;
         String day = TokenQuota.Period.DAY.id(now);
         String month = TokenQuota.Period.MONTH.id(now);
-        return ctx.scripts().run(new AddTokensArgs(ctx, jobId, fencingToken, attempt, day, month, DAY_COUNTERS_LIVE,
-                        MONTH_COUNTERS_LIVE, cost, savedCost))
+        return scripts.run(new AddTokensArgs(queues.keys(queue), jobId, fencingToken, attempt, day, month,
+                        DAY_COUNTERS_LIVE, MONTH_COUNTERS_LIVE, cost, savedCost))
                 .map(reply -> reply.get(0).toString().isEmpty() ? new Recorded(fallback, null)
                         : new Recorded(reply.get(0).toString(), reply.get(1).toString()))
                 .onFailure().recoverWithItem(failure -> {

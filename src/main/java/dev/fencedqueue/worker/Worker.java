@@ -94,8 +94,9 @@ public final class Worker {
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
                 keys, ctx.redis(), () -> stopping);
-        this.host = new WorkerHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), flows, keys,
-                onContext, ctx.tracing(), this::ownershipLost);
+        this.host = new WorkerHost(options.workerId(), new FencedAppend(keys, ctx.scripts(), ctx.json(),
+                ctx.maxStreamLength(), ctx.maxQueueEvents()), new CommittedEvents(keys, ctx.redis(), ctx.archive(),
+                ctx.json()), flows, keys, onContext, ctx.tracing(), this::ownershipLost);
     }
 
     /** @return this worker's id */

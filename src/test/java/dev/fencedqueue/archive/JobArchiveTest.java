@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencedqueue.queue.Queues;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,7 +23,6 @@ import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventStore;
 import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.queue.ArchivedJob;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueFigures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.testing.PostgresTestResource;
@@ -65,7 +65,7 @@ class JobArchiveTest extends ResearchTestSupport {
     QueueInspector redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     QueueFigures figures;
@@ -77,7 +77,7 @@ class JobArchiveTest extends ResearchTestSupport {
     Database database;
 
     private QueueKeys keys() {
-        return contexts.keys(researchConfig.queue());
+        return queues.keys(researchConfig.queue());
     }
 
     private String finishedJob(String query) {

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencedqueue.queue.Queues;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,7 +20,6 @@ import java.util.Map;
 import dev.fencedqueue.archive.Archiver;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.postgres.Database;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
@@ -82,7 +82,7 @@ class ArchiveBenchmark extends ResearchTestSupport {
     QueueInspector redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     ResearchConfig researchConfig;
@@ -180,7 +180,7 @@ class ArchiveBenchmark extends ResearchTestSupport {
     }
 
     private QueueKeys keys() {
-        return contexts.keys(researchConfig.queue());
+        return queues.keys(researchConfig.queue());
     }
 
     private String finish(String jobId, Duration within) {

@@ -16,9 +16,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.queue.AbortFollowUp;
+import dev.fencedqueue.queue.JobAdder;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobArchive;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.RedisMemory;
@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
  * time {@code JobQueue.add} takes (what a {@code POST /research/start} waits before its {@code 202}), one add at a
  * time, and the no-op jobs per second of a worker at concurrency 50 fed by 50 adds in flight. Both settings run in
  * this one JVM against the same Redis pair: the service's own beans ({@code auto}) and a second stack of the same
- * classes ({@link SharedConnection}, {@link LuaScripts}, {@link QueueContexts} and {@link Queues}) configured with
+ * classes ({@link SharedConnection}, {@link LuaScripts}, {@link JobAdder} and {@link Queues}) configured with
  * {@code 0}; the jobs of both are processed by the service's workers. Each run measures both, in alternating order,
  * and records their ratio, so a noisy moment of the shared machine shows in one run rather than in one setting.
  * Beside the throughput it prints the CPU time per job of the master, the replica ({@code INFO cpu}) and this JVM,
@@ -111,8 +111,8 @@ class DurabilityBenchmark {
         RedisMemory noWaitMemory = new RedisMemory(noWait, config, vertx);
         try {
             LuaScripts scripts = new LuaScripts(noWait, noWaitMemory);
-            Queues queuesNoWait = new Queues(new QueueContexts(scripts, noWait, json, withoutWait(config), events,
-                    JobTracing.noop(), JobArchive.NONE), abortFollowUp);
+            Queues queuesNoWait = new Queues(new JobAdder(scripts, json, JobTracing.noop(), JobArchive.NONE, events),
+                    scripts, noWait, JobArchive.NONE, withoutWait(config), events, abortFollowUp);
             Setting auto = new Setting("auto", bench.queues());
             Setting zero = new Setting("wait0", queuesNoWait);
             BenchReport report = new BenchReport(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());

@@ -34,8 +34,6 @@ class JobQueueTest {
     @Inject
     Queues queues;
 
-    @Inject
-    QueueContexts contexts;
 
     private JobQueue queue;
 
@@ -236,7 +234,7 @@ class JobQueueTest {
         String name = "looked-up-" + System.nanoTime();
 
         assertThat(queues.lookup(name)).as("a fresh view each time").isNotSameAs(queues.lookup(name));
-        assertThat(queues.lookup(name).keys()).isEqualTo(contexts.keys(name));
+        assertThat(queues.lookup(name).keys()).isEqualTo(queues.keys(name));
         JobQueue inUse = queues.queue(name);
         assertThat(queues.lookup(name)).as("the shared view once the queue is in use").isSameAs(inUse);
         assertThatThrownBy(() -> queues.lookup("bad name")).isInstanceOf(IllegalArgumentException.class);

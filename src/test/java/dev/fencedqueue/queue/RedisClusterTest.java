@@ -46,7 +46,7 @@ class RedisClusterTest extends ResearchTestSupport {
     RedisClusterResource.Nodes cluster;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     LuaScripts scripts;
@@ -92,7 +92,7 @@ class RedisClusterTest extends ResearchTestSupport {
         startResearchWorker("worker-C");
         await().atMost(STEP).until(() -> "completed".equals(status(jobId).getString("state")));
 
-        QueueKeys keys = contexts.keys(research.queue());
+        QueueKeys keys = queues.keys(research.queue());
         String tag = "{" + research.queue() + "}";
         List<Integer> nodesHoldingTheQueue = new ArrayList<>();
         Set<Long> slots = new HashSet<>();

@@ -46,7 +46,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
     RedisFaults redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Test
     void aRunWhoseActivationRedisLostIsFencedOffAndItsReaderSeesAResetBeforeTheNextRun() {
@@ -191,7 +191,7 @@ class RedisLosesWritesTest extends ResearchTestSupport {
         Worker workerB = worker(processorB, "worker-B");
         Worker workerC = worker(research, "worker-C");
         String jobId = startJob("one token, two attempts");
-        QueueKeys keys = contexts.keys(research.queue());
+        QueueKeys keys = queues.keys(research.queue());
         String ahead = Long.toString(System.currentTimeMillis() + Duration.ofHours(1).toMillis());
         redis.master().call("HSET", keys.job(jobId), "fencingToken", ahead);
 

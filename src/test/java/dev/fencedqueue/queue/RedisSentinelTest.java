@@ -50,7 +50,7 @@ class RedisSentinelTest extends ResearchTestSupport {
     RedisSentinelResource.Topology redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Test
     void jobsSubmittedBeforeDuringAndRightAfterAFailoverAllEndExactlyOnce() throws InterruptedException {
@@ -93,7 +93,7 @@ class RedisSentinelTest extends ResearchTestSupport {
             submitter.join(STEP.toMillis());
         }
 
-        QueueKeys keys = contexts.keys(research.queue());
+        QueueKeys keys = queues.keys(research.queue());
         String newest = afterSwitch.iterator().next();
         assertThat(redis.replica().call("EXISTS", keys.job(newest)).toLong())
                 .as("the service writes to the new master").isEqualTo(1);

@@ -36,7 +36,7 @@ class SentinelMasterSwitchTest {
     RedisSentinelResource.Topology redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     ResearchProcessor research;
@@ -44,7 +44,7 @@ class SentinelMasterSwitchTest {
     @Test
     void newJobsGoToTheNewMasterOnceSentinelSwitchesEvenWhileTheOldOneStillTakesWrites() {
         String before = start("before the switch");
-        QueueKeys keys = contexts.keys(research.queue());
+        QueueKeys keys = queues.keys(research.queue());
         assertThat(redis.master().call("EXISTS", keys.job(before)).toLong()).isEqualTo(1);
 
         redis.sentinels().get(0).call("SENTINEL", "FAILOVER", RedisSentinelResource.MASTER);

@@ -36,7 +36,7 @@ class SentinelNotificationLostTest {
     MutedSentinelResource.Muted redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     ResearchProcessor research;
@@ -44,7 +44,7 @@ class SentinelNotificationLostTest {
     @Test
     void newJobsGoToTheNewMasterWhenTheSwitchNotificationNeverArrives() {
         String before = start("before the switch");
-        QueueKeys keys = contexts.keys(research.queue());
+        QueueKeys keys = queues.keys(research.queue());
         assertThat(redis.master().call("EXISTS", keys.job(before)).toLong()).isEqualTo(1);
         await("the service listens to the Sentinel").atMost(STEP).ignoreExceptions()
                 .until(() -> redis.sentinel().call("CLIENT", "LIST").toString().contains("sub=1"));

@@ -3,6 +3,7 @@ package dev.fencedqueue.research;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencedqueue.queue.Queues;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.testing.QueueInspector;
@@ -40,7 +40,7 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
     QueueInspector redis;
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     ResearchConfig researchConfig;
@@ -60,7 +60,7 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
         String jobId = startJob("compact streams");
         await().atMost(Duration.ofMinutes(2)).until(() -> "completed".equals(status(jobId).getString("state")));
         String answer = status(jobId).getString("result.text");
-        QueueKeys keys = contexts.keys(researchConfig.queue());
+        QueueKeys keys = queues.keys(researchConfig.queue());
 
         List<Response> entries = Replies.elements(redis.send(Request.cmd(Command.XRANGE).arg(keys.events(jobId))
                 .arg("-").arg("+")));

@@ -6,15 +6,17 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.AddJobArgs;
 import dev.fencedqueue.queue.AddResult;
+import dev.fencedqueue.queue.JobAdder;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobNotActiveException;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.ScriptErrors;
 import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.redis.LuaScript;
@@ -41,26 +43,32 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class FlowProducer {
 
-    private final QueueContexts contexts;
+    private final Queues queues;
+    private final JobAdder adder;
     private final LuaScripts scripts;
     private final SharedConnection redis;
     private final ObjectMapper json;
     private final JobTracing tracing;
+    private final int maxQueueEvents;
 
     /**
-     * @param contexts the queues of a flow's jobs, by name, not {@code null}
+     * @param queues the key layouts of a flow's jobs' queues, by name, not {@code null}
+     * @param adder adds each job of a flow, not {@code null}
      * @param scripts the script registry, not {@code null}
      * @param redis the shared connection, not {@code null}
      * @param json Jackson, not {@code null}
      * @param tracing the spans of jobs, not {@code null}
+     * @param events the queue event stream's bound ({@code fq.events.queue-stream-max-length}), not {@code null}
      */
-    public FlowProducer(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
-            JobTracing tracing) {
-        this.contexts = contexts;
+    public FlowProducer(Queues queues, JobAdder adder, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
+            JobTracing tracing, EventsConfig events) {
+        this.queues = queues;
+        this.adder = adder;
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
         this.tracing = tracing;
+        this.maxQueueEvents = events.queueStreamMaxLength();
     }
 
     /**
@@ -77,7 +85,7 @@ public class FlowProducer {
      *         nothing is written
      */
     public Uni<AddedFlow> add(FlowJob flow) {
-        ObjectNode root = FlowSpecs.root(flow, contexts.keyPrefix());
+        ObjectNode root = FlowSpecs.root(flow, queues.keyPrefix());
         Span send = tracing.send(root.get("queue").asText(), Context.current(), FlowSpecs.count(root));
         root.put(FlowSpecs.TRACE_PARENT, JobTracing.traceParent(send));
         return Spans.ending(send, write(root, "").map(created -> new AddedFlow(FlowNode.of(root), created)),
@@ -103,11 +111,11 @@ public class FlowProducer {
     public Uni<Integer> addChildren(QueueKeys parent, String parentId, String parentTenant, String lockToken,
             long fencingToken, List<FlowJob> children, String traceParent) {
         String parentKey = parent.job(parentId);
-        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, parentTenant, children, contexts.keyPrefix());
+        List<ObjectNode> specs = FlowSpecs.children(parentId, parentKey, parentTenant, children, queues.keyPrefix());
         specs.forEach(spec -> spec.put(FlowSpecs.TRACE_PARENT, traceParent));
         List<String> childKeys = new ArrayList<>(specs.size());
         for (ObjectNode spec : specs) {
-            childKeys.add(contexts.keys(spec.get("queue").asText()).job(spec.get("jobId").asText()));
+            childKeys.add(queues.keys(spec.get("queue").asText()).job(spec.get("jobId").asText()));
         }
         return scripts.run(new AddChildrenArgs(parent, parentId, lockToken, fencingToken, childKeys, specs))
                 .map(reply -> {
@@ -133,8 +141,7 @@ public class FlowProducer {
      *         write
      */
     public Uni<Boolean> moveToWaitingChildren(QueueKeys queue, String jobId, String lockToken, long fencingToken) {
-        return scripts.run(new MoveToWaitingChildrenArgs(queue, jobId, lockToken, fencingToken,
-                        contexts.context(queue.queue()).queueEventsArg()))
+        return scripts.run(new MoveToWaitingChildrenArgs(queue, jobId, lockToken, fencingToken, maxQueueEvents))
                 .map(reply -> {
                     long code = reply.get(0).toLong();
                     if (code < 0) {
@@ -193,8 +200,7 @@ public class FlowProducer {
      * @return whether the job was written ({@code false}: a job of its id existed, and was left as it is)
      */
     private Uni<Boolean> write(JsonNode spec, String parentKey) {
-        AddJobArgs addJob = new AddJobArgs(contexts.context(spec.get("queue").asText()));
-        QueueKeys keys = contexts.keys(spec.get("queue").asText());
+        QueueKeys keys = queues.keys(spec.get("queue").asText());
         String jobKey = keys.job(spec.get("jobId").asText());
         List<JsonNode> children = FlowSpecs.childrenOf(spec);
         List<String> pairs = new ArrayList<>(2 * children.size());
@@ -202,15 +208,15 @@ public class FlowProducer {
         String traceParent = spec.path(FlowSpecs.TRACE_PARENT).asText("");
         for (JsonNode child : children) {
             ((ObjectNode) child).put("parentKey", jobKey).put(FlowSpecs.TRACE_PARENT, traceParent);
-            String childKey = contexts.keys(child.get("queue").asText()).job(child.get("jobId").asText());
+            String childKey = queues.keys(child.get("queue").asText()).job(child.get("jobId").asText());
             childKeys.add(childKey);
             pairs.add(childKey);
             pairs.add(child.toString());
         }
-        List<String> args = addJob.args(spec.get("name").asText(), spec.get("data"), FlowSpecs.options(spec), parentKey,
-                ParentPolicy.of(spec.path("policy").asText(null)).value(), "", "", traceParent);
+        List<String> args = adder.args(keys, spec.get("name").asText(), spec.get("data"), FlowSpecs.options(spec),
+                parentKey, ParentPolicy.of(spec.path("policy").asText(null)).value(), "", "", traceParent);
         args.addAll(pairs);
-        Uni<AddResult> added = addJob.run(args);
+        Uni<AddResult> added = adder.run(new AddJobArgs(keys, args));
         if (children.isEmpty()) {
             return added.map(AddResult::created);
         }

@@ -12,7 +12,6 @@ import dev.fencedqueue.queue.ArchivedJob;
 import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.Replies;
@@ -31,19 +30,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class FlowReader {
 
-    private final QueueContexts contexts;
     private final SharedConnection redis;
     private final JobArchive archive;
     private final Queues queues;
 
     /**
-     * @param contexts the children's queues, by name, not {@code null}
      * @param redis the shared connection, not {@code null}
      * @param archive where finished jobs go once Redis no longer keeps them, not {@code null}
-     * @param queues the children's queues, to read a child Redis no longer has, not {@code null}
+     * @param queues the children's queues, by name (to read a child Redis no longer has), not {@code null}
      */
-    public FlowReader(QueueContexts contexts, SharedConnection redis, JobArchive archive, Queues queues) {
-        this.contexts = contexts;
+    public FlowReader(SharedConnection redis, JobArchive archive, Queues queues) {
         this.redis = redis;
         this.archive = archive;
         this.queues = queues;
@@ -136,7 +132,7 @@ public class FlowReader {
                     List<Uni<Child>> reads = new ArrayList<>(keys.size());
                     for (String key : keys) {
                         JobKey child = JobKey.parse(key);
-                        QueueKeys childKeys = contexts.keys(child.queue());
+                        QueueKeys childKeys = queues.keys(child.queue());
                         reads.add(redis.send(Request.cmd(Command.HMGET).arg(childKeys.job(child.jobId()))
                                 .arg("state").arg("returnvalue").arg("failedReason")).chain(fields -> fields.get(0) == null
                                         // Gone from Redis: moved to the archive, or removed by its retention.

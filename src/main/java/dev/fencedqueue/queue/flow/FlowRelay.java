@@ -9,12 +9,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.AbortFollowUp;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobNotFoundException;
-import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
@@ -41,31 +40,34 @@ public class FlowRelay implements AbortFollowUp {
 
     private static final Logger LOG = Logger.getLogger(FlowRelay.class);
 
-    private final QueueContexts contexts;
     private final LuaScripts scripts;
     private final SharedConnection redis;
     private final ObjectMapper json;
     private final FlowProducer producer;
     private final Queues queues;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
     /** Per queue, the pending children the last sweep saw: a spec still there at the next sweep was left behind. */
     private final Map<String, Set<String>> seenPending = new ConcurrentHashMap<>();
 
     /**
-     * @param contexts the parents' queues, by name, not {@code null}
      * @param scripts the script registry, not {@code null}
      * @param redis the shared connection, not {@code null}
      * @param json Jackson, not {@code null}
      * @param producer adds the children an add left behind, not {@code null}
-     * @param queues the children's queues, to abort those of an aborted parent, not {@code null}
+     * @param queues the parents' and the children's queues, by name (to abort the children of an aborted parent),
+     *        not {@code null}
+     * @param events the stream bounds ({@code fq.events.*}), not {@code null}
      */
-    public FlowRelay(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
-            FlowProducer producer, Queues queues) {
-        this.contexts = contexts;
+    public FlowRelay(LuaScripts scripts, SharedConnection redis, ObjectMapper json, FlowProducer producer,
+            Queues queues, EventsConfig events) {
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
         this.producer = producer;
         this.queues = queues;
+        this.maxStreamLength = events.maxStreamLength();
+        this.maxQueueEvents = events.queueStreamMaxLength();
     }
 
     /**
@@ -84,12 +86,11 @@ public class FlowRelay implements AbortFollowUp {
     private Uni<Void> deliver(QueueKeys child, String childId, Response stored) {
         JsonNode notice = FlowSpecs.parse(json, stored.toString());
         JobKey parent = JobKey.parse(notice.get("parentKey").asText());
-        QueueContext ctx = contexts.context(parent.queue());
-        QueueKeys keys = ctx.keys();
+        QueueKeys keys = queues.keys(parent.queue());
         String parentId = parent.jobId();
-        return scripts.run(new ChildEndedArgs(ctx, parentId, child.job(childId),
+        return scripts.run(new ChildEndedArgs(keys, parentId, child.job(childId),
                         notice.get("outcome").asText(), notice.get("value").asText(),
-                        notice.path("policy").asText("fail")))
+                        notice.path("policy").asText("fail"), maxStreamLength, maxQueueEvents))
                 .chain(code -> code.toInteger() == 3 ? deliver(keys, parentId) : Uni.createFrom().voidItem())
                 .chain(() -> redis.send(Request.cmd(Command.HDEL).arg(child.parentNotices()).arg(childId)))
                 .replaceWithVoid();

@@ -2,7 +2,6 @@ package dev.fencedqueue.queue.flow;
 
 import java.util.List;
 
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
@@ -15,10 +14,10 @@ import dev.fencedqueue.redis.ScriptCall;
  * @param jobId the job
  * @param lockToken the run's lock token
  * @param fencingToken the run's fencing token
- * @param queueEvents the queue event stream's maximum length, entries, as text ({@link QueueContext#queueEventsArg})
+ * @param maxQueueEvents the queue event stream's maximum length, entries
  */
 record MoveToWaitingChildrenArgs(QueueKeys queue, String jobId, String lockToken, long fencingToken,
-        String queueEvents) implements ScriptCall {
+        int maxQueueEvents) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -33,6 +32,6 @@ record MoveToWaitingChildrenArgs(QueueKeys queue, String jobId, String lockToken
 
     @Override
     public List<String> args() {
-        return List.of(jobId, lockToken, Long.toString(fencingToken), queueEvents);
+        return List.of(jobId, lockToken, Long.toString(fencingToken), Integer.toString(maxQueueEvents));
     }
 }

@@ -7,8 +7,9 @@ import java.util.OptionalLong;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.AddJobArgs;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.JobAdder;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
@@ -32,26 +33,29 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class DueTicks {
 
-    private final QueueContexts contexts;
+    private final Queues queues;
+    private final JobAdder adder;
     private final LuaScripts scripts;
     private final SharedConnection redis;
     private final JobTracing tracing;
     private final StoredSchedulers store;
 
     /**
-     * @param contexts the queues of the schedulers and of their jobs, by name, not {@code null}
+     * @param queues the queues of the schedulers and of their jobs, by name, not {@code null}
+     * @param adder builds the ARGV of a tick's job, not {@code null}
      * @param scripts the script registry, not {@code null}
      * @param redis the shared connection, not {@code null}
      * @param json Jackson, not {@code null}
      * @param tracing the spans of jobs, not {@code null}
      */
-    public DueTicks(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
+    public DueTicks(Queues queues, JobAdder adder, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
             JobTracing tracing) {
-        this.contexts = contexts;
+        this.queues = queues;
+        this.adder = adder;
         this.scripts = scripts;
         this.redis = redis;
         this.tracing = tracing;
-        this.store = new StoredSchedulers(contexts, redis, json);
+        this.store = new StoredSchedulers(queues, redis, json);
     }
 
     /**
@@ -105,17 +109,16 @@ public class DueTicks {
             boolean missed = now - tick > missedAfterMs;
             long next = missed ? SchedulerTicks.next(scheduler, now).orElse(-1) : after.orElse(-1);
             boolean produce = !missed || scheduler.missed() == JobScheduler.Missed.RUN_ONCE;
-            AddJobArgs addJob = new AddJobArgs(contexts.context(scheduler.template().queue()));
+            QueueKeys jobQueue = queues.keys(scheduler.template().queue());
             // A tick's job starts a trace of its own. Every instance may try the tick; only the span of the one that
             // produced the job is ended, so exported: a span never ended is never exported.
             Span send = tracing.send(scheduler.template().queue(), Context.root(), 1)
                     .setAttribute(TraceAttributes.SCHEDULER_ID, id).setAttribute(TraceAttributes.SCHEDULER_TICK, tick);
-            List<String> addJobArgs = addJob.args(scheduler.template().name(), scheduler.template().data(),
-                    scheduler.template().options().withJobId(id + ":" + tick), "", AddJobArgs.NO_PARENT_POLICY, id,
-                    Long.toString(tick), JobTracing.traceParent(send));
+            AddJobArgs addJob = new AddJobArgs(jobQueue, adder.args(jobQueue, scheduler.template().name(),
+                    scheduler.template().data(), scheduler.template().options().withJobId(id + ":" + tick), "",
+                    AddJobArgs.NO_PARENT_POLICY, id, Long.toString(tick), JobTracing.traceParent(send)));
             ProduceTickArgs call = new ProduceTickArgs(keys, id, tick, next, produce,
-                    scheduler.limit() == null ? 0 : scheduler.limit(), singleFlightKey(scheduler), addJob.keys(),
-                    addJobArgs);
+                    scheduler.limit() == null ? 0 : scheduler.limit(), singleFlightKey(scheduler), addJob);
             return scripts.run(call).map(reply -> {
                 if (reply.get(0).toInteger() != 2) {
                     return 0;

@@ -12,9 +12,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.AddJobArgs;
 import dev.fencedqueue.queue.AddResult;
+import dev.fencedqueue.queue.JobAdder;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
@@ -34,7 +35,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class JobSchedulers {
 
-    private final QueueContexts contexts;
+    private final Queues queues;
+    private final JobAdder adder;
     private final LuaScripts scripts;
     private final SharedConnection redis;
     private final ObjectMapper json;
@@ -42,18 +44,20 @@ public class JobSchedulers {
     private final String index;
 
     /**
-     * @param contexts the queues of the schedulers and of their jobs, by name, not {@code null}
+     * @param queues the queues of the schedulers and of their jobs, by name, not {@code null}
+     * @param adder adds a scheduler's jobs run now, not {@code null}
      * @param scripts the script registry, not {@code null}
      * @param redis the shared connection, not {@code null}
      * @param json Jackson, not {@code null}
      */
-    public JobSchedulers(QueueContexts contexts, LuaScripts scripts, SharedConnection redis, ObjectMapper json) {
-        this.contexts = contexts;
+    public JobSchedulers(Queues queues, JobAdder adder, LuaScripts scripts, SharedConnection redis, ObjectMapper json) {
+        this.queues = queues;
+        this.adder = adder;
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
-        this.store = new StoredSchedulers(contexts, redis, json);
-        this.index = contexts.keyPrefix() + ":schedulers";
+        this.store = new StoredSchedulers(queues, redis, json);
+        this.index = queues.keyPrefix() + ":schedulers";
     }
 
     /**
@@ -84,17 +88,17 @@ public class JobSchedulers {
      */
     public Uni<JobSchedulerView> upsert(String id, JsonNode body, Function<String, JobOptions> defaults) {
         // Checks the body before anything is read or written.
-        JobSchedulerJson.checkNew(JobSchedulerJson.read(id, body, 0, contexts.keyPrefix(), defaults));
+        JobSchedulerJson.checkNew(JobSchedulerJson.read(id, body, 0, queues.keyPrefix(), defaults));
         return store.now().chain(now -> queueOf(id).chain(previous -> {
             Uni<JobScheduler> existing = previous == null ? Uni.createFrom().nullItem() : store.get(previous, id);
             return existing.chain(before -> {
-                JobScheduler read = JobSchedulerJson.read(id, body, now, contexts.keyPrefix(), defaults);
+                JobScheduler read = JobSchedulerJson.read(id, body, now, queues.keyPrefix(), defaults);
                 // An interval keeps its phase when changed (unless it is given a start date).
                 JobScheduler scheduler = before == null || before.every() == null || read.every() == null
                         || read.startDate() != null ? read : read.withAnchor(before.anchor());
-                QueueKeys keys = contexts.keys(scheduler.template().queue());
+                QueueKeys keys = queues.keys(scheduler.template().queue());
                 Uni<Void> moved = previous == null || previous.equals(keys.queue()) ? Uni.createFrom().voidItem()
-                        : remove(contexts.keys(previous), id).replaceWithVoid();
+                        : remove(queues.keys(previous), id).replaceWithVoid();
                 OptionalLong next = SchedulerTicks.next(scheduler, now);
                 if (next.isEmpty() && scheduler.endDate() != null) {
                     throw new IllegalArgumentException("`endDate` is past the scheduler's last tick, so it would never "
@@ -113,7 +117,7 @@ public class JobSchedulers {
      * @return its view, or {@code null} when there is none
      */
     public Uni<JobSchedulerView> get(String id) {
-        return queueOf(id).chain(queue -> queue == null ? Uni.createFrom().nullItem() : view(contexts.keys(queue), id));
+        return queueOf(id).chain(queue -> queue == null ? Uni.createFrom().nullItem() : view(queues.keys(queue), id));
     }
 
     /** @return every scheduler, by id */
@@ -124,7 +128,7 @@ public class JobSchedulers {
                 return Uni.createFrom().item(List.<JobSchedulerView>of());
             }
             List<Uni<JobSchedulerView>> views = new ArrayList<>();
-            all.forEach((id, queue) -> views.add(view(contexts.keys(queue), id)));
+            all.forEach((id, queue) -> views.add(view(queues.keys(queue), id)));
             return Uni.join().all(views).andFailFast()
                     .map(list -> list.stream().filter(Objects::nonNull).toList());
         });
@@ -138,7 +142,7 @@ public class JobSchedulers {
      */
     public Uni<Boolean> remove(String id) {
         return queueOf(id).chain(queue -> queue == null ? Uni.createFrom().item(false)
-                : remove(contexts.keys(queue), id).call(() -> redis.send(Request.cmd(Command.HDEL).arg(index)
+                : remove(queues.keys(queue), id).call(() -> redis.send(Request.cmd(Command.HDEL).arg(index)
                         .arg(id))).map(removed -> removed == 1));
     }
 
@@ -154,7 +158,7 @@ public class JobSchedulers {
             if (queue == null) {
                 return Uni.createFrom().nullItem();
             }
-            QueueKeys keys = contexts.keys(queue);
+            QueueKeys keys = queues.keys(queue);
             return Uni.combine().all().unis(store.get(queue, id), store.now()).asTuple().chain(both -> {
                 long next = both.getItem1() == null ? -1 : SchedulerTicks.next(both.getItem1(), both.getItem2()).orElse(-1);
                 return scripts.run(SchedulerStateArgs.pause(keys, id, paused, next));
@@ -180,9 +184,9 @@ public class JobSchedulers {
                     long now = both.getItem2();
                     return addNow(scheduler, now).map(AddResult::jobId)
                             .call(jobId -> redis.send(Request.cmd(Command.HSET)
-                                    .arg(contexts.keys(queue).schedulerState(id)).arg("lastJobId").arg(jobId)))
+                                    .arg(queues.keys(queue).schedulerState(id)).arg("lastJobId").arg(jobId)))
                             .call(jobId -> redis.send(Request.cmd(Command.HINCRBY)
-                                    .arg(contexts.keys(queue).schedulerState(id)).arg(JobSchedulerView.RUN_NOW_JOBS)
+                                    .arg(queues.keys(queue).schedulerState(id)).arg(JobSchedulerView.RUN_NOW_JOBS)
                                     .arg(1)));
                 }));
     }
@@ -190,8 +194,8 @@ public class JobSchedulers {
     /** Adds a job of a scheduler outside its ticks (run now), under a {@code send} span, for {@code now} (ms). */
     private Uni<AddResult> addNow(JobScheduler scheduler, long now) {
         JobScheduler.Template template = scheduler.template();
-        AddJobArgs addJob = new AddJobArgs(contexts.context(template.queue()));
-        return addJob.runSent(traceParent -> addJob.args(template.name(), template.data(),
+        QueueKeys keys = queues.keys(template.queue());
+        return adder.runSent(keys, traceParent -> adder.args(keys, template.name(), template.data(),
                 template.options().withJobId(scheduler.id() + ":" + now), "", AddJobArgs.NO_PARENT_POLICY,
                 scheduler.id(), Long.toString(now), traceParent));
     }

@@ -23,11 +23,10 @@ import dev.fencedqueue.redis.ScriptCall;
  * @param produce {@code true} to produce the tick's job, {@code false} to skip the tick (a missed one)
  * @param limit the most ticks that produce a job, 0 for no limit
  * @param singleFlight what a running job of the template's single-flight key does to the tick, as above
- * @param addJobKeys the KEYS of {@code addJob} for the template's queue ({@link AddJobArgs#keys})
- * @param addJobArgs the ARGV of {@code addJob} for the tick's job ({@link AddJobArgs#args})
+ * @param addJob the call of {@code addJob} for the tick's job, in the template's queue
  */
 record ProduceTickArgs(QueueKeys queue, String schedulerId, long tick, long next, boolean produce, int limit,
-        String singleFlight, List<String> addJobKeys, List<String> addJobArgs) implements ScriptCall {
+        String singleFlight, AddJobArgs addJob) implements ScriptCall {
 
     @Override
     public LuaScript script() {
@@ -36,6 +35,7 @@ record ProduceTickArgs(QueueKeys queue, String schedulerId, long tick, long next
 
     @Override
     public List<String> keys() {
+        List<String> addJobKeys = addJob.keys();
         List<String> keys = new ArrayList<>(2 + addJobKeys.size());
         Collections.addAll(keys, queue.schedules(), queue.schedulerState(schedulerId));
         keys.addAll(addJobKeys);
@@ -44,6 +44,7 @@ record ProduceTickArgs(QueueKeys queue, String schedulerId, long tick, long next
 
     @Override
     public List<String> args() {
+        List<String> addJobArgs = addJob.args();
         List<String> args = new ArrayList<>(6 + addJobArgs.size());
         Collections.addAll(args, schedulerId, Long.toString(tick), Long.toString(next), produce ? "1" : "0",
                 Integer.toString(limit), singleFlight);

@@ -1,7 +1,7 @@
 package dev.fencedqueue.queue.scheduler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -14,12 +14,12 @@ import io.vertx.mutiny.redis.client.Request;
  */
 final class StoredSchedulers {
 
-    private final QueueContexts contexts;
+    private final Queues queues;
     private final SharedConnection redis;
     private final ObjectMapper json;
 
-    StoredSchedulers(QueueContexts contexts, SharedConnection redis, ObjectMapper json) {
-        this.contexts = contexts;
+    StoredSchedulers(Queues queues, SharedConnection redis, ObjectMapper json) {
+        this.queues = queues;
         this.redis = redis;
         this.json = json;
     }
@@ -31,9 +31,9 @@ final class StoredSchedulers {
      *         has none of this id
      */
     Uni<JobScheduler> get(String queue, String id) {
-        return redis.send(Request.cmd(Command.HGET).arg(contexts.keys(queue).schedulers()).arg(id))
+        return redis.send(Request.cmd(Command.HGET).arg(queues.keys(queue).schedulers()).arg(id))
                 .map(spec -> spec == null ? null
-                        : JobSchedulerJson.stored(JobSchedulerJson.parse(json, spec.toString()), contexts.keyPrefix()));
+                        : JobSchedulerJson.stored(JobSchedulerJson.parse(json, spec.toString()), queues.keyPrefix()));
     }
 
     /** @return the Redis clock, ms since the epoch */

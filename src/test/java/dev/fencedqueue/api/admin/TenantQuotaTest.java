@@ -9,12 +9,12 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.nullValue;
 
+import dev.fencedqueue.queue.Queues;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.PostgresTestResource;
 import dev.fencedqueue.testing.QueueInspector;
@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 class TenantQuotaTest {
 
     @Inject
-    QueueContexts contexts;
+    Queues queues;
 
     @Inject
     SwitchableConfig settings;
@@ -122,13 +122,13 @@ class TenantQuotaTest {
         }
         assertThat(AdminApi.admin().get("/admin/tenants/" + tenant).<Integer>path("tokens.today"))
                 .as("the tenant's tokens: the parent's plan and report, and its children's answers").isEqualTo(spent);
-        assertThat(redis.hash(contexts.keys(research.queue()).job(jobId)).keySet())
+        assertThat(redis.hash(queues.keys(research.queue()).job(jobId)).keySet())
                 .as("every run's charge settled by its tokens").noneMatch(field -> field.startsWith("charged"));
     }
 
     @Test
     void theResearchQueueChargesTokensOnlyInAProtocolThatCountsThem() {
-        String meta = contexts.keys(research.queue()).meta();
+        String meta = queues.keys(research.queue()).meta();
         assertThat(redis.hash(meta)).as("OpenAI's protocol reports tokens").containsEntry("costUnit", "tokens");
         settings.adjust("fq.llm.protocol", "research");
         try {
@@ -150,7 +150,7 @@ class TenantQuotaTest {
     @Test
     void aWeightReachesTheQueuesThisInstanceServesAndLeavesWithTheDefaults() {
         String heavy = "heavy-" + System.nanoTime();
-        String weights = contexts.keys(research.queue()).tenantWeights();
+        String weights = queues.keys(research.queue()).tenantWeights();
         put(heavy, Map.of("weight", 2.5)).statusCode(200).body("weight", equalTo(2.5f));
         assertThat(redis.hash(weights)).as("fair dispatch reads it in the research queue's slot")
                 .containsEntry(heavy, "2.5");

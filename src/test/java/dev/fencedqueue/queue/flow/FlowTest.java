@@ -12,17 +12,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.AddJobArgs;
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.queue.JobAdder;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueEvent;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
@@ -59,7 +60,13 @@ class FlowTest extends QueueTestSupport {
     FlowReader reader;
 
     @Inject
-    QueueContexts contexts;
+    JobAdder adder;
+
+    @Inject
+    LuaScripts scripts;
+
+    @Inject
+    EventsConfig events;
 
     @Inject
     SharedConnection connection;
@@ -196,13 +203,13 @@ class FlowTest extends QueueTestSupport {
         await().atMost(TIMEOUT).until(() -> held.started() == 2);
 
         // What JobQueue.abort runs first: the parent's own abort, and nothing after it (the process died there).
-        QueueContext ctx = contexts.context(queue.name());
-        QueueKeys keys = ctx.keys();
+        QueueKeys keys = queue.keys();
         String parentId = added.jobId();
-        ctx.scripts().run(LuaScript.ABORT_JOB, List.of(keys.waitList(), keys.active(), keys.delayed(),
+        scripts.run(LuaScript.ABORT_JOB, List.of(keys.waitList(), keys.active(), keys.delayed(),
                 keys.prioritized(), keys.failed(), keys.job(parentId), keys.events(parentId), keys.events(), keys.marker(),
-                keys.meta()), List.of(parentId, "operator", ctx.streamLengthArg(), keys.revokedChannel(), keys.prefix(),
-                ctx.queueEventsArg())).await().atMost(TIMEOUT);
+                keys.meta()), List.of(parentId, "operator", Integer.toString(events.maxStreamLength()),
+                keys.revokedChannel(), keys.prefix(), Integer.toString(events.queueStreamMaxLength())))
+                .await().atMost(TIMEOUT);
         assertThat(redis.job(queue, parentId).state()).isEqualTo(JobState.ABORTED);
         for (FlowNode child : added.children()) {
             assertThat(redis.job(other, child.jobId()).state()).as("not aborted yet").isEqualTo(JobState.ACTIVE);
@@ -268,11 +275,10 @@ class FlowTest extends QueueTestSupport {
         String childKey = other.keys().job("crashed:0");
         String spec = "{\"jobId\":\"crashed:0\",\"queue\":\"" + other.name() + "\",\"name\":\"leaf\",\"data\":null,"
                 + "\"options\":{},\"policy\":\"fail\",\"children\":[],\"parentKey\":\"" + parentKey + "\"}";
-        AddJobArgs addJob = new AddJobArgs(contexts.context(queue.name()));
-        List<String> args = addJob.args("collect", null, JobOptions.defaults().withJobId("crashed"), "",
+        List<String> args = adder.args(queue.keys(), "collect", null, JobOptions.defaults().withJobId("crashed"), "",
                 ParentPolicy.FAIL.value(), "", "", "");
         args.addAll(List.of(childKey, spec));
-        addJob.run(args).await().atMost(TIMEOUT);
+        adder.run(new AddJobArgs(queue.keys(), args)).await().atMost(TIMEOUT);
         assertThat(redis.job(queue, "crashed").state()).isEqualTo(JobState.WAITING_CHILDREN);
 
         startWorkers();

@@ -16,9 +16,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
@@ -51,7 +51,7 @@ class JobSchedulersTest extends QueueTestSupport {
     JobSchedulers schedulers;
 
     @Inject
-    QueueContexts contexts;
+    LuaScripts scripts;
 
     @Inject
     SharedConnection connection;
@@ -175,15 +175,15 @@ class JobSchedulersTest extends QueueTestSupport {
         String holder = "holder-" + UUID.randomUUID().toString().substring(0, 8);
         String channel = "news-" + holder;
         CompletableFuture<Object> release = new CompletableFuture<>();
-        QueueContext ctx = contexts.context(queue.name());
+        QueueKeys keys = queue.keys();
         workers.start(ProbeProcessor.of(queue.name(), context -> !context.jobId().equals(holder)
                 ? Uni.createFrom().item(context.jobId())
-                : ctx.scripts().run(LuaScript.ACQUIRE_SINGLE_FLIGHT, List.of(ctx.keys().singleFlight(channel)),
-                        List.of(holder, ctx.keys().prefix()))
+                : scripts.run(LuaScript.ACQUIRE_SINGLE_FLIGHT, List.of(keys.singleFlight(channel)),
+                        List.of(holder, keys.prefix()))
                         .chain(taken -> Uni.createFrom().completionStage(release))),
                 TestWorkers.options("w").schedulerMissedAfter(MISSED_AFTER).build());
         queue.add("fan-out", Map.of("channel", channel), JobOptions.defaults().withJobId(holder)).await().atMost(TIMEOUT);
-        await().atMost(TIMEOUT).until(() -> holder.equals(redisValue(ctx.keys().singleFlight(channel))));
+        await().atMost(TIMEOUT).until(() -> holder.equals(redisValue(keys.singleFlight(channel))));
 
         Map<String, Object> template = Map.of("queue", queue.name(), "name", "fan-out", "data", Map.of("channel", channel));
         upsert(skipper, Map.of("every", EVERY, "overlap", "skip", "template", template));
