@@ -27,7 +27,6 @@ import dev.fencedqueue.tracing.TraceAttributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.helpers.UniCallbackSubscriber;
 
 /**
  * The {@link JobContext} a worker gives to its processor for one attempt. Its writes are sent from the
@@ -298,7 +297,7 @@ final class WorkerJobContext implements JobContext {
                 }
                 AttemptSpan span = active.span();
                 span.writeSent();
-                write.subscribe().withSubscriber(new UniCallbackSubscriber<T>(item -> {
+                AttemptPipeline.subscribe(write, item -> {
                     span.writeAnswered();
                     emitter.complete(item);
                 }, failure -> {
@@ -312,7 +311,7 @@ final class WorkerJobContext implements JobContext {
                     }
                     span.writeAnswered();
                     emitter.fail(failure);
-                }, io.smallrye.mutiny.Context.empty()));
+                });
             });
         });
     }
