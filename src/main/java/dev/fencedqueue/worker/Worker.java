@@ -19,6 +19,7 @@ import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.flow.Flows;
 import dev.fencedqueue.queue.scheduler.DueTicks;
+import dev.fencedqueue.queue.scheduler.SchedulerTicker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;

@@ -20,7 +20,7 @@ import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.flow.ChildFailedException;
-import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;

@@ -13,10 +13,12 @@ import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.fencedqueue.queue.AddJobArgs;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
+import dev.fencedqueue.queue.ParentPolicy;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.QueueEvent;

@@ -1,8 +1,7 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.queue.scheduler;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.scheduler.DueTicks;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
@@ -12,7 +11,7 @@ import org.jboss.logging.Logger;
  * the due ticks ({@link DueTicks#produceDue}). Every worker of the queue does the same; each tick still produces
  * one job fleet-wide. Confined to the worker's context; nothing blocks.
  */
-final class SchedulerTicker {
+public final class SchedulerTicker {
 
     private static final Logger LOG = Logger.getLogger(SchedulerTicker.class);
 
@@ -30,7 +29,7 @@ final class SchedulerTicker {
     private boolean running;
 
     /** {@code missedAfterMs}: how late a tick may be produced before it counts as missed, ms */
-    SchedulerTicker(DueTicks ticks, QueueKeys keys, Vertx vertx, long missedAfterMs) {
+    public SchedulerTicker(DueTicks ticks, QueueKeys keys, Vertx vertx, long missedAfterMs) {
         this.ticks = ticks;
         this.keys = keys;
         this.vertx = vertx;
@@ -38,13 +37,13 @@ final class SchedulerTicker {
     }
 
     /** Starts looking; call on the worker's context. */
-    void start() {
+    public void start() {
         running = true;
         look();
     }
 
     /** Stops looking; a look under way finishes its writes. Call on the worker's context. */
-    void stop() {
+    public void stop() {
         running = false;
         if (timer >= 0) {
             vertx.cancelTimer(timer);
