@@ -6,7 +6,6 @@ import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.Flows;
 import dev.fencedqueue.tracing.JobTracing;
 
 /** What an attempt's {@link JobContext} uses of the worker that runs it, and nothing more. */
@@ -18,8 +17,8 @@ interface AttemptHost {
     /** @return the fenced append to the worker's queue's job event streams */
     FencedAppend events();
 
-    /** @return flows over all queues: adding children, reading their results */
-    Flows flows();
+    /** @return the children of its jobs (flows): adding them, waiting for them, reading their results */
+    ChildJobs children();
 
     /** @return the worker's queue's key layout */
     QueueKeys keys();

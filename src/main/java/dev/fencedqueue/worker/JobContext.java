@@ -7,8 +7,8 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.events.JobEvent;
-import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.FlowJob;
+import dev.fencedqueue.queue.Job;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
 

@@ -9,7 +9,6 @@ import java.util.function.BooleanSupplier;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.FlowRelay;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -31,7 +30,7 @@ final class JobEnding {
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
     private final Executor onContext;
-    private final FlowRelay relay;
+    private final WorkerListener listener;
     private final QueueKeys keys;
     private final SharedConnection redis;
     private final BooleanSupplier stopping;
@@ -43,13 +42,13 @@ final class JobEnding {
      * @param finisher writes completions and failures
      * @param fetcher takes the next jobs a finishing write activated, and fetches when a slot frees
      * @param onContext runs tasks on the worker's context
-     * @param relay delivers a flow's child's ending to its parent
+     * @param listener told of each job that ended for good ({@link WorkerListener#ended})
      * @param keys the worker's queue's key layout
      * @param redis the shared connection, to read the state of a job whose attempt was revoked
      * @param stopping whether the worker began to stop: an attempt that fails from then on is handed back
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext, FlowRelay relay, QueueKeys keys, SharedConnection redis, BooleanSupplier stopping) {
+            Executor onContext, WorkerListener listener, QueueKeys keys, SharedConnection redis, BooleanSupplier stopping) {
         this.redis = redis;
         this.stopping = stopping;
         this.workerId = workerId;
@@ -58,7 +57,7 @@ final class JobEnding {
         this.finisher = finisher;
         this.fetcher = fetcher;
         this.onContext = onContext;
-        this.relay = relay;
+        this.listener = listener;
         this.keys = keys;
     }
 
@@ -112,10 +111,8 @@ final class JobEnding {
                 counters.finished(job, failure, outcome.code());
                 ended(job, failure, outcome.code());
                 release(job, false);
-                if (outcome.code() == 0 && job.job().parentKey() != null) {
-                    relay.deliver(keys, job.id()).subscribe().with(ignored -> {
-                    }, deliveryFailure -> LOG.debugf("job %s: its parent will learn its ending at the next sweep: %s",
-                            job.id(), Failures.describe(deliveryFailure)));
+                if (outcome.code() == 0) {
+                    listener.ended(keys, job.job());
                 }
                 fetcher.handle(outcome.next(), sentAt);
                 fetcher.pump();

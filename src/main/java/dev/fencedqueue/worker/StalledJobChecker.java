@@ -7,7 +7,6 @@ import java.util.function.IntConsumer;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.FlowRelay;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
@@ -22,16 +21,19 @@ final class StalledJobChecker {
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final WorkerOptions options;
-    private final FlowRelay relay;
+    private final WorkerListener listener;
     private final IntConsumer onStalled;
 
-    /** @param onStalled told how many jobs each check found stalled (when it found some) */
-    StalledJobChecker(QueueContext ctx, WorkerOptions options, FlowRelay relay, IntConsumer onStalled) {
+    /**
+     * @param listener told after each check ({@link WorkerListener#stalledChecked})
+     * @param onStalled told how many jobs each check found stalled (when it found some)
+     */
+    StalledJobChecker(QueueContext ctx, WorkerOptions options, WorkerListener listener, IntConsumer onStalled) {
         this.onStalled = onStalled;
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.options = options;
-        this.relay = relay;
+        this.listener = listener;
     }
 
     /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
@@ -48,12 +50,12 @@ final class StalledJobChecker {
 
     /**
      * Runs {@link #check()} once in the background and logs the jobs it found stalled; a failed check is
-     * only logged (at debug), the next interval runs it again. Then sweeps the queue's flows
-     * ({@link FlowRelay#sweep}): children's endings not delivered yet (those of the jobs this check failed among
-     * them), children an add left behind.
+     * only logged (at debug), the next interval runs it again. Before the log, what follows the check for features
+     * beside the worker ({@link WorkerListener#stalledChecked}: flows sweep the queue, delivering the endings of the
+     * children this check failed among others).
      */
     void checkAndLog() {
-        check().eventually(() -> relay.sweep(keys)).subscribe().with(
+        check().eventually(() -> listener.stalledChecked(keys)).subscribe().with(
                 stalled -> {
                     stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s", keys.queue(),
                             jobId, outcome));

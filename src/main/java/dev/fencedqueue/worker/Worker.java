@@ -17,9 +17,6 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.Flows;
-import dev.fencedqueue.queue.scheduler.DueTicks;
-import dev.fencedqueue.queue.scheduler.SchedulerTicker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -52,7 +49,7 @@ public final class Worker {
     private final JobFetcher fetcher;
     private final JobEnding ending;
     private final AttemptHost host;
-    private final SchedulerTicker ticker;
+    private final WorkerListener listener;
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
@@ -70,11 +67,11 @@ public final class Worker {
 
     /**
      * {@code ctx}: the queue it runs; {@code blockingExecutor}: where a blocking processor's attempts run, {@code null}
-     * for one that does not block; {@code flows}: what its jobs use of flows; {@code ticks}: produce the queue's due
-     * scheduler ticks.
+     * for one that does not block; {@code listener}: told as it starts and stops, of its jobs' endings and of its
+     * stalled-job checks; {@code children}: what its jobs use of flows.
      */
     Worker(QueueContext ctx, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
-            Flows flows, DueTicks ticks, ObjectMapper json, Vertx vertx) {
+            WorkerListener listener, ChildJobs children, ObjectMapper json, Vertx vertx) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.processor = processor;
@@ -87,15 +84,15 @@ public final class Worker {
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
-        this.ticker = new SchedulerTicker(ticks, keys, vertx, options.schedulerMissedAfter().toMillis());
+        this.listener = listener;
         this.counters = new WorkerCounters(options.workerId(), slots);
-        this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay(), counters::stalled);
+        this.stalledJobChecker = new StalledJobChecker(ctx, options, listener, counters::stalled);
         JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
         this.active = new ActiveJobs(options.concurrency());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
-        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
+        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, listener,
                 keys, ctx.redis(), () -> stopping);
-        this.host = new WorkerHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), flows, keys,
+        this.host = new WorkerHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), children, keys,
                 onContext, ctx.tracing(), this::ownershipLost);
     }
 
@@ -107,6 +104,16 @@ public final class Worker {
     /** @return the name of the queue this worker runs */
     public String queue() {
         return keys.queue();
+    }
+
+    /** @return the key layout of the queue this worker runs */
+    public QueueKeys keys() {
+        return keys;
+    }
+
+    /** @return the options this worker runs with */
+    public WorkerOptions options() {
+        return options;
     }
 
     /** @return the processor whose jobs this worker runs */
@@ -171,7 +178,7 @@ public final class Worker {
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
             stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> stalledJobChecker.checkAndLog());
             stalledJobChecker.checkAndLog();
-            ticker.start();
+            listener.started(this);
             fetcher.requestFetch();
             LOG.infof("worker %s started on queue %s (concurrency %d, lock %s, renew every %s)", id(), queue(),
                     options.concurrency(), options.lockDuration(), options.lockRenewInterval());
@@ -225,7 +232,7 @@ public final class Worker {
             closing = true;
             updateAccepting();
             fetcher.stop();
-            ticker.stop();
+            listener.stopping(this);
             markerWaiter.close().subscribe().with(v -> {
             }, f -> {
             });

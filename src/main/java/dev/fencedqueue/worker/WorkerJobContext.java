@@ -14,13 +14,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.ChildFailedException;
-import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -202,7 +201,7 @@ final class WorkerJobContext implements JobContext {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
         Span send = worker.tracing().send(worker.keys().queue(), active.span().context(), children.size());
-        Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.job().tenant(),
+        Uni<Integer> write = worker.children().add(worker.keys(), jobId(), active.job().tenant(),
                 active.lockToken(), fencingToken(), children, JobTracing.traceParent(send));
         return Spans.ending(send, fenced("addChildren", write), (span, added) -> span.setAttribute(
                 TraceAttributes.CHILDREN_ADDED, (long) added));
@@ -215,16 +214,14 @@ final class WorkerJobContext implements JobContext {
         }
         QueueKeys keys = worker.keys();
         String id = jobId();
-        Uni<Void> write = worker.flows().producer().moveToWaitingChildren(keys, id, active.lockToken(), fencingToken())
+        Uni<Void> write = worker.children().moveToWaitingChildren(keys, id, active.lockToken(), fencingToken())
                 .map(parked -> {
                     if (parked) {
                         throw new WaitingChildrenException(id);
                     }
                     return null;
                 });
-        return fenced("moveToWaitingChildren", write)
-                .onFailure(ChildFailedException.class).transform(failure -> new UnrecoverableJobException(
-                        Failures.describe(failure), failure));
+        return fenced("moveToWaitingChildren", write);
     }
 
     @Override
@@ -234,12 +231,12 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public Uni<Map<String, String>> childrenValues() {
-        return worker.flows().reader().childrenValues(worker.keys(), jobId());
+        return worker.children().childrenValues(worker.keys(), jobId());
     }
 
     @Override
     public Uni<Map<String, String>> failedChildren() {
-        return worker.flows().reader().failedChildren(worker.keys(), jobId());
+        return worker.children().failedChildren(worker.keys(), jobId());
     }
 
     @Override

@@ -21,9 +21,8 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.QueueContexts;
-import dev.fencedqueue.queue.flow.Flows;
-import dev.fencedqueue.queue.scheduler.DueTicks;
 import dev.fencedqueue.redis.RedisMemory;
+import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -42,6 +41,8 @@ import org.jboss.logging.Logger;
  * when {@code fq.worker.noop-queue} names one (unless {@code fq.worker.enabled=false}), and on demand through
  * {@link #create}. The workers started here take jobs only while Redis's {@code maxmemory-policy} allows
  * ({@link RedisMemory#onWorkPermitted}): they start paused until Redis was read, and pause while it may evict keys.
+ * Every {@link WorkerListener} bean is told about every worker created here; the {@link ChildJobs} bean gives their
+ * jobs their children.
  */
 @ApplicationScoped
 public class WorkerManager {
@@ -50,13 +51,12 @@ public class WorkerManager {
 
     private final WorkerConfig config;
     private final QueueContexts contexts;
-    private final Flows flows;
-    private final DueTicks ticks;
+    private final WorkerListener listener;
+    private final ChildJobs children;
     private final ObjectMapper json;
     private final Vertx vertx;
     private final RevocationListener revocations;
     private final WorkerMetrics metrics;
-    private final TenantSlotTime slotTime;
     private final Instance<JobProcessor> processors;
     private final Instance<ExecutorService> virtualThreads;
     private final RedisMemory memory;
@@ -67,14 +67,14 @@ public class WorkerManager {
     private final Set<Worker> heldBack = ConcurrentHashMap.newKeySet();
     private boolean workPermitted;
 
-    public WorkerManager(WorkerConfig config, QueueContexts contexts, Flows flows, DueTicks ticks,
-            ObjectMapper json, Vertx vertx, RevocationListener revocations, WorkerMetrics metrics,
+    public WorkerManager(WorkerConfig config, QueueContexts contexts, @All List<WorkerListener> listeners,
+            ChildJobs children, ObjectMapper json, Vertx vertx, RevocationListener revocations, WorkerMetrics metrics,
             Instance<JobProcessor> processors,
-            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory, TenantSlotTime slotTime) {
+            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory) {
         this.config = config;
         this.contexts = contexts;
-        this.flows = flows;
-        this.ticks = ticks;
+        this.listener = WorkerListener.all(listeners);
+        this.children = children;
         this.json = json;
         this.vertx = vertx;
         this.revocations = revocations;
@@ -82,7 +82,6 @@ public class WorkerManager {
         this.processors = processors;
         this.virtualThreads = virtualThreads;
         this.memory = memory;
-        this.slotTime = slotTime;
         this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
     }
 
@@ -155,7 +154,8 @@ public class WorkerManager {
     }
 
     /**
-     * Creates a worker (not started) for a processor, registered for revoke notices.
+     * Creates a worker (not started) for a processor, registered for revoke notices; the {@link WorkerListener}s are
+     * told ({@link WorkerListener#created}).
      *
      * @param processor the processor, must not be {@code null}
      * @param options the worker options, must not be {@code null}
@@ -163,16 +163,16 @@ public class WorkerManager {
      */
     public Worker create(JobProcessor processor, WorkerOptions options) {
         Worker worker = new Worker(contexts.context(processor.queue()), processor,
-                processor.isBlocking() ? blockingExecutor() : null, options, flows, ticks, json, vertx);
+                processor.isBlocking() ? blockingExecutor() : null, options, listener, children, json, vertx);
         revocations.register(worker);
         metrics.bind(worker);
-        slotTime.bind(worker);
+        listener.created(worker);
         workers.add(worker);
         return worker;
     }
 
     /**
-     * Stops a worker created here.
+     * Stops a worker created here; then the {@link WorkerListener}s are told ({@link WorkerListener#stopped}).
      *
      * @param worker the worker
      * @return completes when it stopped
@@ -182,7 +182,7 @@ public class WorkerManager {
         heldBack.remove(worker);
         revocations.unregister(worker);
         metrics.unbind(worker);
-        return worker.close().call(() -> slotTime.unbind(worker));
+        return worker.close().call(() -> listener.stopped(worker));
     }
 
     /**

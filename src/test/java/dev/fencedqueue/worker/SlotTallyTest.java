@@ -35,7 +35,7 @@ class SlotTallyTest extends WorkerTestSupport {
         String job = add(JobOptions.defaults().withTenant("acme"));
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         Worker worker = workers.start(processor, TestWorkers.options("w-1").build());
-        slotTime.unbind(worker).await().atMost(TIMEOUT); // the takes below are the only ones
+        slotTime.stopped(worker).await().atMost(TIMEOUT); // the takes below are the only ones
         ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
 
         awaitLockRenewed(job, 1);

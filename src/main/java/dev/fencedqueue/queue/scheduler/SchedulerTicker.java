@@ -11,7 +11,7 @@ import org.jboss.logging.Logger;
  * the due ticks ({@link DueTicks#produceDue}). Every worker of the queue does the same; each tick still produces
  * one job fleet-wide. Confined to the worker's context; nothing blocks.
  */
-public final class SchedulerTicker {
+final class SchedulerTicker {
 
     private static final Logger LOG = Logger.getLogger(SchedulerTicker.class);
 
@@ -29,7 +29,7 @@ public final class SchedulerTicker {
     private boolean running;
 
     /** {@code missedAfterMs}: how late a tick may be produced before it counts as missed, ms */
-    public SchedulerTicker(DueTicks ticks, QueueKeys keys, Vertx vertx, long missedAfterMs) {
+    SchedulerTicker(DueTicks ticks, QueueKeys keys, Vertx vertx, long missedAfterMs) {
         this.ticks = ticks;
         this.keys = keys;
         this.vertx = vertx;
@@ -37,13 +37,13 @@ public final class SchedulerTicker {
     }
 
     /** Starts looking; call on the worker's context. */
-    public void start() {
+    void start() {
         running = true;
         look();
     }
 
     /** Stops looking; a look under way finishes its writes. Call on the worker's context. */
-    public void stop() {
+    void stop() {
         running = false;
         if (timer >= 0) {
             vertx.cancelTimer(timer);
