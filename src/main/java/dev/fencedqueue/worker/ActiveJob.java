@@ -19,7 +19,7 @@ final class ActiveJob {
     private final AttemptSpan span;
     /** When the attempt was activated (System.nanoTime). */
     private final long activatedAt = System.nanoTime();
-    /** Up to when (System.nanoTime) the slot time of the attempt was counted ({@link SlotTally}). */
+    /** Up to when (System.nanoTime) the slot time of the attempt was counted ({@link ActiveJobs#takeSlotTime}). */
     private long slotCountedTo = activatedAt;
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */

@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -45,21 +46,21 @@ final class AttemptSpan {
      * Starts the span of an attempt.
      *
      * @param tracing the spans of jobs
-     * @param activated the attempt as its activation returned it
+     * @param job the job as the attempt's activation returned it
+     * @param resumePoint the attempt's resume point, {@code null} for none
      * @param workerId the worker that runs it
      * @return the span, started; {@link #NONE} while tracing is off
      */
-    static AttemptSpan start(JobTracing tracing, Activation.Activated activated, String workerId) {
+    static AttemptSpan start(JobTracing tracing, Job job, String resumePoint, String workerId) {
         if (!tracing.enabled()) {
             return NONE;
         }
-        var job = activated.job();
         var builder = tracing.process(job.queue(), job.id(), job.traceParent())
                 .setAttribute(TraceAttributes.FENCING_TOKEN, job.fencingToken())
                 .setAttribute(TraceAttributes.ATTEMPT, (long) job.attemptsStarted())
                 .setAttribute(TraceAttributes.WORKER_ID, workerId);
-        if (activated.resumePoint() != null) {
-            builder.setAttribute(TraceAttributes.RESUME_POINT, activated.resumePoint());
+        if (resumePoint != null) {
+            builder.setAttribute(TraceAttributes.RESUME_POINT, resumePoint);
         }
         if (job.schedulerId() != null) {
             builder.setAttribute(TraceAttributes.SCHEDULER_ID, job.schedulerId());

@@ -48,7 +48,8 @@ final class JobEnding {
      * @param stopping whether the worker began to stop: an attempt that fails from then on is handed back
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext, WorkerListener listener, QueueKeys keys, SharedConnection redis, BooleanSupplier stopping) {
+            Executor onContext, WorkerListener listener, QueueKeys keys, SharedConnection redis,
+            BooleanSupplier stopping) {
         this.redis = redis;
         this.stopping = stopping;
         this.workerId = workerId;
@@ -108,7 +109,8 @@ final class JobEnding {
             @Override
             public void written(JobFinisher.Outcome outcome) {
                 active.unreserve(fetch);
-                counters.finished(job, failure, outcome.code());
+                active.slotEnded(job);
+                counters.finished(job.job(), job.runningNanos(), failure, outcome.code());
                 ended(job, failure, outcome.code());
                 release(job, false);
                 if (outcome.code() == 0) {
@@ -143,7 +145,8 @@ final class JobEnding {
      */
     private void rateLimited(ActiveJob job, RateLimitedException limited) {
         active.finishing(job);
-        counters.rateLimited(job);
+        active.slotEnded(job);
+        counters.rateLimited(job.runningNanos());
         finisher.handBack(job, limited.delay()).emitOn(onContext).onFailure().recoverWithItem(-1L).subscribe()
                 .with(code -> {
                     job.span().end(code < 0 ? "zombie" : "rate-limited", code < 0
@@ -164,7 +167,8 @@ final class JobEnding {
             return;
         }
         job.cancel(reason);
-        counters.cancelled(job, reason);
+        active.slotEnded(job);
+        counters.cancelled(timing(reason), job.runningNanos());
         switch (reason) {
             case OWNERSHIP_LOST -> job.span().end("zombie", "a newer run owns the job: a fenced write or the lock "
                     + "renewal was refused");
@@ -207,7 +211,8 @@ final class JobEnding {
     private Uni<Long> handBack(ActiveJob job) {
         active.finishing(job);
         job.cancel(CancelReason.SHUTDOWN);
-        counters.cancelled(job, CancelReason.SHUTDOWN);
+        active.slotEnded(job);
+        counters.cancelled(timing(CancelReason.SHUTDOWN), job.runningNanos());
         return finisher.handBack(job, Duration.ZERO).emitOn(onContext)
                 .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId, job.id(), code))
                 .onFailure().recoverWithItem(-1L)
@@ -215,6 +220,16 @@ final class JobEnding {
                         ? "the instance stopped; the hand-back was not written (code " + code + ")"
                         : "the instance stopped"))
                 .eventually(() -> release(job, false));
+    }
+
+    /** @return how an attempt cancelled for {@code reason} ended, as its timing says it ({@code fq_job_processing}) */
+    private static String timing(CancelReason reason) {
+        return switch (reason) {
+            case OWNERSHIP_LOST, LOCK_EXPIRED -> "zombie";
+            case SHUTDOWN -> "handed-back";
+            case REVOKED -> "revoked";
+            case TIMEOUT -> "failed";
+        };
     }
 
     private static void ended(ActiveJob job, Throwable failure, long code) {

@@ -53,7 +53,6 @@ public final class Worker {
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
-    private final SlotTally slots = new SlotTally();
     private volatile boolean frozen;
     private volatile boolean running;
     /** Set as {@link #close} is called, before its steps run on the context: an attempt failing from then on is the stop's. */
@@ -85,10 +84,10 @@ public final class Worker {
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
         this.listener = listener;
-        this.counters = new WorkerCounters(options.workerId(), slots);
+        this.active = new ActiveJobs(options.concurrency());
+        this.counters = new WorkerCounters(options.workerId(), active::size, LOG);
         this.stalledJobChecker = new StalledJobChecker(ctx, options, listener, counters::stalled);
         JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
-        this.active = new ActiveJobs(options.concurrency());
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, listener,
                 keys, ctx.redis(), () -> stopping);
@@ -126,22 +125,22 @@ public final class Worker {
         return active.ids();
     }
 
-    /** @param timings where this worker reports how long its jobs waited and ran, from now on */
-    void timings(AttemptTimings timings) {
-        counters.timings(timings);
+    /** @return this worker's counters, which its metrics publish */
+    WorkerCounters counters() {
+        return counters;
     }
 
     /**
      * @return the slot time its attempts held since the last call, by tenant id, whole ms (running attempts up to now;
-     *         {@link SlotTally}), taken on the worker's context
+     *         {@link ActiveJobs#takeSlotTime}), taken on the worker's context
      */
-    Uni<Map<String, Long>> takeSlotTime() {
-        return onContext(() -> slots.take(active.snapshot()));
+    public Uni<Map<String, Long>> takeSlotTime() {
+        return onContext(active::takeSlotTime);
     }
 
     /** @return this worker's counters */
     public WorkerStats stats() {
-        return counters.stats(active.size());
+        return counters.stats();
     }
 
     /** @return whether the worker has been started and not closed */
@@ -263,7 +262,7 @@ public final class Worker {
 
     /** Called when a fenced write was rejected: the worker no longer owns the job, so it stops at once. */
     void ownershipLost(ActiveJob job, QueueException reason) {
-        counters.rejected(job, Failures.describe(reason));
+        counters.rejected(job.id(), Failures.describe(reason));
         context.runOnContext(ignored -> ending.cancel(job, CancelReason.OWNERSHIP_LOST));
     }
 
@@ -282,9 +281,9 @@ public final class Worker {
 
     private void run(Activation.Activated activated, long sentAt) {
         ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos(),
-                AttemptSpan.start(ctx.tracing(), activated, options.workerId()));
+                AttemptSpan.start(ctx.tracing(), activated.job(), activated.resumePoint(), options.workerId()));
         active.add(running);
-        counters.started(running);
+        counters.started(running.job());
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
         // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the
         // thread a blocking or asynchronous processor ended on).

@@ -165,7 +165,7 @@ public class WorkerManager {
         Worker worker = new Worker(contexts.context(processor.queue()), processor,
                 processor.isBlocking() ? blockingExecutor() : null, options, listener, children, json, vertx);
         revocations.register(worker);
-        metrics.bind(worker);
+        metrics.bind(worker.queue(), worker.id(), worker.counters());
         listener.created(worker);
         workers.add(worker);
         return worker;
@@ -181,7 +181,7 @@ public class WorkerManager {
         workers.remove(worker);
         heldBack.remove(worker);
         revocations.unregister(worker);
-        metrics.unbind(worker);
+        metrics.unbind(worker.counters());
         return worker.close().call(() -> listener.stopped(worker));
     }
 

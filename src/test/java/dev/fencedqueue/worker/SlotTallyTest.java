@@ -18,7 +18,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker's slot time by tenant ({@link SlotTally}): a running attempt counts each time the tally is taken, from where
+ * A worker's slot time by tenant ({@link ActiveJobs#takeSlotTime}): a running attempt counts each time the tally is taken, from where
  * the last take left it, so that a long job's time falls into the minute it was spent; an ended one counts its rest
  * once.
  */
