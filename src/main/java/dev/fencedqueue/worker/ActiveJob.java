@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.util.concurrent.CompletableFuture;
 
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.telemetry.AttemptSpan;
 import io.smallrye.mutiny.subscription.Cancellable;
 
 /**

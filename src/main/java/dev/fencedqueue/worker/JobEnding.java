@@ -10,6 +10,7 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.telemetry.WorkerCounters;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;

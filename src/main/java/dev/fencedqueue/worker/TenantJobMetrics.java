@@ -11,6 +11,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.Tenants;
+import dev.fencedqueue.telemetry.QueueMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;

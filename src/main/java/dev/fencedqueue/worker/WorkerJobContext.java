@@ -20,6 +20,7 @@ import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.telemetry.AttemptSpan;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;

@@ -22,6 +22,7 @@ import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.redis.RedisMemory;
+import dev.fencedqueue.telemetry.WorkerMetrics;
 import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;

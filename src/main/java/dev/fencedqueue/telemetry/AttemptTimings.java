@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 /**
  * Where a worker reports how long its jobs waited and ran ({@link WorkerMetrics} makes histograms of them).

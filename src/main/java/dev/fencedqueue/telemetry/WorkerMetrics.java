@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 import java.time.Duration;
 import java.util.List;

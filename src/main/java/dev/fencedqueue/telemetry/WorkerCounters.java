@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
