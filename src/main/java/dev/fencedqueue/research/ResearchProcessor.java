@@ -6,7 +6,7 @@ import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
-import dev.fencedqueue.worker.CostUnit;
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.worker.UnrecoverableJobException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.time.Duration;
 import java.util.Optional;
 
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import io.smallrye.mutiny.Uni;

@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.redis.RedisMemory;
 import dev.fencedqueue.telemetry.WorkerMetrics;

@@ -1,11 +1,13 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.tenancy;
 
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.SlotTime;
+import dev.fencedqueue.tenancy.SlotTime;
+import dev.fencedqueue.worker.Worker;
+import dev.fencedqueue.worker.WorkerListener;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.annotation.PreDestroy;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.tenancy;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -14,6 +14,8 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.redis.SharedConnection;
