@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
-import dev.fencedqueue.tenancy.Tenants;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -28,8 +27,8 @@ public class WorkerMetrics {
 
     private final MeterRegistry registry;
     private final QueueMetrics queues;
-    private final Tenants tenants;
-    /** {@code fq_tenant_wait_seconds} by tenant label (a bounded set: {@link Tenants#metricLabel}). */
+    private final TenantLabels tenants;
+    /** {@code fq_tenant_wait_seconds} by tenant label (a bounded set: {@link TenantLabels#metricLabel}). */
     private final Map<String, Timer> tenantWaits = new ConcurrentHashMap<>();
     /** The meters of each bound worker, by its counters. */
     private final Map<WorkerCounters, Bound> bound = new ConcurrentHashMap<>();
@@ -38,7 +37,7 @@ public class WorkerMetrics {
     private record Bound(String queue, List<Meter> meters) {
     }
 
-    public WorkerMetrics(MeterRegistry registry, QueueMetrics queues, Tenants tenants) {
+    public WorkerMetrics(MeterRegistry registry, QueueMetrics queues, TenantLabels tenants) {
         this.tenants = tenants;
         this.registry = registry;
         this.queues = queues;
