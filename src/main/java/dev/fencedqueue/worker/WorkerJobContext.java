@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.queue.DataFields;
 import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotFoundException;

@@ -16,7 +16,6 @@ import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.flow.FlowNode;
 import dev.fencedqueue.queue.flow.FlowProducer;
 import dev.fencedqueue.queue.ParentPolicy;
-import dev.fencedqueue.worker.AddChecks;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
