@@ -7,6 +7,8 @@ import java.util.concurrent.Executor;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.RedisFailures;
+import dev.fencedqueue.worker.WorkerScripts.MoveToCompletedArgs;
+import dev.fencedqueue.worker.WorkerScripts.NextJobs;
 import io.vertx.mutiny.redis.client.Response;
 
 /**

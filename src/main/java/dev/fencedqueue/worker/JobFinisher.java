@@ -14,6 +14,9 @@ import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.RedisFailures;
+import dev.fencedqueue.worker.WorkerScripts.HandBackJobArgs;
+import dev.fencedqueue.worker.WorkerScripts.MoveToFailedArgs;
+import dev.fencedqueue.worker.WorkerScripts.NextJobs;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 

@@ -7,6 +7,7 @@ import java.util.function.IntConsumer;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.worker.WorkerScripts.StalledJobsArgs;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
