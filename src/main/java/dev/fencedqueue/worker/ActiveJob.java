@@ -20,7 +20,7 @@ final class ActiveJob {
     private final AttemptSpan span;
     /** When the attempt was activated (System.nanoTime). */
     private final long activatedAt = System.nanoTime();
-    /** Up to when (System.nanoTime) the slot time of the attempt was counted ({@link ActiveJobs#takeSlotTime}). */
+    /** Up to when (System.nanoTime) the slot time of the attempt was counted (the worker's slot time tally). */
     private long slotCountedTo = activatedAt;
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */

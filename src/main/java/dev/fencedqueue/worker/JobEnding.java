@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.SharedConnection;
@@ -31,7 +33,7 @@ final class JobEnding {
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
     private final Executor onContext;
-    private final WorkerListener listener;
+    private final BiConsumer<QueueKeys, Job> onEnded;
     private final QueueKeys keys;
     private final SharedConnection redis;
     private final BooleanSupplier stopping;
@@ -43,13 +45,14 @@ final class JobEnding {
      * @param finisher writes completions and failures
      * @param fetcher takes the next jobs a finishing write activated, and fetches when a slot frees
      * @param onContext runs tasks on the worker's context
-     * @param listener told of each job that ended for good ({@link WorkerListener#ended})
+     * @param onEnded told of each job that ended for good (its queue, the job): its completion, or the failure that
+     *        used its last attempt, written
      * @param keys the worker's queue's key layout
      * @param redis the shared connection, to read the state of a job whose attempt was revoked
      * @param stopping whether the worker began to stop: an attempt that fails from then on is handed back
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext, WorkerListener listener, QueueKeys keys, SharedConnection redis,
+            Executor onContext, BiConsumer<QueueKeys, Job> onEnded, QueueKeys keys, SharedConnection redis,
             BooleanSupplier stopping) {
         this.redis = redis;
         this.stopping = stopping;
@@ -59,7 +62,7 @@ final class JobEnding {
         this.finisher = finisher;
         this.fetcher = fetcher;
         this.onContext = onContext;
-        this.listener = listener;
+        this.onEnded = onEnded;
         this.keys = keys;
     }
 
@@ -106,18 +109,18 @@ final class JobEnding {
         active.reserve(fetch);
         String lockPrefix = JobFetcher.lockPrefix();
         long sentAt = System.nanoTime();
-        JobFinisher.Written written = new JobFinisher.Written() {
+        CompletionBatcher.Written written = new CompletionBatcher.Written() {
             @Override
-            public void written(JobFinisher.Outcome outcome) {
+            public void written(long code, Activation next) {
                 active.unreserve(fetch);
                 active.slotEnded(job);
-                counters.finished(job.job(), job.runningNanos(), failure, outcome.code());
-                ended(job, failure, outcome.code());
+                counters.finished(job.job(), job.runningNanos(), failure, code);
+                ended(job, failure, code);
                 release(job, false);
-                if (outcome.code() == 0) {
-                    listener.ended(keys, job.job());
+                if (code == 0) {
+                    onEnded.accept(keys, job.job());
                 }
-                fetcher.handle(outcome.next(), sentAt);
+                fetcher.handle(next, sentAt);
                 fetcher.pump();
             }
 
@@ -134,8 +137,8 @@ final class JobEnding {
         if (failure == null) {
             finisher.complete(job, result, fetch, lockPrefix, written);
         } else {
-            finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written,
-                    written::failed);
+            finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(
+                    outcome -> written.written(outcome.code(), outcome.next()), written::failed);
         }
     }
 

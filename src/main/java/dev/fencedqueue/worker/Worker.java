@@ -6,6 +6,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,6 +38,21 @@ import org.jboss.logging.Logger;
  */
 public final class Worker {
 
+    /**
+     * What the features beside a worker do (flows, job schedulers: the worker manager makes it from their listeners),
+     * each called on the worker's context and none blocking.
+     *
+     * @param started run once the worker started
+     * @param stopping run as it begins to stop
+     * @param ended told of each job that ended for good: its completion, or the failure that used its last attempt,
+     *        written (the job's queue, the job as its attempt was activated); starts what follows in the background
+     * @param stalledChecked run after each stalled-job check of the queue (found jobs or not, succeeded or failed);
+     *        the check's result is logged once its {@code Uni} completes
+     */
+    record Hooks(Consumer<Worker> started, Consumer<Worker> stopping, BiConsumer<QueueKeys, Job> ended,
+            Function<QueueKeys, Uni<Void>> stalledChecked) {
+    }
+
     private static final Logger LOG = Logger.getLogger(Worker.class);
 
     private final QueueContext ctx;
@@ -52,7 +70,7 @@ public final class Worker {
     private final JobFetcher fetcher;
     private final JobEnding ending;
     private final AttemptHost host;
-    private final WorkerListener listener;
+    private final Hooks hooks;
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
@@ -69,11 +87,11 @@ public final class Worker {
 
     /**
      * {@code ctx}: the queue it runs; {@code blockingExecutor}: where a blocking processor's attempts run, {@code null}
-     * for one that does not block; {@code listener}: told as it starts and stops, of its jobs' endings and of its
-     * stalled-job checks; {@code children}: what its jobs use of flows.
+     * for one that does not block; {@code hooks}: what the features beside it do as it starts and stops, as its jobs
+     * end and after its stalled-job checks; {@code children}: what its jobs use of flows.
      */
     Worker(QueueContext ctx, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
-            WorkerListener listener, ChildJobs children, ObjectMapper json, Vertx vertx) {
+            Hooks hooks, ChildJobs children, ObjectMapper json, Vertx vertx) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.processor = processor;
@@ -86,15 +104,15 @@ public final class Worker {
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
-        this.listener = listener;
+        this.hooks = hooks;
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId(), active::size, LOG);
-        this.stalledJobChecker = new StalledJobChecker(ctx, options, listener, counters::stalled);
+        this.stalledJobChecker = new StalledJobChecker(ctx, options, hooks.stalledChecked(), counters::stalled);
         JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
-        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, listener,
+        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, hooks.ended(),
                 keys, ctx.redis(), () -> stopping);
-        this.host = new WorkerHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), children, keys,
+        this.host = new AttemptHost(options.workerId(), new FencedAppend(ctx), new CommittedEvents(ctx), children, keys,
                 onContext, ctx.tracing(), this::ownershipLost);
     }
 
@@ -180,7 +198,7 @@ public final class Worker {
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
             stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> stalledJobChecker.checkAndLog());
             stalledJobChecker.checkAndLog();
-            listener.started(this);
+            hooks.started().accept(this);
             fetcher.requestFetch();
             LOG.infof("worker %s started on queue %s (concurrency %d, lock %s, renew every %s)", id(), queue(),
                     options.concurrency(), options.lockDuration(), options.lockRenewInterval());
@@ -234,7 +252,7 @@ public final class Worker {
             closing = true;
             updateAccepting();
             fetcher.stop();
-            listener.stopping(this);
+            hooks.stopping().accept(this);
             markerWaiter.close().subscribe().with(v -> {
             }, f -> {
             });

@@ -10,7 +10,7 @@ import io.smallrye.mutiny.Uni;
  * What runs beside a worker and its jobs for features this package does not know: flows deliver a child's ending to
  * its parent and sweep after each stalled-job check ({@code queue.flow.FlowRelay}), job schedulers produce a queue's
  * due ticks while a worker of it runs ({@code queue.scheduler.SchedulerTickers}), tenancy adds up the slot time a
- * worker's attempts held ({@code tenancy.TenantSlotTime}). {@link WorkerManager} tells every CDI bean that implements
+ * worker's attempts held ({@code tenancy.TenantSlotTime}). The worker manager tells every CDI bean that implements
  * it about every worker it creates; the implementations depend on this package, never the reverse (as
  * {@link dev.fencedqueue.queue.AbortFollowUp} does for {@code queue}). Every method has a default that does nothing;
  * none may block.
@@ -43,7 +43,7 @@ public interface WorkerListener {
     }
 
     /**
-     * A worker stopped ({@link WorkerManager#stop}): its jobs ended or were handed back.
+     * A worker stopped (the worker manager stopped it): its jobs ended or were handed back.
      *
      * @param worker the worker, not {@code null}
      * @return completes once what follows is done; the stop completes after it. A failure is the listener's to

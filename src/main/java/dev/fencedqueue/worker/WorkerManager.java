@@ -54,6 +54,7 @@ public class WorkerManager {
     private final WorkerConfig config;
     private final QueueContexts contexts;
     private final WorkerListener listener;
+    private final Worker.Hooks hooks;
     private final ChildJobs children;
     private final ObjectMapper json;
     private final Vertx vertx;
@@ -76,6 +77,7 @@ public class WorkerManager {
         this.config = config;
         this.contexts = contexts;
         this.listener = WorkerListener.all(listeners);
+        this.hooks = new Worker.Hooks(listener::started, listener::stopping, listener::ended, listener::stalledChecked);
         this.children = children;
         this.json = json;
         this.vertx = vertx;
@@ -165,7 +167,7 @@ public class WorkerManager {
      */
     public Worker create(JobProcessor processor, WorkerOptions options) {
         Worker worker = new Worker(contexts.context(processor.queue()), processor,
-                processor.isBlocking() ? blockingExecutor() : null, options, listener, children, json, vertx);
+                processor.isBlocking() ? blockingExecutor() : null, options, hooks, children, json, vertx);
         revocations.register(worker);
         metrics.bind(worker.queue(), worker.id(), worker.counters());
         listener.created(worker);
@@ -247,6 +249,33 @@ public class WorkerManager {
     /** @return the worker id of this instance ({@code fq.worker.id}, or host name plus a random suffix) */
     public String instanceId() {
         return instanceId;
+    }
+
+    /**
+     * The processor of the no-op queue ({@code fq.worker.noop-queue}): completes every job at once, without
+     * reading its data, with a {@code null} result. What such a job costs is the queue's own work: activation,
+     * lock, fencing token and completion, in Redis and in the worker.
+     */
+    private static final class NoopProcessor implements JobProcessor {
+
+        private static final Uni<Object> DONE = Uni.createFrom().nullItem();
+
+        private final String queue;
+
+        /** @param queue the queue to serve, must not be {@code null} */
+        NoopProcessor(String queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public String queue() {
+            return queue;
+        }
+
+        @Override
+        public Uni<Object> process(JobContext context) {
+            return DONE;
+        }
     }
 
     private static String defaultId() {
