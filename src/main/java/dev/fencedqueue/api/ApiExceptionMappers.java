@@ -5,8 +5,8 @@ import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import dev.fencedqueue.worker.DataFields;
-import dev.fencedqueue.worker.InvalidJobDataException;
+import dev.fencedqueue.queue.DataFields;
+import dev.fencedqueue.queue.InvalidJobDataException;
 import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;

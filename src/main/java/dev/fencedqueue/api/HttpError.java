@@ -14,7 +14,7 @@ import dev.fencedqueue.redis.NotReplicatedException;
 import dev.fencedqueue.redis.RedisFailures;
 import dev.fencedqueue.redis.RedisFullException;
 import dev.fencedqueue.redis.RedisUnavailableException;
-import dev.fencedqueue.worker.InvalidJobDataException;
+import dev.fencedqueue.queue.InvalidJobDataException;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.core.MediaType;
 import org.jboss.logging.Logger;

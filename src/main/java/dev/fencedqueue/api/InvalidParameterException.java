@@ -1,6 +1,6 @@
 package dev.fencedqueue.api;
 
-import dev.fencedqueue.worker.InvalidJobDataException;
+import dev.fencedqueue.queue.InvalidJobDataException;
 
 /** Thrown when a path, query or body parameter of the API is not valid; answered with 400 naming it. */
 public class InvalidParameterException extends IllegalArgumentException {

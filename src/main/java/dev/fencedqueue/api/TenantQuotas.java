@@ -5,8 +5,8 @@ import java.time.Instant;
 
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.TenantIds;
-import dev.fencedqueue.queue.Tenants;
-import dev.fencedqueue.queue.TokenQuota;
+import dev.fencedqueue.tenancy.Tenants;
+import dev.fencedqueue.tenancy.TokenQuota;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 

@@ -2,7 +2,7 @@ package dev.fencedqueue.health;
 
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;
-import dev.fencedqueue.worker.WorkerStats;
+import dev.fencedqueue.telemetry.WorkerStats;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;

@@ -279,7 +279,7 @@ public record QueueKeys(String queue, String prefix) {
     }
 
     /**
-     * @param periodId a calendar period's id ({@link TokenQuota.Period#id}: {@code day:2026-11-27}, {@code month:2026-11})
+     * @param periodId a calendar period's id ({@code TokenQuota.Period#id}: {@code day:2026-11-27}, {@code month:2026-11})
      * @return the hash of the LLM tokens each tenant's jobs of this queue spent in that period (tenant id -> tokens)
      */
     public String tenantTokens(String periodId) {

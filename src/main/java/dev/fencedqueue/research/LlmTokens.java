@@ -12,9 +12,9 @@ import dev.fencedqueue.llm.LlmPrices;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.TenantIds;
-import dev.fencedqueue.queue.Tenants;
-import dev.fencedqueue.queue.TokenQuota;
 import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.tenancy.Tenants;
+import dev.fencedqueue.tenancy.TokenQuota;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobCancelledException;
 import io.micrometer.core.instrument.Counter;
@@ -130,7 +130,7 @@ public class LlmTokens {
      * Counts one attempt's tokens: into the job hash's {@code tokens:<outcome>:attempts|prompt|completion|lost},
      * {@code tokens:saved:completion} and {@code tokens:takeovers:<kind>} ({@code addTokens.lua}), into what the
      * job's tenant spent in the queue this day and this month (UTC, by this instance's clock: its token quota,
-     * {@link dev.fencedqueue.queue.Tenants}), and into
+     * {@link dev.fencedqueue.tenancy.Tenants}), and into
      * {@code fq_llm_tokens_total} (outcomes {@code saved} and {@code lost} beside the spending ones: {@code lost} is a
      * part of what the spending outcomes count, {@code saved} was not spent), {@code fq_tenant_tokens_total} (its
      * tenant's label, {@link Tenants#metricLabel}) and {@code fq_llm_takeovers_total}. With the model's prices, what

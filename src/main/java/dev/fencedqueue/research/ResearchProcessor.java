@@ -4,10 +4,10 @@ import java.util.Optional;
 
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.llm.LlmWaitException;
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
-import dev.fencedqueue.worker.CostUnit;
 import dev.fencedqueue.worker.RateLimitedException;
 import dev.fencedqueue.worker.UnrecoverableJobException;
 import io.smallrye.mutiny.Uni;

@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.util.concurrent.CompletableFuture;
 
 import dev.fencedqueue.queue.Job;
+import dev.fencedqueue.telemetry.AttemptSpan;
 import io.smallrye.mutiny.subscription.Cancellable;
 
 /**
@@ -19,7 +20,7 @@ final class ActiveJob {
     private final AttemptSpan span;
     /** When the attempt was activated (System.nanoTime). */
     private final long activatedAt = System.nanoTime();
-    /** Up to when (System.nanoTime) the slot time of the attempt was counted ({@link SlotTally}). */
+    /** Up to when (System.nanoTime) the slot time of the attempt was counted (the worker's slot time tally). */
     private long slotCountedTo = activatedAt;
     private final CompletableFuture<CancelReason> cancelled = new CompletableFuture<>();
     /** Until when (System.nanoTime) the lock is known to be held: last successful renewal + lock duration. */

@@ -2,22 +2,30 @@ package dev.fencedqueue.worker;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import dev.fencedqueue.queue.TenantIds;
 
 /**
  * A worker's running jobs and its slot accounting: a job takes a slot from activation until its
  * completion or failure is being written ({@code finishing}); activations in flight reserve the slots they
- * may fill. Mutated on the worker's context only; reading the ids is thread-safe.
+ * may fill. It also tallies the slot time its attempts held, by tenant, since it was last taken
+ * ({@link #takeSlotTime}): an attempt holds a slot from its activation to the end of its run, counted as it ends and,
+ * while it runs, each time the tally is taken. Mutated on the worker's context only; reading the ids is thread-safe.
  */
 final class ActiveJobs implements JobFetcher.Slots {
 
     private final int concurrency;
     private final Map<String, ActiveJob> jobs = new ConcurrentHashMap<>();
     private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
+    /** The slot time not taken yet, ns, by tenant id. */
+    private final Map<String, Long> slotNanos = new HashMap<>();
     private int reserved;
     private int finishing; // jobs here whose end is being written
     private boolean accepting;
@@ -94,6 +102,45 @@ final class ActiveJobs implements JobFetcher.Slots {
             idleWaiters.add(idle);
         }
         return idle;
+    }
+
+    /**
+     * Counts the rest of an attempt's slot time: it ended (completed, failed, handed back or was cancelled).
+     *
+     * @param job a job running here
+     */
+    void slotEnded(ActiveJob job) {
+        addSlotTime(job, System.nanoTime());
+    }
+
+    /**
+     * @return the slot time the attempts held since the last take, by tenant id, whole ms (the rest is kept for the
+     *         next take): the running ones up to now, those that ended since the last take until they ended
+     */
+    Map<String, Long> takeSlotTime() {
+        long now = System.nanoTime();
+        for (ActiveJob job : jobs.values()) {
+            if (!job.isFinishing()) { // a finishing one is counted when it ended
+                addSlotTime(job, now);
+            }
+        }
+        Map<String, Long> millis = new HashMap<>();
+        slotNanos.replaceAll((tenant, held) -> {
+            long whole = TimeUnit.NANOSECONDS.toMillis(held);
+            if (whole > 0) {
+                millis.put(tenant, whole);
+            }
+            return held - TimeUnit.MILLISECONDS.toNanos(whole);
+        });
+        slotNanos.values().removeIf(rest -> rest == 0);
+        return millis;
+    }
+
+    private void addSlotTime(ActiveJob job, long now) {
+        long held = job.takeSlotNanos(now);
+        if (held > 0) {
+            slotNanos.merge(TenantIds.orDefault(job.job().tenant()), held, Long::sum);
+        }
     }
 
     @Override

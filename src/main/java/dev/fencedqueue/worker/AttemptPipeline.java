@@ -2,14 +2,17 @@ package dev.fencedqueue.worker;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.fencedqueue.BlockingInvocation;
 import io.smallrye.mutiny.Context;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.helpers.UniCallbackSubscriber;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.smallrye.mutiny.subscription.UniSubscriber;
+import io.smallrye.mutiny.subscription.UniSubscription;
 
 /**
  * Builds the {@code Uni} of one attempt: the processor called on the worker's event loop, or on a thread of its
@@ -61,16 +64,85 @@ final class AttemptPipeline {
     }
 
     /**
-     * Subscribes to an attempt with plain callbacks. {@code subscribe().with} would decorate both callbacks, which
+     * Subscribes to a {@code Uni} with plain callbacks. {@code subscribe().with} would decorate both callbacks, which
      * with context propagation on (Quarkus turns it on) captures every propagated context for each callback of each
-     * job; the worker needs none of them, as its callbacks only hand the outcome to its own context.
+     * job; the worker needs none of them, as its callbacks only hand the outcome to its own context. Used for each
+     * attempt (from {@link #of}) and each fenced write of an attempt.
      *
-     * @param attempt the attempt, from {@link #of}
-     * @param onItem told the processor's result, unless cancelled first
-     * @param onFailure told why the attempt failed, unless cancelled first
-     * @return cancels the attempt; the callbacks are not told after that
+     * @param uni the {@code Uni}, must not be {@code null}
+     * @param onItem told its item, unless cancelled first, must not be {@code null}; what it throws is dropped
+     *        ({@link Infrastructure#handleDroppedException})
+     * @param onFailure told its failure, unless cancelled first, must not be {@code null}; what it throws is dropped
+     * @return cancels the subscription; the callbacks are not told after that
      */
-    static Cancellable subscribe(Uni<Object> attempt, Consumer<Object> onItem, Consumer<Throwable> onFailure) {
-        return attempt.subscribe().withSubscriber(new UniCallbackSubscriber<>(onItem, onFailure, Context.empty()));
+    static <T> Cancellable subscribe(Uni<T> uni, Consumer<? super T> onItem, Consumer<Throwable> onFailure) {
+        return uni.subscribe().withSubscriber(new CallbackSubscriber<T>(onItem, onFailure));
+    }
+
+    /**
+     * A {@link UniSubscriber} that tells one of two callbacks, at most once, and that its {@link #cancel()} stops: the
+     * subscriber {@code subscribe().with} builds, through Mutiny's public API, without decorating the callbacks. It
+     * holds one subscriber context for the whole subscription, empty at first, which the operators upstream read and
+     * write (the LLM call's span puts its {@code traceparent} there); {@link UniSubscriber#context()}'s default would
+     * hand out a new empty one at each call.
+     */
+    private static final class CallbackSubscriber<T> implements UniSubscriber<T>, Cancellable {
+
+        /** Stands for a subscription that ended: told, or cancelled. */
+        private static final UniSubscription DONE = () -> {
+        };
+
+        private final Consumer<? super T> onItem;
+        private final Consumer<Throwable> onFailure;
+        /** {@code null} until subscribed, then the upstream's subscription, then {@link #DONE}. */
+        private final AtomicReference<UniSubscription> subscription = new AtomicReference<>();
+        private final Context context = Context.empty();
+
+        CallbackSubscriber(Consumer<? super T> onItem, Consumer<Throwable> onFailure) {
+            this.onItem = onItem;
+            this.onFailure = onFailure;
+        }
+
+        @Override
+        public Context context() {
+            return context;
+        }
+
+        @Override
+        public void onSubscribe(UniSubscription upstream) {
+            if (!subscription.compareAndSet(null, upstream)) {
+                upstream.cancel(); // cancelled before it was subscribed, or a second subscription
+            }
+        }
+
+        @Override
+        public void onItem(T item) {
+            if (subscription.getAndSet(DONE) != DONE) {
+                try {
+                    onItem.accept(item);
+                } catch (Throwable e) {
+                    Infrastructure.handleDroppedException(e);
+                }
+            }
+        }
+
+        @Override
+        public void onFailure(Throwable failure) {
+            if (subscription.getAndSet(DONE) != DONE) {
+                try {
+                    onFailure.accept(failure);
+                } catch (Throwable e) {
+                    Infrastructure.handleDroppedException(e);
+                }
+            }
+        }
+
+        @Override
+        public void cancel() {
+            UniSubscription upstream = subscription.getAndSet(DONE);
+            if (upstream != null && upstream != DONE) {
+                upstream.cancel();
+            }
+        }
     }
 }

@@ -6,7 +6,10 @@ import java.util.concurrent.Executor;
 
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.RedisFailures;
+import dev.fencedqueue.worker.WorkerScripts.MoveToCompletedArgs;
+import dev.fencedqueue.worker.WorkerScripts.NextJobs;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
@@ -16,10 +19,24 @@ import io.vertx.mutiny.redis.client.Response;
  * other replies of the same socket read), so a busy worker pays one script call and one round trip for
  * several jobs, and an idle one waits for nothing. Each job is still checked against its own fencing
  * token and lock inside the script. Confined to the worker's context: a job's outcome is handed to its
- * {@link JobFinisher.Written} on that context, all of one write's jobs in one task; no {@code Uni} is built per
+ * {@link Written} on that context, all of one write's jobs in one task; no {@code Uni} is built per
  * job (each would capture and restore the thread context of the caller).
  */
 final class CompletionBatcher {
+
+    /** Told how a finishing write of one job ended, on the worker's context. */
+    interface Written {
+
+        /**
+         * @param code 0 completed or failed for good, 1 failed and retried later, negative when the worker no longer
+         *        owns the job (-1, -7, -9; nothing was written)
+         * @param next the jobs activated for the worker in the same round trip
+         */
+        void written(long code, Activation next);
+
+        /** @param failure why the write failed for good (Redis unreachable for longer than the lock duration) */
+        void failed(Throwable failure);
+    }
 
     /**
      * Most jobs completed by one script call: enough to spread the call's fixed cost (about a third of a
@@ -29,7 +46,7 @@ final class CompletionBatcher {
     static final int MAX_JOBS = 16;
 
     /** One completion waiting for the write. */
-    private record Pending(ActiveJob job, String returnValue, String event, int fetch, JobFinisher.Written written) {
+    private record Pending(ActiveJob job, String returnValue, String event, int fetch, Written written) {
     }
 
     private final QueueContext ctx;
@@ -63,7 +80,7 @@ final class CompletionBatcher {
      *        carries the activation, the others an activation without jobs), or the failure when the write failed
      *        for good
      */
-    void complete(ActiveJob job, String returnValue, String event, int fetch, JobFinisher.Written written) {
+    void complete(ActiveJob job, String returnValue, String event, int fetch, Written written) {
         pending.add(new Pending(job, returnValue, event, fetch, written));
         if (pending.size() == 1) {
             onContext.execute(this::flush);
@@ -91,8 +108,9 @@ final class CompletionBatcher {
             if (reply.succeeded()) {
                 onContext.execute(() -> deliver(batch, reply.result(), lockPrefix));
             } else if (RedisFailures.isConnectionFailure(reply.cause())) {
-                // Sent again (the script's finish record makes that safe) while Redis is unreachable
-                JobFinisher.retried(ctx.scripts().run(call), options)
+                // Sent again (the script's finish record makes that safe) while Redis is unreachable, for up to the
+                // lock duration (back-off from 100 ms to 2 s)
+                Reconnect.finishing(ctx.scripts().run(call), RedisFailures::isConnectionFailure, options.lockDuration())
                         .subscribe().with(retried -> onContext.execute(() -> deliver(batch, retried, lockPrefix)),
                                 failure -> failed(batch, failure));
             } else {
@@ -115,7 +133,7 @@ final class CompletionBatcher {
             long code = codes.get(i).toLong();
             boolean carries = code == 0 && !handedOut;
             handedOut |= carries;
-            batch.get(i).written.written(new JobFinisher.Outcome(code, carries ? next : none));
+            batch.get(i).written.written(code, carries ? next : none);
         }
     }
 }

@@ -7,8 +7,8 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
-import dev.fencedqueue.queue.flow.FlowJob;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
 
@@ -221,7 +221,7 @@ public interface JobContext {
 
     /**
      * @return child job key -> reason of each child that failed and that this job ignored
-     *         ({@link dev.fencedqueue.queue.flow.ParentPolicy#IGNORE}); empty when none
+     *         ({@link dev.fencedqueue.queue.ParentPolicy#IGNORE}); empty when none
      */
     default Uni<Map<String, String>> failedChildren() {
         throw new UnsupportedOperationException("this context has no children");

@@ -4,13 +4,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.FlowRelay;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.telemetry.WorkerCounters;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -31,7 +33,7 @@ final class JobEnding {
     private final JobFinisher finisher;
     private final JobFetcher fetcher;
     private final Executor onContext;
-    private final FlowRelay relay;
+    private final BiConsumer<QueueKeys, Job> onEnded;
     private final QueueKeys keys;
     private final SharedConnection redis;
     private final BooleanSupplier stopping;
@@ -43,13 +45,15 @@ final class JobEnding {
      * @param finisher writes completions and failures
      * @param fetcher takes the next jobs a finishing write activated, and fetches when a slot frees
      * @param onContext runs tasks on the worker's context
-     * @param relay delivers a flow's child's ending to its parent
+     * @param onEnded told of each job that ended for good (its queue, the job): its completion, or the failure that
+     *        used its last attempt, written
      * @param keys the worker's queue's key layout
      * @param redis the shared connection, to read the state of a job whose attempt was revoked
      * @param stopping whether the worker began to stop: an attempt that fails from then on is handed back
      */
     JobEnding(String workerId, ActiveJobs active, WorkerCounters counters, JobFinisher finisher, JobFetcher fetcher,
-            Executor onContext, FlowRelay relay, QueueKeys keys, SharedConnection redis, BooleanSupplier stopping) {
+            Executor onContext, BiConsumer<QueueKeys, Job> onEnded, QueueKeys keys, SharedConnection redis,
+            BooleanSupplier stopping) {
         this.redis = redis;
         this.stopping = stopping;
         this.workerId = workerId;
@@ -58,7 +62,7 @@ final class JobEnding {
         this.finisher = finisher;
         this.fetcher = fetcher;
         this.onContext = onContext;
-        this.relay = relay;
+        this.onEnded = onEnded;
         this.keys = keys;
     }
 
@@ -105,19 +109,18 @@ final class JobEnding {
         active.reserve(fetch);
         String lockPrefix = JobFetcher.lockPrefix();
         long sentAt = System.nanoTime();
-        JobFinisher.Written written = new JobFinisher.Written() {
+        CompletionBatcher.Written written = new CompletionBatcher.Written() {
             @Override
-            public void written(JobFinisher.Outcome outcome) {
+            public void written(long code, Activation next) {
                 active.unreserve(fetch);
-                counters.finished(job, failure, outcome.code());
-                ended(job, failure, outcome.code());
+                active.slotEnded(job);
+                counters.finished(job.job(), job.runningNanos(), failure, code);
+                ended(job, failure, code);
                 release(job, false);
-                if (outcome.code() == 0 && job.job().parentKey() != null) {
-                    relay.deliver(keys, job.id()).subscribe().with(ignored -> {
-                    }, deliveryFailure -> LOG.debugf("job %s: its parent will learn its ending at the next sweep: %s",
-                            job.id(), Failures.describe(deliveryFailure)));
+                if (code == 0) {
+                    onEnded.accept(keys, job.job());
                 }
-                fetcher.handle(outcome.next(), sentAt);
+                fetcher.handle(next, sentAt);
                 fetcher.pump();
             }
 
@@ -134,8 +137,8 @@ final class JobEnding {
         if (failure == null) {
             finisher.complete(job, result, fetch, lockPrefix, written);
         } else {
-            finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written,
-                    written::failed);
+            finisher.fail(job, failure, fetch, lockPrefix).emitOn(onContext).subscribe().with(
+                    outcome -> written.written(outcome.code(), outcome.next()), written::failed);
         }
     }
 
@@ -146,7 +149,8 @@ final class JobEnding {
      */
     private void rateLimited(ActiveJob job, RateLimitedException limited) {
         active.finishing(job);
-        counters.rateLimited(job);
+        active.slotEnded(job);
+        counters.rateLimited(job.runningNanos());
         finisher.handBack(job, limited.delay()).emitOn(onContext).onFailure().recoverWithItem(-1L).subscribe()
                 .with(code -> {
                     job.span().end(code < 0 ? "zombie" : "rate-limited", code < 0
@@ -167,7 +171,8 @@ final class JobEnding {
             return;
         }
         job.cancel(reason);
-        counters.cancelled(job, reason);
+        active.slotEnded(job);
+        counters.cancelled(timing(reason), job.runningNanos());
         switch (reason) {
             case OWNERSHIP_LOST -> job.span().end("zombie", "a newer run owns the job: a fenced write or the lock "
                     + "renewal was refused");
@@ -210,7 +215,8 @@ final class JobEnding {
     private Uni<Long> handBack(ActiveJob job) {
         active.finishing(job);
         job.cancel(CancelReason.SHUTDOWN);
-        counters.cancelled(job, CancelReason.SHUTDOWN);
+        active.slotEnded(job);
+        counters.cancelled(timing(CancelReason.SHUTDOWN), job.runningNanos());
         return finisher.handBack(job, Duration.ZERO).emitOn(onContext)
                 .invoke(code -> LOG.infof("worker %s handed job %s back to the queue (code %d)", workerId, job.id(), code))
                 .onFailure().recoverWithItem(-1L)
@@ -218,6 +224,16 @@ final class JobEnding {
                         ? "the instance stopped; the hand-back was not written (code " + code + ")"
                         : "the instance stopped"))
                 .eventually(() -> release(job, false));
+    }
+
+    /** @return how an attempt cancelled for {@code reason} ended, as its timing says it ({@code fq_job_processing}) */
+    private static String timing(CancelReason reason) {
+        return switch (reason) {
+            case OWNERSHIP_LOST, LOCK_EXPIRED -> "zombie";
+            case SHUTDOWN -> "handed-back";
+            case REVOKED -> "revoked";
+            case TIMEOUT -> "failed";
+        };
     }
 
     private static void ended(ActiveJob job, Throwable failure, long code) {

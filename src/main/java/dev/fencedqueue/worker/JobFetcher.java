@@ -10,6 +10,8 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Reconnect;
+import dev.fencedqueue.worker.WorkerScripts.MoveToActiveArgs;
+import dev.fencedqueue.worker.WorkerScripts.NextJobs;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 

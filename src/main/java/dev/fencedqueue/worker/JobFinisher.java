@@ -14,6 +14,9 @@ import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.RedisFailures;
+import dev.fencedqueue.worker.WorkerScripts.HandBackJobArgs;
+import dev.fencedqueue.worker.WorkerScripts.MoveToFailedArgs;
+import dev.fencedqueue.worker.WorkerScripts.NextJobs;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
@@ -37,16 +40,6 @@ final class JobFinisher {
      * @param next the jobs activated for the worker in the same round trip
      */
     record Outcome(long code, Activation next) {
-    }
-
-    /** Told how a finishing write of one job ended, on the worker's context. */
-    interface Written {
-
-        /** @param outcome what the write did */
-        void written(Outcome outcome);
-
-        /** @param failure why the write failed for good (Redis unreachable for longer than the lock duration) */
-        void failed(Throwable failure);
     }
 
     private final QueueContext ctx;
@@ -76,13 +69,14 @@ final class JobFinisher {
      *        the job fails instead
      * @param written told the outcome on the worker's context
      */
-    void complete(ActiveJob job, Object result, int fetch, String lockPrefix, Written written) {
+    void complete(ActiveJob job, Object result, int fetch, String lockPrefix, CompletionBatcher.Written written) {
         String returnValue;
         try {
             returnValue = result == null ? "null" : ctx.json().writeValueAsString(result);
         } catch (JsonProcessingException e) {
             fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
-                    fetch, lockPrefix).emitOn(onContext).subscribe().with(written::written, written::failed);
+                    fetch, lockPrefix).emitOn(onContext).subscribe().with(
+                            outcome -> written.written(outcome.code(), outcome.next()), written::failed);
             return;
         }
         // The 'completed' event is written only for a job that keeps an event stream (a fixed option).
@@ -127,7 +121,7 @@ final class JobFinisher {
      * @return the write, resubscribed while Redis is unreachable, for up to the lock duration (the
      *         retrying pipeline, which allocates a queue and a timer, is built only after a first failure)
      */
-    static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
+    private static <T> Uni<T> retrying(Uni<T> write, WorkerOptions options) {
         return write.onFailure(RedisFailures::isConnectionFailure).recoverWithUni(() -> retried(write, options));
     }
 
@@ -138,7 +132,7 @@ final class JobFinisher {
      *         ({@link Reconnect#finishing}: back-off from 100 ms to 2 s), for up to the lock duration; fails with the
      *         last failure after that, or at once with a Redis error
      */
-    static <T> Uni<T> retried(Uni<T> write, WorkerOptions options) {
+    private static <T> Uni<T> retried(Uni<T> write, WorkerOptions options) {
         return Reconnect.finishing(write, RedisFailures::isConnectionFailure, options.lockDuration());
     }
 

@@ -3,12 +3,13 @@ package dev.fencedqueue.worker;
 import java.time.Duration;
 import java.util.Optional;
 
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import io.smallrye.mutiny.Uni;
 
 /**
- * Runs the jobs of one queue. Implementations are CDI beans; {@link WorkerManager} starts a worker for
+ * Runs the jobs of one queue. Implementations are CDI beans; the worker manager starts a worker for
  * each one. The returned {@code Uni} is the job's pipeline: the worker cancels it when the job's fencing
  * token goes stale, its lock is lost, it is aborted, or the instance shuts down, so everything the
  * processor opens (such as an HTTP call) must close on cancellation.

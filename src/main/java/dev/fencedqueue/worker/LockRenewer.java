@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.worker.WorkerScripts.ExtendLocksArgs;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 

@@ -2,12 +2,13 @@ package dev.fencedqueue.worker;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.FlowRelay;
+import dev.fencedqueue.worker.WorkerScripts.StalledJobsArgs;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
@@ -22,16 +23,21 @@ final class StalledJobChecker {
     private final QueueContext ctx;
     private final QueueKeys keys;
     private final WorkerOptions options;
-    private final FlowRelay relay;
+    private final Function<QueueKeys, Uni<Void>> afterCheck;
     private final IntConsumer onStalled;
 
-    /** @param onStalled told how many jobs each check found stalled (when it found some) */
-    StalledJobChecker(QueueContext ctx, WorkerOptions options, FlowRelay relay, IntConsumer onStalled) {
+    /**
+     * @param afterCheck run after each check, before its result is logged: what follows it for the features beside
+     *        the worker (flows sweep the queue)
+     * @param onStalled told how many jobs each check found stalled (when it found some)
+     */
+    StalledJobChecker(QueueContext ctx, WorkerOptions options, Function<QueueKeys, Uni<Void>> afterCheck,
+            IntConsumer onStalled) {
         this.onStalled = onStalled;
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.options = options;
-        this.relay = relay;
+        this.afterCheck = afterCheck;
     }
 
     /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
@@ -48,12 +54,12 @@ final class StalledJobChecker {
 
     /**
      * Runs {@link #check()} once in the background and logs the jobs it found stalled; a failed check is
-     * only logged (at debug), the next interval runs it again. Then sweeps the queue's flows
-     * ({@link FlowRelay#sweep}): children's endings not delivered yet (those of the jobs this check failed among
-     * them), children an add left behind.
+     * only logged (at debug), the next interval runs it again. Before the log, what follows the check for features
+     * beside the worker (flows sweep the queue, delivering the endings of the children this check failed among
+     * others).
      */
     void checkAndLog() {
-        check().eventually(() -> relay.sweep(keys)).subscribe().with(
+        check().eventually(() -> afterCheck.apply(keys)).subscribe().with(
                 stalled -> {
                     stalled.forEach((jobId, outcome) -> LOG.warnf("queue %s: job %s stalled, moved to %s", keys.queue(),
                             jobId, outcome));

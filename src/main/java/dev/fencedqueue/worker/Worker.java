@@ -6,6 +6,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,8 +20,9 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.Flows;
-import dev.fencedqueue.queue.scheduler.DueTicks;
+import dev.fencedqueue.telemetry.AttemptSpan;
+import dev.fencedqueue.telemetry.WorkerCounters;
+import dev.fencedqueue.telemetry.WorkerStats;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -33,6 +37,21 @@ import org.jboss.logging.Logger;
  * one Vert.x context; a blocking processor's attempts run on threads of their own (see {@link JobProcessor}).
  */
 public final class Worker {
+
+    /**
+     * What the features beside a worker do (flows, job schedulers: the worker manager makes it from their listeners),
+     * each called on the worker's context and none blocking.
+     *
+     * @param started run once the worker started
+     * @param stopping run as it begins to stop
+     * @param ended told of each job that ended for good: its completion, or the failure that used its last attempt,
+     *        written (the job's queue, the job as its attempt was activated); starts what follows in the background
+     * @param stalledChecked run after each stalled-job check of the queue (found jobs or not, succeeded or failed);
+     *        the check's result is logged once its {@code Uni} completes
+     */
+    record Hooks(Consumer<Worker> started, Consumer<Worker> stopping, BiConsumer<QueueKeys, Job> ended,
+            Function<QueueKeys, Uni<Void>> stalledChecked) {
+    }
 
     private static final Logger LOG = Logger.getLogger(Worker.class);
 
@@ -51,11 +70,10 @@ public final class Worker {
     private final JobFetcher fetcher;
     private final JobEnding ending;
     private final AttemptHost host;
-    private final SchedulerTicker ticker;
+    private final Hooks hooks;
 
     private final ActiveJobs active;
     private final WorkerCounters counters;
-    private final SlotTally slots = new SlotTally();
     private volatile boolean frozen;
     private volatile boolean running;
     /** Set as {@link #close} is called, before its steps run on the context: an attempt failing from then on is the stop's. */
@@ -69,11 +87,11 @@ public final class Worker {
 
     /**
      * {@code ctx}: the queue it runs; {@code blockingExecutor}: where a blocking processor's attempts run, {@code null}
-     * for one that does not block; {@code flows}: what its jobs use of flows; {@code ticks}: produce the queue's due
-     * scheduler ticks.
+     * for one that does not block; {@code hooks}: what the features beside it do as it starts and stops, as its jobs
+     * end and after its stalled-job checks; {@code children}: what its jobs use of flows.
      */
     Worker(QueueContext ctx, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
-            Flows flows, DueTicks ticks, ObjectMapper json, Vertx vertx) {
+            Hooks hooks, ChildJobs children, ObjectMapper json, Vertx vertx) {
         this.ctx = ctx;
         this.keys = ctx.keys();
         this.processor = processor;
@@ -86,17 +104,17 @@ public final class Worker {
         this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
                 options.drainDelay(), ctx.redis().timeout());
         this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
-        this.ticker = new SchedulerTicker(ticks, keys, vertx, options.schedulerMissedAfter().toMillis());
-        this.counters = new WorkerCounters(options.workerId(), slots);
-        this.stalledJobChecker = new StalledJobChecker(ctx, options, flows.relay(), counters::stalled);
-        JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
+        this.hooks = hooks;
         this.active = new ActiveJobs(options.concurrency());
+        this.counters = new WorkerCounters(options.workerId(), active::size, LOG);
+        this.stalledJobChecker = new StalledJobChecker(ctx, options, hooks.stalledChecked(), counters::stalled);
+        JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
         this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
-        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, flows.relay(),
+        this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, hooks.ended(),
                 keys, ctx.redis(), () -> stopping);
-        this.host = new WorkerHost(options.workerId(), new FencedAppend(keys, ctx.scripts(), ctx.json(),
+        this.host = new AttemptHost(options.workerId(), new FencedAppend(keys, ctx.scripts(), ctx.json(),
                 ctx.maxStreamLength(), ctx.maxQueueEvents()), new CommittedEvents(keys, ctx.redis(), ctx.archive(),
-                ctx.json()), flows, keys, onContext, ctx.tracing(), this::ownershipLost);
+                ctx.json()), children, keys, onContext, ctx.tracing(), this::ownershipLost);
     }
 
     /** @return this worker's id */
@@ -109,6 +127,16 @@ public final class Worker {
         return keys.queue();
     }
 
+    /** @return the key layout of the queue this worker runs */
+    public QueueKeys keys() {
+        return keys;
+    }
+
+    /** @return the options this worker runs with */
+    public WorkerOptions options() {
+        return options;
+    }
+
     /** @return the processor whose jobs this worker runs */
     JobProcessor processor() {
         return processor;
@@ -119,22 +147,22 @@ public final class Worker {
         return active.ids();
     }
 
-    /** @param timings where this worker reports how long its jobs waited and ran, from now on */
-    void timings(AttemptTimings timings) {
-        counters.timings(timings);
+    /** @return this worker's counters, which its metrics publish */
+    WorkerCounters counters() {
+        return counters;
     }
 
     /**
      * @return the slot time its attempts held since the last call, by tenant id, whole ms (running attempts up to now;
-     *         {@link SlotTally}), taken on the worker's context
+     *         {@link ActiveJobs#takeSlotTime}), taken on the worker's context
      */
-    Uni<Map<String, Long>> takeSlotTime() {
-        return onContext(() -> slots.take(active.snapshot()));
+    public Uni<Map<String, Long>> takeSlotTime() {
+        return onContext(active::takeSlotTime);
     }
 
     /** @return this worker's counters */
     public WorkerStats stats() {
-        return counters.stats(active.size());
+        return counters.stats();
     }
 
     /** @return whether the worker has been started and not closed */
@@ -171,7 +199,7 @@ public final class Worker {
             renewTimer = vertx.setPeriodic(options.lockRenewInterval().toMillis(), id -> renewLocks());
             stalledTimer = vertx.setPeriodic(options.stalledInterval().toMillis(), id -> stalledJobChecker.checkAndLog());
             stalledJobChecker.checkAndLog();
-            ticker.start();
+            hooks.started().accept(this);
             fetcher.requestFetch();
             LOG.infof("worker %s started on queue %s (concurrency %d, lock %s, renew every %s)", id(), queue(),
                     options.concurrency(), options.lockDuration(), options.lockRenewInterval());
@@ -225,7 +253,7 @@ public final class Worker {
             closing = true;
             updateAccepting();
             fetcher.stop();
-            ticker.stop();
+            hooks.stopping().accept(this);
             markerWaiter.close().subscribe().with(v -> {
             }, f -> {
             });
@@ -256,7 +284,7 @@ public final class Worker {
 
     /** Called when a fenced write was rejected: the worker no longer owns the job, so it stops at once. */
     void ownershipLost(ActiveJob job, QueueException reason) {
-        counters.rejected(job, Failures.describe(reason));
+        counters.rejected(job.id(), Failures.describe(reason));
         context.runOnContext(ignored -> ending.cancel(job, CancelReason.OWNERSHIP_LOST));
     }
 
@@ -275,9 +303,9 @@ public final class Worker {
 
     private void run(Activation.Activated activated, long sentAt) {
         ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos(),
-                AttemptSpan.start(ctx.tracing(), activated, options.workerId()));
+                AttemptSpan.start(ctx.tracing(), activated.job(), activated.resumePoint(), options.workerId()));
         active.add(running);
-        counters.started(running);
+        counters.started(running.job());
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);
         // The outcome is handled in a task of its own on the context (not in the processor's call stack, nor on the
         // thread a blocking or asynchronous processor ended on).

@@ -14,20 +14,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobEventData;
+import dev.fencedqueue.queue.DataFields;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobNotFoundException;
 import dev.fencedqueue.queue.OwnershipLostException;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.flow.ChildFailedException;
-import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.telemetry.AttemptSpan;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.helpers.UniCallbackSubscriber;
 
 /**
  * The {@link JobContext} a worker gives to its processor for one attempt. Its writes are sent from the
@@ -203,7 +203,7 @@ final class WorkerJobContext implements JobContext {
             return Uni.createFrom().failure(new JobCancelledException(jobId(), active.cancelled().getNow(null)));
         }
         Span send = worker.tracing().send(worker.keys().queue(), active.span().context(), children.size());
-        Uni<Integer> write = worker.flows().producer().addChildren(worker.keys(), jobId(), active.job().tenant(),
+        Uni<Integer> write = worker.children().add(worker.keys(), jobId(), active.job().tenant(),
                 active.lockToken(), fencingToken(), children, JobTracing.traceParent(send));
         return Spans.ending(send, fenced("addChildren", write), (span, added) -> span.setAttribute(
                 TraceAttributes.CHILDREN_ADDED, (long) added));
@@ -216,16 +216,14 @@ final class WorkerJobContext implements JobContext {
         }
         QueueKeys keys = worker.keys();
         String id = jobId();
-        Uni<Void> write = worker.flows().producer().moveToWaitingChildren(keys, id, active.lockToken(), fencingToken())
+        Uni<Void> write = worker.children().moveToWaitingChildren(keys, id, active.lockToken(), fencingToken())
                 .map(parked -> {
                     if (parked) {
                         throw new WaitingChildrenException(id);
                     }
                     return null;
                 });
-        return fenced("moveToWaitingChildren", write)
-                .onFailure(ChildFailedException.class).transform(failure -> new UnrecoverableJobException(
-                        Failures.describe(failure), failure));
+        return fenced("moveToWaitingChildren", write);
     }
 
     @Override
@@ -235,12 +233,12 @@ final class WorkerJobContext implements JobContext {
 
     @Override
     public Uni<Map<String, String>> childrenValues() {
-        return worker.flows().reader().childrenValues(worker.keys(), jobId());
+        return worker.children().childrenValues(worker.keys(), jobId());
     }
 
     @Override
     public Uni<Map<String, String>> failedChildren() {
-        return worker.flows().reader().failedChildren(worker.keys(), jobId());
+        return worker.children().failedChildren(worker.keys(), jobId());
     }
 
     @Override
@@ -298,7 +296,7 @@ final class WorkerJobContext implements JobContext {
                 }
                 AttemptSpan span = active.span();
                 span.writeSent();
-                write.subscribe().withSubscriber(new UniCallbackSubscriber<T>(item -> {
+                AttemptPipeline.subscribe(write, item -> {
                     span.writeAnswered();
                     emitter.complete(item);
                 }, failure -> {
@@ -312,7 +310,7 @@ final class WorkerJobContext implements JobContext {
                     }
                     span.writeAnswered();
                     emitter.fail(failure);
-                }, io.smallrye.mutiny.Context.empty()));
+                });
             });
         });
     }

@@ -20,10 +20,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.QueueContexts;
-import dev.fencedqueue.queue.flow.Flows;
-import dev.fencedqueue.queue.scheduler.DueTicks;
 import dev.fencedqueue.redis.RedisMemory;
+import dev.fencedqueue.telemetry.WorkerMetrics;
+import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -42,6 +43,8 @@ import org.jboss.logging.Logger;
  * when {@code fq.worker.noop-queue} names one (unless {@code fq.worker.enabled=false}), and on demand through
  * {@link #create}. The workers started here take jobs only while Redis's {@code maxmemory-policy} allows
  * ({@link RedisMemory#onWorkPermitted}): they start paused until Redis was read, and pause while it may evict keys.
+ * Every {@link WorkerListener} bean is told about every worker created here; the {@link ChildJobs} bean gives their
+ * jobs their children.
  */
 @ApplicationScoped
 public class WorkerManager {
@@ -50,13 +53,13 @@ public class WorkerManager {
 
     private final WorkerConfig config;
     private final QueueContexts contexts;
-    private final Flows flows;
-    private final DueTicks ticks;
+    private final WorkerListener listener;
+    private final Worker.Hooks hooks;
+    private final ChildJobs children;
     private final ObjectMapper json;
     private final Vertx vertx;
     private final RevocationListener revocations;
     private final WorkerMetrics metrics;
-    private final TenantSlotTime slotTime;
     private final Instance<JobProcessor> processors;
     private final Instance<ExecutorService> virtualThreads;
     private final RedisMemory memory;
@@ -67,14 +70,15 @@ public class WorkerManager {
     private final Set<Worker> heldBack = ConcurrentHashMap.newKeySet();
     private boolean workPermitted;
 
-    public WorkerManager(WorkerConfig config, QueueContexts contexts, Flows flows, DueTicks ticks,
-            ObjectMapper json, Vertx vertx, RevocationListener revocations, WorkerMetrics metrics,
+    public WorkerManager(WorkerConfig config, QueueContexts contexts, @All List<WorkerListener> listeners,
+            ChildJobs children, ObjectMapper json, Vertx vertx, RevocationListener revocations, WorkerMetrics metrics,
             Instance<JobProcessor> processors,
-            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory, TenantSlotTime slotTime) {
+            @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory) {
         this.config = config;
         this.contexts = contexts;
-        this.flows = flows;
-        this.ticks = ticks;
+        this.listener = WorkerListener.all(listeners);
+        this.hooks = new Worker.Hooks(listener::started, listener::stopping, listener::ended, listener::stalledChecked);
+        this.children = children;
         this.json = json;
         this.vertx = vertx;
         this.revocations = revocations;
@@ -82,7 +86,6 @@ public class WorkerManager {
         this.processors = processors;
         this.virtualThreads = virtualThreads;
         this.memory = memory;
-        this.slotTime = slotTime;
         this.instanceId = config.id().orElseGet(WorkerManager::defaultId);
     }
 
@@ -155,7 +158,8 @@ public class WorkerManager {
     }
 
     /**
-     * Creates a worker (not started) for a processor, registered for revoke notices.
+     * Creates a worker (not started) for a processor, registered for revoke notices; the {@link WorkerListener}s are
+     * told ({@link WorkerListener#created}).
      *
      * @param processor the processor, must not be {@code null}
      * @param options the worker options, must not be {@code null}
@@ -163,16 +167,16 @@ public class WorkerManager {
      */
     public Worker create(JobProcessor processor, WorkerOptions options) {
         Worker worker = new Worker(contexts.context(processor.queue()), processor,
-                processor.isBlocking() ? blockingExecutor() : null, options, flows, ticks, json, vertx);
+                processor.isBlocking() ? blockingExecutor() : null, options, hooks, children, json, vertx);
         revocations.register(worker);
-        metrics.bind(worker);
-        slotTime.bind(worker);
+        metrics.bind(worker.queue(), worker.id(), worker.counters());
+        listener.created(worker);
         workers.add(worker);
         return worker;
     }
 
     /**
-     * Stops a worker created here.
+     * Stops a worker created here; then the {@link WorkerListener}s are told ({@link WorkerListener#stopped}).
      *
      * @param worker the worker
      * @return completes when it stopped
@@ -181,8 +185,8 @@ public class WorkerManager {
         workers.remove(worker);
         heldBack.remove(worker);
         revocations.unregister(worker);
-        metrics.unbind(worker);
-        return worker.close().call(() -> slotTime.unbind(worker));
+        metrics.unbind(worker.counters());
+        return worker.close().call(() -> listener.stopped(worker));
     }
 
     /**
@@ -245,6 +249,33 @@ public class WorkerManager {
     /** @return the worker id of this instance ({@code fq.worker.id}, or host name plus a random suffix) */
     public String instanceId() {
         return instanceId;
+    }
+
+    /**
+     * The processor of the no-op queue ({@code fq.worker.noop-queue}): completes every job at once, without
+     * reading its data, with a {@code null} result. What such a job costs is the queue's own work: activation,
+     * lock, fencing token and completion, in Redis and in the worker.
+     */
+    private static final class NoopProcessor implements JobProcessor {
+
+        private static final Uni<Object> DONE = Uni.createFrom().nullItem();
+
+        private final String queue;
+
+        /** @param queue the queue to serve, must not be {@code null} */
+        NoopProcessor(String queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public String queue() {
+            return queue;
+        }
+
+        @Override
+        public Uni<Object> process(JobContext context) {
+            return DONE;
+        }
     }
 
     private static String defaultId() {

@@ -16,7 +16,7 @@ import dev.fencedqueue.config.WorkerConfig;
  * @param stalledInterval period of the stalled-job check
  * @param maxStalledCount stalls a job survives before it fails
  * @param drainDelay longest block on the marker before looking at the queue again
- * @param shutdownMode what {@link Worker#close()} does with running jobs
+ * @param shutdownMode what a worker's {@code close()} does with running jobs
  * @param drainTimeout longest a draining worker waits for its running jobs
  * @param schedulerMissedAfter how late a job scheduler's tick may be produced before it counts as missed
  */

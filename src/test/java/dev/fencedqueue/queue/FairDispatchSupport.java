@@ -11,6 +11,7 @@ import java.util.UUID;
 
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.tenancy.Tenants;
 import dev.fencedqueue.testing.QueueTestSupport;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.fencedqueue.redis.LuaScript;
+import dev.fencedqueue.tenancy.TenantSettings;
+import dev.fencedqueue.tenancy.Tenants;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.flow.FlowProducer;
 import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.ProbeProcessor;

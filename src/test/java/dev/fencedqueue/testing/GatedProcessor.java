@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.queue.Job;
-import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.worker.CancelReason;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;

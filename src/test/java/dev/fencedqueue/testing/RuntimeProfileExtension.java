@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.worker.FairDispatchSync;
+import dev.fencedqueue.tenancy.FairDispatchSync;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.Worker;
 import dev.fencedqueue.worker.WorkerManager;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.fencedqueue.queue.JobOptions;
+import dev.fencedqueue.tenancy.TenantSlotTime;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
@@ -18,7 +19,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker's slot time by tenant ({@link SlotTally}): a running attempt counts each time the tally is taken, from where
+ * A worker's slot time by tenant ({@link ActiveJobs#takeSlotTime}): a running attempt counts each time the tally is taken, from where
  * the last take left it, so that a long job's time falls into the minute it was spent; an ended one counts its rest
  * once.
  */
@@ -35,7 +36,7 @@ class SlotTallyTest extends WorkerTestSupport {
         String job = add(JobOptions.defaults().withTenant("acme"));
         ProbeProcessor processor = ProbeProcessor.held(queue.name());
         Worker worker = workers.start(processor, TestWorkers.options("w-1").build());
-        slotTime.unbind(worker).await().atMost(TIMEOUT); // the takes below are the only ones
+        slotTime.stopped(worker).await().atMost(TIMEOUT); // the takes below are the only ones
         ProbeProcessor.Attempt attempt = awaitAttempt(processor, 0);
 
         awaitLockRenewed(job, 1);

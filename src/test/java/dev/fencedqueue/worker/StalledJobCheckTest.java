@@ -156,10 +156,10 @@ class StalledJobCheckTest extends QueueTestSupport {
         JobQueue other = redis.freshQueue();
         WorkerOptions every3s = TestWorkers.options("checker")
                 .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
-        StalledJobChecker checkerA = new StalledJobChecker(contexts.context(other.name()), every3s, relay,
-                NOT_COUNTED);
-        StalledJobChecker checkerB = new StalledJobChecker(contexts.context(other.name()), every3s, relay,
-                NOT_COUNTED);
+        StalledJobChecker checkerA = new StalledJobChecker(contexts.context(other.name()), every3s,
+                relay::stalledChecked, NOT_COUNTED);
+        StalledJobChecker checkerB = new StalledJobChecker(contexts.context(other.name()), every3s,
+                relay::stalledChecked, NOT_COUNTED);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
@@ -186,7 +186,7 @@ class StalledJobCheckTest extends QueueTestSupport {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
         StalledJobChecker checker = new StalledJobChecker(contexts.context(other.name()), TestWorkers.options("checker")
-                .drainDelay(Duration.ofSeconds(2)).build(), relay, NOT_COUNTED);
+                .drainDelay(Duration.ofSeconds(2)).build(), relay::stalledChecked, NOT_COUNTED);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));

@@ -9,7 +9,6 @@ import dev.fencedqueue.api.InvalidParameterException;
 import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.scheduler.JobSchedulerView;
 import dev.fencedqueue.queue.scheduler.JobSchedulers;
-import dev.fencedqueue.worker.AddChecks;
 import dev.fencedqueue.worker.WorkerManager;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;

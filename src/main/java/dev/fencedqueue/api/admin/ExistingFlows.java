@@ -13,7 +13,7 @@ import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.flow.FlowNode;
 import dev.fencedqueue.queue.flow.FlowReader;
 import io.smallrye.mutiny.Uni;

@@ -3,7 +3,7 @@ package dev.fencedqueue.queue.flow;
 import dev.fencedqueue.queue.QueueException;
 
 /**
- * A flow's child whose failure fails its parent ({@link ParentPolicy#FAIL}) failed while the parent ran: the parent
+ * A flow's child whose failure fails its parent ({@link dev.fencedqueue.queue.ParentPolicy#FAIL}) failed while the parent ran: the parent
  * cannot go on and fails for good, with the reason naming the child.
  */
 public class ChildFailedException extends QueueException {

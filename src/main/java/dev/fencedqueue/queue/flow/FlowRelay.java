@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.AbortFollowUp;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobNotFoundException;
@@ -19,6 +20,7 @@ import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.worker.WorkerListener;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -33,10 +35,11 @@ import org.jboss.logging.Logger;
  * it writes; {@link #sweep}, which every worker runs each stalled interval, delivers the rest (a process killed
  * between the two steps, a job ended by the stalled-job check), adds the children whose specs an add left behind, and
  * aborts the children of an aborted parent that a crash left running ({@code parent-aborts}).
- * Delivering twice changes nothing. It is what follows the abort of a job ({@link AbortFollowUp}) for every queue.
+ * Delivering twice changes nothing. It is what follows the abort of a job ({@link AbortFollowUp}) for every queue,
+ * and what follows a job's ending and the stalled-job check for every worker ({@link WorkerListener}).
  */
 @ApplicationScoped
-public class FlowRelay implements AbortFollowUp {
+public class FlowRelay implements AbortFollowUp, WorkerListener {
 
     private static final Logger LOG = Logger.getLogger(FlowRelay.class);
 
@@ -81,6 +84,22 @@ public class FlowRelay implements AbortFollowUp {
     public Uni<Void> deliver(QueueKeys child, String childId) {
         return redis.send(Request.cmd(Command.HGET).arg(child.parentNotices()).arg(childId))
                 .chain(stored -> stored == null ? Uni.createFrom().voidItem() : deliver(child, childId, stored));
+    }
+
+    /** Delivers the ending of a child a worker wrote, in the background; what fails is left to the next sweep. */
+    @Override
+    public void ended(QueueKeys queue, Job job) {
+        if (job.parentKey() != null) {
+            deliver(queue, job.id()).subscribe().with(ignored -> {
+            }, failure -> LOG.debugf("job %s: its parent will learn its ending at the next sweep: %s", job.id(),
+                    Failures.describe(failure)));
+        }
+    }
+
+    /** Sweeps the queue after its stalled-job check ({@link #sweep}), which ends children too. */
+    @Override
+    public Uni<Void> stalledChecked(QueueKeys queue) {
+        return sweep(queue);
     }
 
     private Uni<Void> deliver(QueueKeys child, String childId, Response stored) {

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobOptionsJson;
 import dev.fencedqueue.queue.QueueKeys;

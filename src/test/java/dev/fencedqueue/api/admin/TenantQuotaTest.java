@@ -21,7 +21,7 @@ import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.RuntimeProfile;
 import dev.fencedqueue.testing.SwitchableConfig;
-import dev.fencedqueue.worker.FairDispatchSync;
+import dev.fencedqueue.tenancy.FairDispatchSync;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +73,7 @@ public class QueueMetrics {
     }
 
     /** @return the queues whose gauges this instance publishes (its workers serve them), with their last counts */
-    Map<String, Map<JobState, Long>> trackedCounts() {
+    public Map<String, Map<JobState, Long>> trackedCounts() {
         Map<String, Map<JobState, Long>> counts = new TreeMap<>();
         tracked.forEach((queue, queueMetrics) -> {
             if (queueMetrics.counts != null) {

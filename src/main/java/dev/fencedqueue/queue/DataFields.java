@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.queue;
 
 import java.math.BigInteger;
 import java.util.Collection;

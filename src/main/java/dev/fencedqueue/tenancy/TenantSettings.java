@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.tenancy;
 
 import java.util.Iterator;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.queue;
 
 /**
  * Thrown when a job's data, or a request body, is not what its reader needs: names the field at fault by its path

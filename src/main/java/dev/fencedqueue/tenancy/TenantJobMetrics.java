@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.tenancy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +10,8 @@ import dev.fencedqueue.config.MetricsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.Tenants;
+import dev.fencedqueue.tenancy.Tenants;
+import dev.fencedqueue.telemetry.QueueMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;

@@ -1,9 +1,8 @@
-package dev.fencedqueue.queue.flow;
+package dev.fencedqueue.queue;
 
 import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fencedqueue.queue.JobOptions;
 
 /**
  * One job of a flow (BullMQ's {@code FlowJob}): a job, what its failure does to its parent, and its own children,

@@ -1,11 +1,13 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.tenancy;
 
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.SlotTime;
+import dev.fencedqueue.tenancy.SlotTime;
+import dev.fencedqueue.worker.Worker;
+import dev.fencedqueue.worker.WorkerListener;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.annotation.PreDestroy;
@@ -17,7 +19,7 @@ import org.jboss.logging.Logger;
  * {@link SlotTime#BUCKET_MILLIS} ms, and once more when a worker stops: the share of slots the tenants' views show.
  */
 @ApplicationScoped
-public class TenantSlotTime {
+public class TenantSlotTime implements WorkerListener {
 
     private static final Logger LOG = Logger.getLogger(TenantSlotTime.class);
 
@@ -32,12 +34,19 @@ public class TenantSlotTime {
         this.timer = vertx.setPeriodic(SlotTime.BUCKET_MILLIS, id -> workers.forEach(this::flush));
     }
 
-    void bind(Worker worker) {
+    /** Adds the worker's slot time from now on, every {@link SlotTime#BUCKET_MILLIS} ms. */
+    @Override
+    public void created(Worker worker) {
         workers.add(worker);
     }
 
-    /** @return completes once the worker's last slot time was added (or could not be: it is then lost) */
-    Uni<Void> unbind(Worker worker) {
+    /**
+     * Adds the last slot time of a worker that stopped, and no more after that.
+     *
+     * @return completes once the worker's last slot time was added (or could not be: it is then lost)
+     */
+    @Override
+    public Uni<Void> stopped(Worker worker) {
         workers.remove(worker);
         return add(worker).onFailure().recoverWithNull();
     }

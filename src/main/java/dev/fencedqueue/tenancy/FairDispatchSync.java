@@ -1,13 +1,16 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.tenancy;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.QueueContexts;
-import dev.fencedqueue.queue.Tenants;
+import dev.fencedqueue.tenancy.Tenants;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.worker.JobProcessor;
+import dev.fencedqueue.worker.WorkerManager;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;

@@ -1,8 +1,9 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.fencedqueue.Failures;
+import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.tracing.Spans;
 import dev.fencedqueue.tracing.TraceAttributes;
@@ -18,10 +19,10 @@ import io.opentelemetry.context.Context;
  * refusals among them; every write gets an answer, or fails within the Redis command timeout). Thread-safe: it ends at
  * most once, from whichever thread is first.
  */
-final class AttemptSpan {
+public final class AttemptSpan {
 
     /** The span of an attempt that is not traced (tracing off, or jobs built by hand in tests): every call a no-op. */
-    static final AttemptSpan NONE = new AttemptSpan(Span.getInvalid());
+    public static final AttemptSpan NONE = new AttemptSpan(Span.getInvalid());
 
     /** How an attempt ended: its outcome, why, and for a failure what failed it and whether it is retried. */
     private record Ending(String outcome, String reason, Throwable failure, boolean retried) {
@@ -45,21 +46,21 @@ final class AttemptSpan {
      * Starts the span of an attempt.
      *
      * @param tracing the spans of jobs
-     * @param activated the attempt as its activation returned it
+     * @param job the job as the attempt's activation returned it
+     * @param resumePoint the attempt's resume point, {@code null} for none
      * @param workerId the worker that runs it
      * @return the span, started; {@link #NONE} while tracing is off
      */
-    static AttemptSpan start(JobTracing tracing, Activation.Activated activated, String workerId) {
+    public static AttemptSpan start(JobTracing tracing, Job job, String resumePoint, String workerId) {
         if (!tracing.enabled()) {
             return NONE;
         }
-        var job = activated.job();
         var builder = tracing.process(job.queue(), job.id(), job.traceParent())
                 .setAttribute(TraceAttributes.FENCING_TOKEN, job.fencingToken())
                 .setAttribute(TraceAttributes.ATTEMPT, (long) job.attemptsStarted())
                 .setAttribute(TraceAttributes.WORKER_ID, workerId);
-        if (activated.resumePoint() != null) {
-            builder.setAttribute(TraceAttributes.RESUME_POINT, activated.resumePoint());
+        if (resumePoint != null) {
+            builder.setAttribute(TraceAttributes.RESUME_POINT, resumePoint);
         }
         if (job.schedulerId() != null) {
             builder.setAttribute(TraceAttributes.SCHEDULER_ID, job.schedulerId());
@@ -71,7 +72,7 @@ final class AttemptSpan {
      * @return the context of the attempt, for the spans of what it does (its LLM calls, its chunks, its children): a
      *         trace not sampled stays so below it; {@link Context#root()} when tracing is off
      */
-    Context context() {
+    public Context context() {
         return span.getSpanContext().isValid() ? Context.root().with(span) : Context.root();
     }
 
@@ -81,7 +82,7 @@ final class AttemptSpan {
      * @param write what was written ({@code progress}, {@code completion}, ...)
      * @param why the refusal, as the script's error says it
      */
-    void refused(String write, String why) {
+    public void refused(String write, String why) {
         if (recording) {
             span.addEvent(TraceAttributes.WRITE_REFUSED, Attributes.of(TraceAttributes.WRITE, write,
                     TraceAttributes.REASON, String.valueOf(why)));
@@ -93,7 +94,7 @@ final class AttemptSpan {
      *
      * @param resumeFrom the resume point: the last event of earlier runs it continues after
      */
-    void resumed(String resumeFrom) {
+    public void resumed(String resumeFrom) {
         if (recording) {
             span.setAttribute(TraceAttributes.RESUMED, true);
             span.addEvent(TraceAttributes.RESUME, Attributes.of(TraceAttributes.RESUME_POINT, resumeFrom));
@@ -106,7 +107,7 @@ final class AttemptSpan {
      * @param outcome how the attempt ended ({@link TraceAttributes#OUTCOME})
      * @param reason why it ended so, or {@code null} (a result)
      */
-    void end(String outcome, String reason) {
+    public void end(String outcome, String reason) {
         end(new Ending(outcome, reason, null, false));
     }
 
@@ -116,12 +117,12 @@ final class AttemptSpan {
      * @param failure what failed it
      * @param retried whether the job runs again (attempts are left)
      */
-    void failed(Throwable failure, boolean retried) {
+    public void failed(Throwable failure, boolean retried) {
         end(new Ending("failed", Failures.describe(failure), failure, retried));
     }
 
     /** Counts a fenced write of the attempt sent to Redis. */
-    void writeSent() {
+    public void writeSent() {
         if (recording) {
             synchronized (this) {
                 writesOnTheirWay++;
@@ -130,7 +131,7 @@ final class AttemptSpan {
     }
 
     /** Counts a fenced write answered (or failed); the last one ends a span whose end was asked for meanwhile. */
-    void writeAnswered() {
+    public void writeAnswered() {
         if (!recording) {
             return;
         }
@@ -145,7 +146,7 @@ final class AttemptSpan {
     }
 
     /** @return whether the span is exported (tracing is on and the trace sampled) */
-    boolean isRecording() {
+    public boolean isRecording() {
         return recording;
     }
 

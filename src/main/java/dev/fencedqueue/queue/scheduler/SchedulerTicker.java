@@ -1,8 +1,7 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.queue.scheduler;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
-import dev.fencedqueue.queue.scheduler.DueTicks;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue;
+package dev.fencedqueue.tenancy;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -14,9 +14,12 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.redis.Replies;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.redis.SharedConnection;
+import dev.fencedqueue.telemetry.TenantLabels;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
@@ -36,10 +39,10 @@ import org.jboss.logging.Logger;
  * id>} (tenant id -> micro-units of the prices' currency). Metrics
  * name the tenants that have settings, and {@value TenantIds#DEFAULT}, one by one, and every other tenant
  * {@value #OTHER} ({@link #metricLabel}: a bounded label set, as Prometheus asks), from a list of them this instance
- * reads again every {@link #LABELS_REFRESH}.
+ * reads again every {@link #LABELS_REFRESH}; they are the {@link TenantLabels} of the worker's metrics.
  */
 @ApplicationScoped
-public class Tenants {
+public class Tenants implements TenantLabels {
 
     /** The metric label of the tenants that have no settings. */
     public static final String OTHER = "other";
@@ -111,6 +114,7 @@ public class Tenants {
      * @return its label in metrics: itself when it has settings (as this instance last read them) or is
      *         {@value TenantIds#DEFAULT}, else {@value #OTHER}
      */
+    @Override
     public String metricLabel(String tenant) {
         String id = TenantIds.orDefault(tenant);
         return labeled.contains(id) ? id : OTHER;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static dev.fencedqueue.worker.WorkerTestAccess.freeze;
@@ -17,6 +17,8 @@ import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
+import dev.fencedqueue.worker.UnrecoverableJobException;
+import dev.fencedqueue.worker.Worker;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

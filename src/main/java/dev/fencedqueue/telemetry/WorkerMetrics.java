@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.telemetry;
 
 import java.time.Duration;
 import java.util.List;
@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
-import dev.fencedqueue.queue.Tenants;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -28,32 +27,46 @@ public class WorkerMetrics {
 
     private final MeterRegistry registry;
     private final QueueMetrics queues;
-    private final Tenants tenants;
-    /** {@code fq_tenant_wait_seconds} by tenant label (a bounded set: {@link Tenants#metricLabel}). */
+    private final TenantLabels tenants;
+    /** {@code fq_tenant_wait_seconds} by tenant label (a bounded set: {@link TenantLabels#metricLabel}). */
     private final Map<String, Timer> tenantWaits = new ConcurrentHashMap<>();
-    private final Map<Worker, List<Meter>> meters = new ConcurrentHashMap<>();
+    /** The meters of each bound worker, by its counters. */
+    private final Map<WorkerCounters, Bound> bound = new ConcurrentHashMap<>();
 
-    public WorkerMetrics(MeterRegistry registry, QueueMetrics queues, Tenants tenants) {
+    /** A bound worker's queue and meters. */
+    private record Bound(String queue, List<Meter> meters) {
+    }
+
+    public WorkerMetrics(MeterRegistry registry, QueueMetrics queues, TenantLabels tenants) {
         this.tenants = tenants;
         this.registry = registry;
         this.queues = queues;
     }
 
-    void bind(Worker worker) {
-        Tags tags = Tags.of("queue", worker.queue(), "worker", worker.id());
-        meters.put(worker, List.of(
-                counter("fq.worker.jobs.completed", "attempts that completed their job", worker, tags, w -> w.stats().completed()),
-                counter("fq.worker.jobs.failed", "attempts that failed", worker, tags, w -> w.stats().failed()),
-                counter("fq.worker.writes.rejected", "fenced writes refused because a newer run owns the job", worker,
-                        tags, w -> w.stats().rejectedWrites()),
-                counter("fq.worker.jobs.cancelled", "job pipelines cancelled (ownership lost, revoked, shutdown)", worker,
-                        tags, w -> w.stats().cancelled()),
+    /**
+     * Publishes a worker's counters, and its queue's gauges, until {@link #unbind}; its attempts' timings go to this
+     * queue's histograms from now on.
+     *
+     * @param queue the worker's queue, not {@code null}
+     * @param workerId the worker's id, not {@code null}
+     * @param counters the worker's counters, not {@code null}
+     */
+    public void bind(String queue, String workerId, WorkerCounters counters) {
+        Tags tags = Tags.of("queue", queue, "worker", workerId);
+        bound.put(counters, new Bound(queue, List.of(
+                counter("fq.worker.jobs.completed", "attempts that completed their job", counters, tags,
+                        c -> c.stats().completed()),
+                counter("fq.worker.jobs.failed", "attempts that failed", counters, tags, c -> c.stats().failed()),
+                counter("fq.worker.writes.rejected", "fenced writes refused because a newer run owns the job", counters,
+                        tags, c -> c.stats().rejectedWrites()),
+                counter("fq.worker.jobs.cancelled", "job pipelines cancelled (ownership lost, revoked, shutdown)",
+                        counters, tags, c -> c.stats().cancelled()),
                 counter("fq.jobs.stalled", "jobs found stalled (lock expired) by this worker's checks: taken back to "
-                        + "wait, or failed past fq.worker.max-stalled-count", worker, tags, w -> w.stats().stalled()),
-                Gauge.builder("fq.worker.jobs.active", worker, w -> w.stats().active()).tags(tags)
-                        .description("jobs running now").register(registry)));
-        queues.track(worker.queue());
-        worker.timings(timings(Tags.of("queue", worker.queue())));
+                        + "wait, or failed past fq.worker.max-stalled-count", counters, tags, c -> c.stats().stalled()),
+                Gauge.builder("fq.worker.jobs.active", counters, c -> c.stats().active()).tags(tags)
+                        .description("jobs running now").register(registry))));
+        queues.track(queue);
+        counters.timings(timings(Tags.of("queue", queue)));
     }
 
     /**
@@ -93,15 +106,21 @@ public class WorkerMetrics {
         };
     }
 
-    void unbind(Worker worker) {
-        List<Meter> bound = meters.remove(worker);
-        if (bound != null) {
-            bound.forEach(registry::remove);
+    /**
+     * Removes a worker's counters, bound with {@link #bind}, and its queue's gauges once no bound worker serves it.
+     *
+     * @param counters the worker's counters, not {@code null}
+     */
+    public void unbind(WorkerCounters counters) {
+        Bound worker = bound.remove(counters);
+        if (worker != null) {
+            worker.meters().forEach(registry::remove);
             queues.untrack(worker.queue());
         }
     }
 
-    private Meter counter(String name, String description, Worker worker, Tags tags, ToDoubleFunction<Worker> value) {
-        return FunctionCounter.builder(name, worker, value).tags(tags).description(description).register(registry);
+    private Meter counter(String name, String description, WorkerCounters counters, Tags tags,
+            ToDoubleFunction<WorkerCounters> value) {
+        return FunctionCounter.builder(name, counters, value).tags(tags).description(description).register(registry);
     }
 }

@@ -1,7 +1,7 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.queue;
 
 /**
- * What fair dispatch charges a tenant for a job of a queue ({@link JobProcessor#costUnit()}), stored as the queue
+ * What fair dispatch charges a tenant for a job of a queue ({@code JobProcessor.costUnit()}), stored as the queue
  * meta hash's {@code costUnit} ({@code fairShare.lua} reads it; absent means slot time).
  */
 public enum CostUnit {

@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.api.admin;
 
 import java.io.IOException;
 import java.util.LinkedHashSet;
@@ -10,8 +10,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.fencedqueue.queue.DataFields;
+import dev.fencedqueue.queue.InvalidJobDataException;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.flow.FlowJob;
+import dev.fencedqueue.queue.FlowJob;
+import dev.fencedqueue.worker.JobProcessor;
+import dev.fencedqueue.worker.WorkerManager;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.Validator;
