@@ -24,13 +24,13 @@ public class ConfigChecks {
     void check(@Observes @Priority(1) StartupEvent event, WorkerConfig worker, LlmConfig llm,
             SimulatorConfig simulator, ResearchConfig research, RedisKeysConfig redis, TracingConfig tracing,
             TenancyConfig tenancy) {
-        check(worker);
+        WorkerConfig.check(worker.lock());
         tracing.uiUrl().filter(url -> !url.contains(TracingConfig.TRACE_ID)).ifPresent(url -> {
             throw new IllegalStateException("`fq.tracing.ui-url` must hold " + TracingConfig.TRACE_ID
                     + " where the trace id goes, was " + url);
         });
         // Redis's WAIT and WAITAOF take 0 as "block forever": a durability wait must end.
-        requirePositive("fq.redis.wait-timeout", redis.waitTimeout());
+        requirePositive("fq.redis.wait.timeout", redis.waitFor().timeout());
         check(llm, simulator, worker.enabled());
         checkOwnerTokens(research.requireOwner(), ConfigProvider.getConfig()::getOptionalValue);
         checkVerifiableTokens("`fq.tenancy.source=principal`", tenancy.source() == TenancyConfig.Source.PRINCIPAL,
@@ -132,24 +132,6 @@ public class ConfigChecks {
             throw new IllegalStateException("`fq.llm.price.input` and `fq.llm.price.output` must be set together (both "
                     + "for costs, neither for none), was input " + price.input().map(Object::toString).orElse("(none)")
                     + " and output " + price.output().map(Object::toString).orElse("(none)"));
-        }
-    }
-
-    /**
-     * Validates the relations between worker settings.
-     *
-     * @param worker the worker settings, must not be {@code null}
-     * @throws IllegalStateException when the lock renew interval is not shorter than the lock duration,
-     *         or a duration is not positive
-     */
-    public static void check(WorkerConfig worker) {
-        requirePositive("fq.worker.lock-duration", worker.lockDuration());
-        requirePositive("fq.worker.lock-renew-interval", worker.lockRenewInterval());
-        requirePositive("fq.worker.stalled-interval", worker.stalledInterval());
-        requirePositive("fq.worker.drain-delay", worker.drainDelay());
-        if (worker.lockRenewInterval().compareTo(worker.lockDuration()) >= 0) {
-            throw new IllegalStateException("`fq.worker.lock-renew-interval` (" + worker.lockRenewInterval()
-                    + ") must be shorter than `fq.worker.lock-duration` (" + worker.lockDuration() + ")");
         }
     }
 

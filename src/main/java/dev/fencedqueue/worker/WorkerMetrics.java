@@ -49,7 +49,7 @@ public class WorkerMetrics {
                 counter("fq.worker.jobs.cancelled", "job pipelines cancelled (ownership lost, revoked, shutdown)", worker,
                         tags, w -> w.stats().cancelled()),
                 counter("fq.jobs.stalled", "jobs found stalled (lock expired) by this worker's checks: taken back to "
-                        + "wait, or failed past fq.worker.max-stalled-count", worker, tags, w -> w.stats().stalled()),
+                        + "wait, or failed past fq.worker.stalled.max-count", worker, tags, w -> w.stats().stalled()),
                 Gauge.builder("fq.worker.jobs.active", worker, w -> w.stats().active()).tags(tags)
                         .description("jobs running now").register(registry)));
         queues.track(worker.queue());

@@ -67,11 +67,11 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
      */
     public static WorkerOptions from(WorkerConfig config, String workerId) {
         return builder(workerId).concurrency(config.concurrency())
-                .lock(config.lockDuration(), config.lockRenewInterval())
-                .stalledCheck(config.stalledInterval(), config.maxStalledCount())
+                .lock(config.lock().duration(), config.lock().renewInterval())
+                .stalledCheck(config.stalled().interval(), config.stalled().maxCount())
                 .drainDelay(config.drainDelay())
-                .shutdown(config.shutdownMode(), config.drainTimeout())
-                .schedulerMissedAfter(config.schedulerMissedAfter())
+                .shutdown(config.shutdown().mode(), config.shutdown().drainTimeout())
+                .schedulerMissedAfter(config.scheduler().missedAfter())
                 .build();
     }
 

@@ -44,7 +44,7 @@ abstract class TakeoverBenchmark extends ResearchTestSupport {
             Map<String, String> config = new HashMap<>(super.getConfigOverrides());
             config.putAll(Map.of("fq.simulator.answer-words", Integer.toString(WORDS),
                     "fq.simulator.token-interval", "10ms", "fq.llm.delta-interval", "250ms",
-                    "fq.worker.max-stalled-count", "5"));
+                    "fq.worker.stalled.max-count", "5"));
             config.putAll(mode());
             return config;
         }

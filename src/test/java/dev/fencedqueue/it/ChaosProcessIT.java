@@ -93,7 +93,7 @@ class ChaosProcessIT {
         // (the test's own stalls only make the freeze longer).
         CuttableProxy link = CuttableProxy.start(vertx, fleet.redisPort());
         try (link) {
-            Map<String, String> slowLocks = Map.of("fq.worker.lock-duration", "8s", "fq.worker.lock-renew-interval", "1s",
+            Map<String, String> slowLocks = Map.of("fq.worker.lock.duration", "8s", "fq.worker.lock.renew-interval", "1s",
                     "fq.simulator.steps", "30");
             ServiceProcess a = fleet.launch("chaos-A", with(slowLocks, "quarkus.redis.hosts", via(link)));
             String jobId = start(a, "a short freeze");

@@ -59,8 +59,8 @@ class LlmBudgetProcessIT {
         // 2026-12-02).
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute",
                 String.valueOf(PROVIDER_LIMIT - 1), "fq.llm.price.input", "2.50", "fq.llm.price.output", "10",
-                "fq.worker.concurrency", String.valueOf(SLOTS), "fq.worker.lock-duration", "10s",
-                "fq.worker.lock-renew-interval", "2s"));
+                "fq.worker.concurrency", String.valueOf(SLOTS), "fq.worker.lock.duration", "10s",
+                "fq.worker.lock.renew-interval", "2s"));
         ServiceProcess a = fleet.start("proc-A", config, ADMIN);
         ServiceProcess b = fleet.start("proc-B", config, ADMIN);
         fleet.awaitReady(llm, a, b);

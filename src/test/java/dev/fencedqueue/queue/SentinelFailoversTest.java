@@ -53,8 +53,8 @@ class SentinelFailoversTest extends ResearchTestSupport {
         @Override
         protected Map<String, String> more() {
             return Map.of("fq.simulator.steps", "3", "fq.simulator.step-interval", "100ms",
-                    "fq.worker.lock-duration", "2s", "fq.worker.lock-renew-interval", "500ms",
-                    "fq.worker.stalled-interval", "1s");
+                    "fq.worker.lock.duration", "2s", "fq.worker.lock.renew-interval", "500ms",
+                    "fq.worker.stalled.interval", "1s");
         }
     }
 

@@ -24,7 +24,7 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
                 "fq.simulator.answer-words", Integer.toString(ANSWER_WORDS),
                 "fq.simulator.token-interval", "10ms",
                 "fq.llm.delta-interval", "100ms",
-                "fq.worker.max-stalled-count", "5"));
+                "fq.worker.stalled.max-count", "5"));
         config.putAll(simulator());
         return config;
     }
