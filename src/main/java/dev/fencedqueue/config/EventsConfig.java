@@ -32,9 +32,9 @@ public interface EventsConfig {
         Duration keepAlive();
 
         /**
-         * Events that may wait for one SSE subscriber (live events that arrive while its replay is written, or frames its
-         * connection has not taken) before it is disconnected as too slow; its client resumes with Last-Event-ID. The
-         * frames themselves are shared by all subscribers of a job: a waiting event costs a reference.
+         * Events that may wait for one SSE subscriber (live events that arrive while its replay is written, or frames
+         * its connection has not taken) before it is disconnected as too slow; its client resumes with Last-Event-ID.
+         * The frames themselves are shared by all subscribers of a job: a waiting event costs a reference.
          */
         @WithDefault("10000")
         @Min(16)

@@ -40,10 +40,10 @@ public interface RedisKeysConfig {
          * sends Redis's {@code WAIT <replicas> <timeout>} on the same connection, and a job that too few replicas
          * acknowledged within {@link #timeout()} is answered {@code 503} (it may or may not survive a failover; retry
          * with the same {@code Idempotency-Key}). {@code auto} (the default) waits for one replica whenever the master
-         * has one in sync, while its Sentinels fail it over, and after it lost its last one until every Sentinel names it
-         * again with no failover in progress (at most {@value WaitReplicas#HOLD_SECONDS} s: the replica may have been
-         * promoted); and for none on a lone Redis or a Redis Cluster; a number waits for that many; {@code 0} waits for
-         * none, so that a failover to a replica that had not received a job loses it.
+         * has one in sync, while its Sentinels fail it over, and after it lost its last one until every Sentinel names
+         * it again with no failover in progress (at most {@value WaitReplicas#HOLD_SECONDS} s: the replica may have
+         * been promoted); and for none on a lone Redis or a Redis Cluster; a number waits for that many; {@code 0}
+         * waits for none, so that a failover to a replica that had not received a job loses it.
          */
         @WithDefault("auto")
         @WithConverter(WaitReplicas.Converter.class)

@@ -65,8 +65,8 @@ public interface WorkerConfig {
     Scheduler scheduler();
 
     /**
-     * A job's lock ({@code fq.worker.lock.*}): a short lock kept alive by renewal rather than a lock as long as the job.
-     * {@link #check(Lock)} holds the renewal shorter than the lock.
+     * A job's lock ({@code fq.worker.lock.*}): a short lock kept alive by renewal rather than a lock as long as the
+     * job. {@link #check(Lock)} holds the renewal shorter than the lock.
      */
     interface Lock {
 
@@ -75,7 +75,10 @@ public interface WorkerConfig {
         @DurationMin(inclusive = false, message = "must be positive")
         Duration duration();
 
-        /** How often a worker renews its jobs' locks and checks their fencing tokens; must be shorter than the lock duration. */
+        /**
+         * How often a worker renews its jobs' locks and checks their fencing tokens; must be shorter than the lock
+         * duration.
+         */
         @WithDefault("10s")
         @DurationMin(inclusive = false, message = "must be positive")
         Duration renewInterval();
@@ -95,7 +98,10 @@ public interface WorkerConfig {
         int maxCount();
     }
 
-    /** What a stopping worker (SIGTERM, Kubernetes pod deletion) does with its running jobs ({@code fq.worker.shutdown.*}). */
+    /**
+     * What a stopping worker (SIGTERM, Kubernetes pod deletion) does with its running jobs
+     * ({@code fq.worker.shutdown.*}).
+     */
     interface Shutdown {
 
         /**
@@ -119,16 +125,17 @@ public interface WorkerConfig {
         /**
          * How late a job scheduler's tick may be produced before it counts as missed (no instance produced it in time:
          * all were down, Redis restarted): a later tick is produced late, and several due ticks one after the other; a
-         * missed tick follows its scheduler's {@code missed} policy ({@code run-once} or {@code skip}) and the scheduler
-         * goes on from its first tick after now.
+         * missed tick follows its scheduler's {@code missed} policy ({@code run-once} or {@code skip}) and the
+         * scheduler goes on from its first tick after now.
          */
         @WithDefault("1m")
         Duration missedAfter();
 
         /**
-         * The shortest {@code every} a job scheduler may be given over the operator API ({@code PUT /admin/schedulers/{id}}):
-         * a scheduler produces a job per tick, stored, run and retained like any other, so a shorter interval floods the
-         * queue rather than schedules it. A shorter {@code every} is refused with 400 naming {@code every}.
+         * The shortest {@code every} a job scheduler may be given over the operator API ({@code PUT
+         * /admin/schedulers/{id}}): a scheduler produces a job per tick, stored, run and retained like any other, so a
+         * shorter interval floods the queue rather than schedules it. A shorter {@code every} is refused with 400
+         * naming {@code every}.
          */
         @WithDefault("1s")
         Duration minEvery();

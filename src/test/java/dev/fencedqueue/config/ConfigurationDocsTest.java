@@ -38,7 +38,7 @@ class ConfigurationDocsTest {
     void docsListEveryOptionOfEveryConfigMapping() throws IOException, URISyntaxException {
         Map<String, String> options = options();
         assertThat(options).as("the @ConfigMapping options found").containsKeys("fq.worker.concurrency",
-                "fq.llm.retry.max-retries", "fq.research.deep.sub-questions", "fq.llm.tools");
+                "fq.llm.retry.max-retries", "fq.research.deep.sub-questions", "fq.llm.request.tools");
         Map<String, Row> documented = documented(Files.readString(DOCS));
 
         List<String> missing = options.keySet().stream().filter(option -> !documented.containsKey(option)).toList();
@@ -66,8 +66,8 @@ class ConfigurationDocsTest {
         assertThat(docs.contains("`responses` (OpenAI's Responses API")).as("fq.llm.protocol names `responses`")
                 .isTrue();
         Map<String, Row> documented = documented(docs);
-        assertThat(documented).containsKeys("fq.llm.tools", "fq.llm.reasoning-summary", "fq.llm.queued-timeout",
-                "fq.llm.poll-interval", "fq.llm.resume");
+        assertThat(documented).containsKeys("fq.llm.request.tools", "fq.llm.request.reasoning-summary", "fq.llm.resume.queued-timeout",
+                "fq.llm.resume.poll-interval", "fq.llm.resume.mode");
     }
 
     /** @return every option of the mappings of this package, by path, with its default ({@code null}: none) */
@@ -129,7 +129,7 @@ class ConfigurationDocsTest {
     /**
      * @param docs the text of docs/configuration.md
      * @return each option its tables name, with its row. A row's first cell may name several: in full
-     *         ({@code `fq.llm.max-tokens` / `fq.llm.temperature`}) or, after the first, by the last part of the path
+     *         ({@code `fq.llm.request.max-tokens` / `fq.llm.request.temperature`}) or, after the first, by the last part of the path
      *         ({@code `fq.llm.retry.max-retries` / `delay` / `max-delay`})
      */
     static Map<String, Row> documented(String docs) {

@@ -39,16 +39,16 @@ class GracefulShutdownIT {
             "fq.worker.lock.renew-interval", "10s",
             "fq.worker.stalled.interval", "15s",
             "fq.worker.drain-delay", "30s",
-            "fq.simulator.step-interval", "200ms",
+            "fq.simulator.research.step-interval", "200ms",
             "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG"));
 
     @Test
     void sigtermHandsTheRunningJobBackAndAnotherInstanceResumesItAtOnce() {
         // A's research stream lasts a minute: A is mid-stream when it is told to stop. B's stream is short.
-        ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.steps", "300"));
+        ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.research.steps", "300"));
         String jobId = startJob(a, "hand me over on SIGTERM");
         long epochOfA = awaitProgressOf(a, jobId, "proc-A");
-        ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.steps", "10"));
+        ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.research.steps", "10"));
         assertThat(status(b, jobId).getString("workerId")).as("A still runs the job when it is stopped").isEqualTo("proc-A");
 
         long sigtermAtMs;
@@ -111,7 +111,7 @@ class GracefulShutdownIT {
 
     @Test
     void sigtermInDrainModeLetsTheRunningJobFinishBeforeTheInstanceExits() {
-        ServiceProcess a = fleet.launch("drain-A", Map.of("fq.simulator.steps", "15",
+        ServiceProcess a = fleet.launch("drain-A", Map.of("fq.simulator.research.steps", "15",
                 "fq.worker.shutdown.mode", "drain", "fq.worker.shutdown.drain-timeout", "20s"));
         String jobId = startJob(a, "let me finish on SIGTERM");
         long epochOfA = awaitProgressOf(a, jobId, "drain-A");

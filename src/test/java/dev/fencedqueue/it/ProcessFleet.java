@@ -43,7 +43,7 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
             "fq.worker.stalled.interval", "500ms",
             "fq.worker.stalled.max-count", "5",
             "fq.worker.drain-delay", "1s",
-            "fq.simulator.step-interval", "200ms",
+            "fq.simulator.research.step-interval", "200ms",
             "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG");
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 

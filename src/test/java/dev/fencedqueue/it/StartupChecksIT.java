@@ -43,8 +43,8 @@ class StartupChecksIT {
                         Map.of("fq.worker.lock.duration", "1s", "fq.worker.lock.renew-interval", "2s"),
                         "`fq.worker.lock.renew-interval` (PT2S) must be shorter than `fq.worker.lock.duration` (PT1S)"),
                 new Refusal("a simulator slower than the LLM idle timeout", "silent-simulator",
-                        Map.of("fq.simulator.step-interval", "5s", "fq.llm.idle-timeout", "2s"),
-                        "`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`"),
+                        Map.of("fq.simulator.research.step-interval", "5s", "fq.llm.stream.idle-timeout", "2s"),
+                        "`fq.simulator.research.step-interval` (PT5S) must be shorter than `fq.llm.stream.idle-timeout`"),
                 new Refusal("an OpenAI server without a model", "no-model",
                         Map.of("fq.llm.protocol", "openai", "fq.llm.url", "http://127.0.0.1:9"),
                         "`fq.llm.model` must be set when `fq.llm.protocol` is openai"),
@@ -58,7 +58,7 @@ class StartupChecksIT {
                         Map.of("fq.llm.price.input", "-1", "fq.llm.price.output", "10"),
                         "fq.llm.price.input must be greater than or equal to 0"),
                 new Refusal("an LLM budget lease shorter than a second", "short-lease",
-                        Map.of("fq.llm.budget.lease", "100ms"), "`fq.llm.budget.lease` must be at least 1s"));
+                        Map.of("fq.llm.budget.lease", "100ms"), "fq.llm.budget.lease must be at least 1s"));
         Map<Refusal, ServiceProcess> started = new LinkedHashMap<>();
         refusals.forEach(refusal -> started.put(refusal, fleet.start(refusal.workerId(), refusal.config(), Map.of())));
 
@@ -72,7 +72,7 @@ class StartupChecksIT {
     @Test
     void runsNoWorkersOnARedisThatMayEvictKeysAndSaysWhy() {
         fleet.redis().call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
-        ServiceProcess service = fleet.start("evicting", Map.of("fq.simulator.step-interval", "50ms"), Map.of());
+        ServiceProcess service = fleet.start("evicting", Map.of("fq.simulator.research.step-interval", "50ms"), Map.of());
 
         await().atMost(EXIT_TIMEOUT).ignoreExceptions().failFast("the service exited", () -> !service.isAlive())
                 .untilAsserted(() -> service.request().get("/q/health/ready").then().statusCode(503)

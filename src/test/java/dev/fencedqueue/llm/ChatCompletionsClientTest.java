@@ -244,7 +244,7 @@ class ChatCompletionsClientTest {
                 .containsExactly("stop");
         ChatChunk.Usage usage = chunks.getItems().get(chunks.getItems().size() - 1).usage();
         assertThat(usage).isNotNull();
-        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length).isEqualTo(simulatorConfig.answerWords());
+        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length).isEqualTo(simulatorConfig.answer().words());
         assertThat(text).as("stopped for answer-words: at the end of a sentence").endsWith(".");
         await().atMost(TIMEOUT).until(() -> counts(jobId) != null && counts(jobId).completed() == 1);
     }

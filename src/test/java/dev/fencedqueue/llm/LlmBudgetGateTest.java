@@ -133,8 +133,8 @@ class LlmBudgetGateTest extends ResearchTestSupport {
     @Test
     void jobsAddedAsTheyComeMeetNoRefusalOnceTheProvidersHeadersWereRead() {
         // Each request sets max_tokens 200, which the provider counts and does not give back; the answers use 10.
-        settings.adjust("fq.llm.max-tokens", "200");
-        settings.adjust("fq.simulator.answer-words", "10");
+        settings.adjust("fq.llm.request.max-tokens", "200");
+        settings.adjust("fq.simulator.answer.words", "10");
         given().contentType(ContentType.JSON).body(Map.of("tokensPerMinute", PROVIDER_TOKENS)).put("/simulator/provider")
                 .then().statusCode(200);
         JsonPath before = provider();

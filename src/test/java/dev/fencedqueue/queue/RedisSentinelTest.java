@@ -42,7 +42,7 @@ class RedisSentinelTest extends ResearchTestSupport {
     public static class ShortJobs extends WorkersOffProfile {
         @Override
         protected Map<String, String> more() {
-            return Map.of("fq.simulator.steps", "3", "fq.simulator.step-interval", "100ms");
+            return Map.of("fq.simulator.research.steps", "3", "fq.simulator.research.step-interval", "100ms");
         }
     }
 

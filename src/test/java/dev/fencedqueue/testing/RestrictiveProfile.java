@@ -18,8 +18,8 @@ public class RestrictiveProfile extends WorkersOffProfile {
         return Map.of("fq.simulator.enabled", "false",
                 "fq.events.sse.subscriber-buffer", "16",
                 "fq.events.sse.subscriber-write-queue", "4K",
-                "fq.research.start-rate-limit", Integer.toString(STARTS),
-                "fq.research.start-rate-limit-window", "5s",
+                "fq.research.start-rate-limit.max", Integer.toString(STARTS),
+                "fq.research.start-rate-limit.window", "5s",
                 "quarkus.http.proxy.proxy-address-forwarding", "true",
                 "quarkus.http.proxy.allow-x-forwarded", "true");
     }
