@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/configuration.md lists every {@code fq.*} option, with its default: the options are read from the
- * {@code @ConfigMapping} interfaces of this package by reflection (method names as kebab-case paths, nested groups
+ * {@code @ConfigMapping} interfaces of every package by reflection (method names as kebab-case paths, nested groups
  * included), so an option added without its line in the docs fails here, naming it. Plain JUnit: no application starts.
  */
 class ConfigurationDocsTest {
@@ -70,20 +70,20 @@ class ConfigurationDocsTest {
                 "fq.llm.resume.poll-interval", "fq.llm.resume.mode");
     }
 
-    /** @return every option of the mappings of this package, by path, with its default ({@code null}: none) */
+    /** @return every option of the application's mappings, in every package, by path, with its default (null: none) */
     static Map<String, String> options() throws IOException, URISyntaxException {
         Path classes = Path.of(ConfigurationDocsTest.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .resolveSibling("classes").resolve("dev/fencedqueue/config");
+                .resolveSibling("classes");
         Map<String, String> options = new TreeMap<>();
-        try (Stream<Path> files = Files.list(classes)) {
+        try (Stream<Path> files = Files.walk(classes.resolve("dev/fencedqueue"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".class") && !f.getFileName().toString()
                     .contains("$")).toList()) {
-                String name = file.getFileName().toString().replace(".class", "");
+                String name = classes.relativize(file).toString().replace(".class", "").replace('/', '.');
                 Class<?> type;
                 try {
-                    type = Class.forName("dev.fencedqueue.config." + name);
-                } catch (ClassNotFoundException e) {
-                    throw new IllegalStateException(e);
+                    type = Class.forName(name, false, ConfigurationDocsTest.class.getClassLoader());
+                } catch (ClassNotFoundException | LinkageError e) {
+                    continue;
                 }
                 ConfigMapping mapping = type.getAnnotation(ConfigMapping.class);
                 if (mapping != null) {
@@ -104,7 +104,7 @@ class ConfigurationDocsTest {
                     : prefix + "." + (method.isAnnotationPresent(WithName.class)
                             ? method.getAnnotation(WithName.class).value() : kebab(method.getName()));
             Class<?> type = method.getReturnType();
-            if (type.isInterface() && type.getName().startsWith("dev.fencedqueue.config.")) {
+            if (type.isInterface() && type.getName().startsWith("dev.fencedqueue.")) {
                 collect(type, path, options);
             } else {
                 WithDefault value = method.getAnnotation(WithDefault.class);
