@@ -21,7 +21,6 @@ import dev.fencedqueue.budget.LlmBudget.Outage;
 import dev.fencedqueue.budget.LlmBudgets;
 import dev.fencedqueue.budget.ProviderLimits;
 import dev.fencedqueue.budget.Reservation;
-import dev.fencedqueue.config.LlmConfig;
 import dev.fencedqueue.worker.RateLimitedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;

@@ -17,7 +17,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.budget.ProviderLimits;
-import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;

@@ -5,7 +5,7 @@ import java.util.function.LongFunction;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.ChatCompletionsClient;
 import dev.fencedqueue.llm.ContinuationProbe;

@@ -7,7 +7,7 @@ import java.util.concurrent.CancellationException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.AnswerDelta;
 import dev.fencedqueue.llm.ChatChunk;

@@ -2,7 +2,7 @@ package dev.fencedqueue.research;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.config.WorkerConfig;
 import io.quarkus.runtime.StartupEvent;

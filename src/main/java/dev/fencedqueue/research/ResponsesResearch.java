@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.ContinuationStyle;

@@ -17,7 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.budget.ProviderLimits;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.simulator.SimulatorStats;
 import dev.fencedqueue.testing.LocalHttpServer;

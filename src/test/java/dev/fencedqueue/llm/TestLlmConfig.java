@@ -3,7 +3,7 @@ package dev.fencedqueue.llm;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 
 /**
  * An {@link LlmConfig} for clients a test builds itself: the service's settings with a few replaced (the URL, the

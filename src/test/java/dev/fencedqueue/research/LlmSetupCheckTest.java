@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.PropertiesConfigSource;

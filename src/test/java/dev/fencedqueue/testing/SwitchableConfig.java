@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.config.WorkerConfig;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.llm;
 
 import java.math.BigDecimal;
 import java.time.Duration;
