@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.flow.Flows;
 import dev.fencedqueue.queue.scheduler.DueTicks;

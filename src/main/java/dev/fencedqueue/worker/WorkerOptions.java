@@ -2,8 +2,6 @@ package dev.fencedqueue.worker;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.ShutdownMode;
-import dev.fencedqueue.config.WorkerConfig;
 
 /**
  * Settings of one worker (see {@link WorkerConfig} for their meaning and defaults). Build them with

@@ -1,5 +1,6 @@
 package dev.fencedqueue.config;
 
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.llm.LlmConfig;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -23,7 +23,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 import dev.fencedqueue.config.RedisKeysConfig;
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.queue.QueueKeys;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.WithDefault;

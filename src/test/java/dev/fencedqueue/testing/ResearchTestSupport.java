@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;

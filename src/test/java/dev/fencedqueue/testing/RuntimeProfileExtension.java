@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.worker.FairDispatchSync;
 import dev.fencedqueue.worker.JobProcessor;

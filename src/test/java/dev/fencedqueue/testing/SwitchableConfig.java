@@ -15,7 +15,7 @@ import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.config.TenancyConfig;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.research.AnswerProtocol;

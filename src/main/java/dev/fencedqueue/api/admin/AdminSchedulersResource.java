@@ -6,7 +6,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.queue.scheduler.JobSchedulerView;
 import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.worker.AddChecks;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.worker;
 
 import java.time.Duration;
 import java.util.Optional;

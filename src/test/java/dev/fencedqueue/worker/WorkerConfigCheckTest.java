@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.worker;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
