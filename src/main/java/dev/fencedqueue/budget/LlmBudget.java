@@ -2,7 +2,7 @@ package dev.fencedqueue.budget;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;

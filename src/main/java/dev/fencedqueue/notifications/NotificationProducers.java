@@ -10,7 +10,7 @@ import dev.fencedqueue.bulk.PostgresCursors;
 import dev.fencedqueue.bulk.PostgresSink;
 import dev.fencedqueue.bulk.RedisCursors;
 import dev.fencedqueue.bulk.RedisSink;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobProcessor;

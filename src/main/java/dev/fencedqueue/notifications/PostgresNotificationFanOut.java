@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.bulk.ChunkPlan;
 import dev.fencedqueue.bulk.PostgresChunkedJob;
 import dev.fencedqueue.bulk.Throttle;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.UnrecoverableJobException;
 import jakarta.enterprise.context.ApplicationScoped;

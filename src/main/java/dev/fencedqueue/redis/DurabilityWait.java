@@ -3,7 +3,6 @@ package dev.fencedqueue.redis;
 import java.time.Duration;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;

@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
 import io.quarkus.runtime.Startup;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;

@@ -2,7 +2,7 @@ package dev.fencedqueue.redis;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.RedisKeysConfig.WaitReplicas;
+import dev.fencedqueue.redis.RedisKeysConfig.WaitReplicas;
 
 /**
  * How many replicas a new job waits for ({@code fq.redis.wait.replicas}): the configured number, or with {@code auto},

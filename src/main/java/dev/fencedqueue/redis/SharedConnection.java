@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;

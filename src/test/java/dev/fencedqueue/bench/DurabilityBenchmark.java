@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.queue.AbortFollowUp;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobArchive;

@@ -15,7 +15,7 @@ import dev.fencedqueue.bulk.ChunkedProcessor;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.PostgresCursors;
 import dev.fencedqueue.bulk.PostgresSink;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.notifications.PostgresNotificationFanOut;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.testing.NotificationRows;

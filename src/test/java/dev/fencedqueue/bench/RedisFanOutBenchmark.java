@@ -13,7 +13,7 @@ import dev.fencedqueue.bulk.ChunkedProcessor;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.RedisCursors;
 import dev.fencedqueue.bulk.RedisSink;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
 import dev.fencedqueue.queue.JobQueue;

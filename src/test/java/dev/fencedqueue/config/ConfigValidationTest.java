@@ -1,5 +1,7 @@
 package dev.fencedqueue.config;
 
+import dev.fencedqueue.bulk.BulkConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.llm.LlmConfig;
 import static org.assertj.core.api.Assertions.assertThatCode;

@@ -21,7 +21,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.queue.QueueKeys;

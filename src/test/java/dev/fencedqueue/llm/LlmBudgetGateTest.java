@@ -16,7 +16,7 @@ import dev.fencedqueue.budget.BudgetKey;
 import dev.fencedqueue.budget.BudgetLimits;
 import dev.fencedqueue.budget.LlmBudget;
 import dev.fencedqueue.budget.Reservation;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;

@@ -3,7 +3,7 @@ package dev.fencedqueue.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencedqueue.config.RedisKeysConfig.WaitReplicas;
+import dev.fencedqueue.redis.RedisKeysConfig.WaitReplicas;
 import org.junit.jupiter.api.Test;
 
 /** What {@code fq.redis.wait.replicas} makes a new job wait for, {@code auto} above all. */

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.config.TenancyConfig;

@@ -13,7 +13,7 @@ import dev.fencedqueue.api.JobStatusView;
 import dev.fencedqueue.api.StrictBody;
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Throttle;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.config.TracingConfig;
 import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobArchive;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.redis;
 
 import java.time.Duration;
 
