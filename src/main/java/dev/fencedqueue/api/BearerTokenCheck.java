@@ -3,7 +3,6 @@ package dev.fencedqueue.api;
 import java.util.Optional;
 
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.config.TenancyConfig;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;

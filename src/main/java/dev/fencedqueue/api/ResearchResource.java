@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobOptions;

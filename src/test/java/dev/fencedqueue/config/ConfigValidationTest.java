@@ -1,5 +1,7 @@
 package dev.fencedqueue.config;
 
+import dev.fencedqueue.api.admin.TracingConfig;
+import dev.fencedqueue.api.TenancyConfig;
 import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.worker.WorkerConfig;

@@ -14,7 +14,7 @@ import java.util.OptionalLong;
 import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
-import dev.fencedqueue.config.TenancyConfig;
+import dev.fencedqueue.api.TenancyConfig;
 import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.LlmSpan;

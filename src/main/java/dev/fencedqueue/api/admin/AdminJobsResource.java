@@ -14,7 +14,6 @@ import dev.fencedqueue.api.StrictBody;
 import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.Throttle;
 import dev.fencedqueue.bulk.BulkConfig;
-import dev.fencedqueue.config.TracingConfig;
 import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.JobNotFoundException;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.api.admin;
 
 import java.util.Optional;
 
