@@ -2,8 +2,8 @@ package dev.fencedqueue.research;
 
 import java.time.Duration;
 
-import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.worker.WorkerConfig;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;

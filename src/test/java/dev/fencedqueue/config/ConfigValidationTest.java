@@ -1,17 +1,17 @@
 package dev.fencedqueue.config;
 
-import dev.fencedqueue.api.admin.TracingConfig;
-import dev.fencedqueue.api.TenancyConfig;
-import dev.fencedqueue.bulk.BulkConfig;
-import dev.fencedqueue.redis.RedisKeysConfig;
-import dev.fencedqueue.worker.WorkerConfig;
-import dev.fencedqueue.llm.LlmConfig;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.Map;
 
+import dev.fencedqueue.api.TenancyConfig;
+import dev.fencedqueue.api.admin.TracingConfig;
+import dev.fencedqueue.bulk.BulkConfig;
+import dev.fencedqueue.llm.LlmConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.quarkus.runtime.configuration.MemorySizeConverter;
