@@ -62,7 +62,7 @@ mkdir -p "$(dirname "$AOT_CACHE")" "$(dirname "$LOG")"
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$PORT" -Dquarkus.redis.hosts="$REDIS_URL" \
     -Dfq.worker.id=aot-training -Dfq.worker.concurrency=50 \
     -Dfq.simulator.enabled=true -Dfq.llm.protocol=openai \
-    -Dfq.simulator.answer-words=40 -Dfq.simulator.token-interval=5ms \
+    -Dfq.simulator.answer.words=40 -Dfq.simulator.answer.token-interval=5ms \
     -Dfq.bulk.sink=redis \
     -jar "$APP_JAR" >"$LOG" 2>&1 &
 app_pid=$!

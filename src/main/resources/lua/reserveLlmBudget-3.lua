@@ -15,7 +15,7 @@
           token limit reserves the whole limit, so that it can start once the budget is full)
   ARGV[5] the call's lease id
   ARGV[6] how long the lease holds without renewal, ms
-  ARGV[7] how long the server may stay unavailable before calls stop waiting for it, ms (fq.llm.unavailable-timeout)
+  ARGV[7] how long the server may stay unavailable before calls stop waiting for it, ms (fq.llm.outage.timeout)
   ARGV[8] the job the call is for (its id), or '' for none: the jobs whose calls the budget held back wait in line,
           so that a job handed back to wait keeps its place among the calls too
 

@@ -1,6 +1,6 @@
 // The research page's activity (an ES module used by research.js): a timeline of one line per phase (planning, the
 // sub-questions, writing, ...), each line updated in place as its events arrive instead of one line per event, and the
-// progress meter: a bar against `maxTokens` when the service says it (fq.llm.max-tokens), else an indeterminate bar
+// progress meter: a bar against `maxTokens` when the service says it (fq.llm.request.max-tokens), else an indeterminate bar
 // with the tokens written, tokens per second and the time elapsed. Times come from the events' stream entry ids
 // (`<ms>-<seq>`, the Redis clock), so a reload shows the same rates as the live page did.
 

@@ -5,7 +5,7 @@ import java.util.function.BinaryOperator;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.sse.FlowEventFollower;
 import dev.fencedqueue.sse.JobEventFollower;

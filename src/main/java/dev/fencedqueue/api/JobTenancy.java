@@ -2,7 +2,6 @@ package dev.fencedqueue.api;
 
 import java.util.function.Supplier;
 
-import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.queue.TenantIds;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.SecurityIdentity;

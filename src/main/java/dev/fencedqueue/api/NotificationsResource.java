@@ -12,7 +12,7 @@ import dev.fencedqueue.api.NotificationRequests.FanOutAccepted;
 import dev.fencedqueue.api.NotificationRequests.FanOutRequest;
 import dev.fencedqueue.api.NotificationRequests.SubscribersAdded;
 import dev.fencedqueue.bulk.Throttle;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.notifications.Channels;
 import dev.fencedqueue.notifications.FanOut;
 import dev.fencedqueue.notifications.Notification;

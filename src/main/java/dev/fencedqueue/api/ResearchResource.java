@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.config.ResearchConfig;
-import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.events.JobEvent;
 import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobOptions;
@@ -80,7 +79,7 @@ public class ResearchResource {
     @Operation(summary = "Queue a research job", description = "202 with the job id and its URLs. With an "
             + "Idempotency-Key header, the same key with the same body within its TTL returns the same job "
             + "(`created: false`), with another body 422. 429 with Retry-After when the "
-            + "client's address has started fq.research.start-rate-limit jobs in the current window. The job belongs "
+            + "client's address has started fq.research.start-rate-limit.max jobs in the current window. The job belongs "
             + "to the tenant fq.tenancy.source names: the bearer token's principal (401 without one), or the "
             + "fq.tenancy.header header (400 without it). 429 with Retry-After when the tenant's research jobs spent "
             + "its token quota (PUT /admin/tenants/{id}) in the current period.")

@@ -2,7 +2,6 @@ package dev.fencedqueue.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
-import dev.fencedqueue.config.TenancyConfig;
 import dev.fencedqueue.queue.TenantIds;
 
 /**

@@ -9,8 +9,8 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The rate limit of {@code POST /research/start} per client address ({@code fq.research.start-rate-limit} requests
- * per {@code fq.research.start-rate-limit-window}): a fixed window per address, counted in Redis by the queue
+ * The rate limit of {@code POST /research/start} per client address ({@code fq.research.start-rate-limit.max} requests
+ * per {@code fq.research.start-rate-limit.window}): a fixed window per address, counted in Redis by the queue
  * ({@link dev.fencedqueue.queue.ClientStarts}), so every instance of the fleet shares it. Off when the limit is not
  * set.
  */
@@ -21,8 +21,8 @@ public class StartRateLimit {
     private final Duration window;
 
     public StartRateLimit(ResearchConfig config) {
-        this.limit = config.startRateLimit();
-        this.window = config.startRateLimitWindow();
+        this.limit = config.startRateLimit().max();
+        this.window = config.startRateLimit().window();
     }
 
     /**

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.queue.StaleFencingTokenException;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.JobCancelledException;

@@ -1,6 +1,5 @@
 package dev.fencedqueue.bulk;
 
-import dev.fencedqueue.config.BulkConfig;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.tracing.JobTracing;
 import dev.fencedqueue.worker.WorkerManager;

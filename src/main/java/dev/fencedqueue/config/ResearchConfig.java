@@ -16,62 +16,33 @@ public interface ResearchConfig {
     @WithDefault("deep-research")
     String queue();
 
-    /** Attempts per research job (the first run included); each retry is a new epoch. */
-    @WithDefault("3")
-    @Min(1)
-    int attempts();
-
-    /** Base delay of the exponential backoff between attempts. */
-    @WithDefault("5s")
-    Duration backoffDelay();
-
     /** How long an {@code Idempotency-Key} keeps returning the same job; it outlives the job's removal. */
     @WithDefault("24h")
     Duration idempotencyTtl();
 
-    /** Longest one attempt may run before it is cancelled (its LLM call closed) and counted as failed. */
-    @WithDefault("30m")
-    Duration jobTimeout();
-
-    /** How long a completed job (and its event stream) is kept; the stream must outlive its readers. */
-    @WithDefault("24h")
-    Duration keepCompletedFor();
-
-    /** Most completed jobs kept (the oldest go first). */
-    @WithDefault("10000")
-    @Min(1)
-    int keepCompletedCount();
-
-    /** How long a failed or aborted job (and its event stream) is kept. */
-    @WithDefault("7d")
-    Duration keepFailedFor();
-
-    /** Most failed or aborted jobs kept (the oldest go first). */
-    @WithDefault("10000")
-    @Min(1)
-    int keepFailedCount();
-
     /** Fleet-wide cap of research jobs running at the same time (set on the queue at startup); empty for none. */
     Optional<@Min(1) Integer> globalConcurrency();
 
-    /** Fleet-wide rate limit: research jobs started per {@link #rateLimitDuration()}; empty for none (for LLM rate limits). */
-    Optional<@Min(1) Integer> rateLimitMax();
-
-    /** The window of {@link #rateLimitMax()}. */
-    @WithDefault("1m")
-    Duration rateLimitDuration();
+    /** A research job's attempts ({@code fq.research.attempts.*}). */
+    Attempts attempts();
 
     /**
-     * Per client address: {@code POST /research/start} requests admitted per {@link #startRateLimitWindow()} (a fixed
-     * window counted in Redis, so for the whole fleet); past it the answer is 429 with {@code Retry-After}. Empty for
-     * none, the default. Behind a proxy, let Quarkus take the client's address from {@code X-Forwarded-For}
-     * ({@code quarkus.http.proxy.proxy-address-forwarding}), or every client shares the proxy's.
+     * What is kept of completed research jobs ({@code fq.research.remove-on-complete.*}, BullMQ's
+     * {@code removeOnComplete}).
      */
-    Optional<@Min(1) Integer> startRateLimit();
+    RemoveOnComplete removeOnComplete();
 
-    /** The window of {@link #startRateLimit()}. */
-    @WithDefault("1m")
-    Duration startRateLimitWindow();
+    /**
+     * What is kept of failed or aborted research jobs ({@code fq.research.remove-on-fail.*}, BullMQ's
+     * {@code removeOnFail}).
+     */
+    RemoveOnFail removeOnFail();
+
+    /** The fleet-wide rate limit of research jobs ({@code fq.research.rate-limit.*}): for LLM rate limits. */
+    RateLimit rateLimit();
+
+    /** The per-client limit of {@code POST /research/start} ({@code fq.research.start-rate-limit.*}). */
+    StartRateLimit startRateLimit();
 
     /**
      * Whether a research job belongs to the caller who started it: {@code POST /research/start} then needs a bearer
@@ -88,8 +59,8 @@ public interface ResearchConfig {
 
     /**
      * Deep research ({@code fq.research.deep.*}): the parent job asks the LLM for {@link #subQuestions()}
-     * sub-questions ({@link #planPrompt()}), adds one child research job per sub-question (a flow), waits for them, then
-     * asks the LLM for the report ({@link #reportPrompt()}) from the children's answers.
+     * sub-questions ({@link #planPrompt()}), adds one child research job per sub-question (a flow), waits for them,
+     * then asks the LLM for the report ({@link #reportPrompt()}) from the children's answers.
      */
     interface Deep {
 
@@ -122,5 +93,77 @@ public interface ResearchConfig {
 
         /** Upper bound of {@link #subQuestions()}. */
         int MAX_SUB_QUESTIONS = 8;
+    }
+
+    /** A research job's attempts ({@code fq.research.attempts.*}). */
+    interface Attempts {
+
+        /** Attempts per research job (the first run included); each retry is a new epoch. */
+        @WithDefault("3")
+        @Min(1)
+        int max();
+
+        /** Base delay of the exponential backoff between attempts. */
+        @WithDefault("5s")
+        Duration backoffDelay();
+
+        /** Longest one attempt may run before it is cancelled (its LLM call closed) and counted as failed. */
+        @WithDefault("30m")
+        Duration timeout();
+    }
+
+    /** What is kept of completed research jobs ({@code fq.research.remove-on-complete.*}). */
+    interface RemoveOnComplete {
+
+        /** How long a job (and its event stream) is kept; the stream must outlive its readers. */
+        @WithDefault("24h")
+        Duration age();
+
+        /** Most jobs kept (the oldest go first). */
+        @WithDefault("10000")
+        @Min(1)
+        int count();
+    }
+
+    /** What is kept of failed or aborted research jobs ({@code fq.research.remove-on-fail.*}). */
+    interface RemoveOnFail {
+
+        /** How long a job (and its event stream) is kept. */
+        @WithDefault("7d")
+        Duration age();
+
+        /** Most jobs kept (the oldest go first). */
+        @WithDefault("10000")
+        @Min(1)
+        int count();
+    }
+
+    /** The fleet-wide rate limit of research jobs ({@code fq.research.rate-limit.*}). */
+    interface RateLimit {
+
+        /**
+         * Fleet-wide rate limit: research jobs started per {@link #duration()}; empty for none (for LLM rate limits).
+         */
+        Optional<@Min(1) Integer> max();
+
+        /** The window of {@link #max()}. */
+        @WithDefault("1m")
+        Duration duration();
+    }
+
+    /** The per-client limit of {@code POST /research/start} ({@code fq.research.start-rate-limit.*}). */
+    interface StartRateLimit {
+
+        /**
+         * Per client address: {@code POST /research/start} requests admitted per {@link #window()} (a fixed
+         * window counted in Redis, so for the whole fleet); past it the answer is 429 with {@code Retry-After}. Empty
+         * for none, the default. Behind a proxy, let Quarkus take the client's address from {@code X-Forwarded-For}
+         * ({@code quarkus.http.proxy.proxy-address-forwarding}), or every client shares the proxy's.
+         */
+        Optional<@Min(1) Integer> max();
+
+        /** The window of {@link #max()}. */
+        @WithDefault("1m")
+        Duration window();
     }
 }

@@ -30,7 +30,7 @@ public final class AnswerDelta {
 
     /**
      * @param completionTokens the answer's completion tokens so far
-     * @param maxTokens the most tokens of the answer ({@code fq.llm.max-tokens}), or {@code null} when not set
+     * @param maxTokens the most tokens of the answer ({@code fq.llm.request.max-tokens}), or {@code null} when not set
      * @return the tokens written as a share of {@code maxTokens}, 0 to 99 (the end says 100); 0 without it
      */
     public static int percent(long completionTokens, Long maxTokens) {

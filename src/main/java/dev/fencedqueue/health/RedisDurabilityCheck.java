@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;
@@ -16,9 +16,9 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * How a new job is made durable, and whether it can be. Its data says what {@code fq.redis.wait-replicas} asks
+ * How a new job is made durable, and whether it can be. Its data says what {@code fq.redis.wait.replicas} asks
  * ({@code waitReplicas}: {@code auto} or a number), how many replicas a new job waits for now ({@code replicas}) and
- * how many replicas in sync the master had when last asked ({@code onlineReplicas}). With {@code fq.redis.wait-aof} it
+ * how many replicas in sync the master had when last asked ({@code onlineReplicas}). With {@code fq.redis.wait.aof} it
  * is ready only while the Redis the service writes to has {@code WAITAOF} (Redis 7.2 or later, from
  * {@code COMMAND INFO}) and its {@code appendonly} is on (from {@code INFO persistence}); otherwise every new job would
  * be answered {@code 503}, so the instance should get no traffic and the operator sees why. Without {@code wait-aof} it
@@ -38,8 +38,8 @@ public class RedisDurabilityCheck implements AsyncHealthCheck {
 
     public RedisDurabilityCheck(SharedConnection redis, RedisKeysConfig config) {
         this.redis = redis;
-        this.waitAof = config.waitAof();
-        this.waitReplicas = config.waitReplicas().toString();
+        this.waitAof = config.waitFor().aof();
+        this.waitReplicas = config.waitFor().replicas().toString();
     }
 
     @Override
@@ -49,11 +49,11 @@ public class RedisDurabilityCheck implements AsyncHealthCheck {
         }
         return redis.send(Request.cmd(Command.COMMAND).arg("INFO").arg("waitaof"))
                 .chain(info -> info.size() == 0 || info.get(0) == null
-                        ? Uni.createFrom().item(down("Redis has no WAITAOF: fq.redis.wait-aof needs Redis 7.2 or later"))
+                        ? Uni.createFrom().item(down("Redis has no WAITAOF: fq.redis.wait.aof needs Redis 7.2 or later"))
                         : redis.send(Request.cmd(Command.INFO).arg("persistence"))
                                 .map(persistence -> persistence.toString().contains("aof_enabled:1")
                                         ? named().up().build()
-                                        : down("Redis's appendonly is off: fq.redis.wait-aof needs appendonly yes")))
+                                        : down("Redis's appendonly is off: fq.redis.wait.aof needs appendonly yes")))
                 .ifNoItem().after(TIMEOUT).fail()
                 .onFailure().recoverWithItem(failure -> down(Failures.describe(failure)));
     }

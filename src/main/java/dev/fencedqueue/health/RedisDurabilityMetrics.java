@@ -13,12 +13,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * What new jobs are made durable against and stored in, as gauges (read from what the service already tracks, no Redis
- * call on a scrape): {@code fq_redis_replicas_waited}, the replicas a new job waits for ({@code fq.redis.wait-replicas},
+ * call on a scrape): {@code fq_redis_replicas_waited}, the replicas a new job waits for ({@code fq.redis.wait.replicas},
  * or what {@code auto} makes of it), and {@code fq_redis_replicas_online}, the replicas in sync the master had when last
  * asked (about once a second). While the second is below the first, new jobs are refused ({@code 503 not_replicated}):
  * the alert {@code FencedQueueRedisNotDurable} of {@code monitoring/prometheus-alerts.yml}. And
  * {@code fq_redis_used_memory_bytes} and {@code fq_redis_max_memory_bytes} (0: unlimited), Redis's {@code used_memory}
- * and {@code maxmemory} as {@link RedisMemory} last read them (NaN before): above {@code fq.redis.max-memory-ratio} of
+ * and {@code maxmemory} as {@link RedisMemory} last read them (NaN before): above {@code fq.redis.memory.max-ratio} of
  * the second new jobs are refused ({@code 503 redis_full}), the alert {@code FencedQueueRedisMemoryHigh}.
  */
 @Startup

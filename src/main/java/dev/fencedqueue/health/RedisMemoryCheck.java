@@ -11,7 +11,7 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * Redis's memory as last read ({@link RedisMemory}, no Redis call here): {@code policy} ({@code maxmemory-policy}),
  * {@code usedMemory} and {@code maxMemory} in bytes (0: unlimited). Down while the policy may evict keys (anything but
- * {@code noeviction}) and {@code fq.redis.allow-eviction} is off: this instance then runs no workers. A Redis nearly
+ * {@code noeviction}) and {@code fq.redis.memory.allow-eviction} is off: this instance then runs no workers. A Redis nearly
  * full keeps it up (new jobs are answered {@code 503 redis_full}, running ones go on); before Redis was first read
  * it is up with no data, as {@code redis} says whether Redis can be reached.
  */
@@ -32,7 +32,7 @@ public class RedisMemoryCheck implements HealthCheck {
         if (memory.refusesPolicy()) {
             builder.down().withData("error", "Redis's maxmemory-policy is " + memory.state().map(MemoryState::policy)
                     .orElse("") + ": Redis may delete jobs when full, so this instance runs no workers; set "
-                    + "maxmemory-policy noeviction (or fq.redis.allow-eviction=true)");
+                    + "maxmemory-policy noeviction (or fq.redis.memory.allow-eviction=true)");
         }
         return builder.build();
     }

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -149,11 +148,11 @@ public class ChatCompletionsClient {
     public ObjectNode request(String query) {
         ObjectNode request = json.createObjectNode().put("model", model()).put("stream", true);
         request.putArray("messages")
-                .add(message("system", config.systemPrompt()))
+                .add(message("system", config.request().systemPrompt()))
                 .add(message("user", query));
         request.putObject("stream_options").put("include_usage", true);
-        config.maxTokens().ifPresent(max -> request.put("max_tokens", max));
-        config.temperature().ifPresent(temperature -> request.put("temperature", temperature));
+        config.request().maxTokens().ifPresent(max -> request.put("max_tokens", max));
+        config.request().temperature().ifPresent(temperature -> request.put("temperature", temperature));
         return request;
     }
 
@@ -180,7 +179,7 @@ public class ChatCompletionsClient {
         } else {
             messages.add(message("user", CONTINUE_INSTRUCTION));
         }
-        config.maxTokens().ifPresent(max -> request.put("max_tokens", Math.max(1, max - committedTokens)));
+        config.request().maxTokens().ifPresent(max -> request.put("max_tokens", Math.max(1, max - committedTokens)));
         return request;
     }
 

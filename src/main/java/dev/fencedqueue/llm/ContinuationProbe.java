@@ -12,7 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * Finds out, once per model, whether a server continues a trailing assistant message (for {@code fq.llm.resume=auto}):
+ * Finds out, once per model, whether a server continues a trailing assistant message (for {@code fq.llm.resume.mode=auto}):
  * it asks for a known reply of six words with the first three already given as a trailing assistant message, and
  * reads whether the reply goes on with the fourth word (it continues) or starts anew (it opens a new turn, as a chat
  * template that adds a generation prompt does). A server that refuses such a message ({@code 400} or another

@@ -16,7 +16,6 @@ import java.util.function.Supplier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
@@ -39,7 +38,7 @@ import jakarta.inject.Inject;
 /**
  * Opens the streaming HTTP call to the LLM server. Opening (until the response headers) is guarded with SmallRye
  * Fault Tolerance's programmatic API, configured from {@code fq.llm.retry.*}:
- * a refused or reset connection, a try that outlives {@code fq.llm.open-timeout}, and a {@code 429} or
+ * a refused or reset connection, a try that outlives {@code fq.llm.http.open-timeout}, and a {@code 429} or
  * {@code 5xx} answer (but {@code 501 Not Implemented}, which says the server does not offer the request) are retried
  * with exponential backoff, honouring {@code Retry-After}. A streamed call that generates goes through the fleet's budget ({@link CallGate}): then a {@code 429},
  * or a {@code 503} with a time to wait, is not retried here (the whole fleet waits for the server), and a call that
@@ -81,7 +80,7 @@ public class LlmConnector {
                 .withRetry().maxRetries(retry.maxRetries()).retryOn(UNAVAILABLE)
                 // Never cut short by time (FT's default is 180 s): every try may take the open timeout, every wait
                 // the longest delay; the retry count is the limit.
-                .maxDuration((config.openTimeout().toMillis() + retry.maxDelay().toMillis()) * (retry.maxRetries() + 1L),
+                .maxDuration((config.http().openTimeout().toMillis() + retry.maxDelay().toMillis()) * (retry.maxRetries() + 1L),
                         ChronoUnit.MILLIS)
                 .jitter(0, ChronoUnit.MILLIS)
                 .withCustomBackoff().strategy(() -> new RetryAfterBackoff(retry.delay(), retry.maxDelay())).done()
@@ -90,8 +89,8 @@ public class LlmConnector {
         // The request's idle timeout stops once the response headers arrive; the connection's idle timeout
         // (reset by every byte read or written) also covers a response body that goes silent.
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
-                .setIdleTimeout((int) config.idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS),
-                new PoolOptions().setHttp1MaxSize(config.maxConnections()));
+                .setIdleTimeout((int) config.stream().idleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS),
+                new PoolOptions().setHttp1MaxSize(config.http().maxConnections()));
     }
 
     /**
@@ -105,9 +104,9 @@ public class LlmConnector {
      *         but {@code 501}, {@link LlmRefusedException} for another {@code 4xx} or a {@code 501}, and
      *         {@link LlmException} for another non-2xx status (the connection is closed), with the transport's
      *         exception when the server cannot be reached, {@link TimeoutException} when no headers came within
-     *         {@code fq.llm.open-timeout}, each after the retries; and with {@link LlmWaitException} when the call
+     *         {@code fq.llm.http.open-timeout}, each after the retries; and with {@link LlmWaitException} when the call
      *         cannot go on yet: the fleet's LLM budget cannot admit it, or the server asked to wait or is down, for
-     *         less than {@code fq.llm.unavailable-timeout} ({@link CallGate}).
+     *         less than {@code fq.llm.outage.timeout} ({@link CallGate}).
      */
     public Uni<LlmExchange> open(URI url, String body, Map<String, String> headers) {
         return open(HttpMethod.POST, url, body, headers, "text/event-stream");
@@ -129,8 +128,8 @@ public class LlmConnector {
         Supplier<Uni<LlmExchange>> call = () -> Uni.createFrom().context(context -> {
             Map<String, String> sent = LlmSpan.inject(context, headers);
             return guard.get(() -> openOnce(method, url, body, sent, accept)
-                    .ifNoItem().after(config.openTimeout()).failWith(() -> new TimeoutException("no response headers "
-                            + "from " + url + " within " + config.openTimeout())));
+                    .ifNoItem().after(config.http().openTimeout()).failWith(() -> new TimeoutException("no response headers "
+                            + "from " + url + " within " + config.http().openTimeout())));
         });
         // A streamed call that generates spends the fleet's budget, for the job its request id names; re-reading a
         // response does not.
@@ -155,8 +154,8 @@ public class LlmConnector {
                 }
             });
             RequestOptions options = new RequestOptions().setMethod(method).setAbsoluteURI(url.toString())
-                    .setConnectTimeout(config.connectTimeout().toMillis())
-                    .setIdleTimeout(config.idleTimeout().toMillis())
+                    .setConnectTimeout(config.http().connectTimeout().toMillis())
+                    .setIdleTimeout(config.stream().idleTimeout().toMillis())
                     .putHeader(HttpHeaders.ACCEPT, accept);
             if (body != null) {
                 options.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
@@ -191,7 +190,7 @@ public class LlmConnector {
                     return;
                 }
                 response.pause();
-                emitter.complete(LlmExchange.of(response, Vertx.currentContext(), config.idleTimeout()));
+                emitter.complete(LlmExchange.of(response, Vertx.currentContext(), config.stream().idleTimeout()));
             });
         }).runSubscriptionOn(this::onEventLoop);
     }

@@ -16,7 +16,7 @@ import io.vertx.core.http.HttpClientResponse;
  * @param context the context the response's events run on: attach handlers there ({@link #onContext}), so that no
  *        chunk or end of a short response can slip between a pause and a handler (the opening may hand the exchange
  *        over on another thread: a fault-tolerance guard does)
- * @param idleTimeout the longest silence the connection allows ({@code fq.llm.idle-timeout}); past it the connection is
+ * @param idleTimeout the longest silence the connection allows ({@code fq.llm.stream.idle-timeout}); past it the connection is
  *        closed, and the response fails
  * @param brokenBeforeRead how the response broke while it waited paused for its reader (the connection closed), else
  *        {@code null}: Vert.x delivers that failure once, to the exception handler the opening set, not again to the

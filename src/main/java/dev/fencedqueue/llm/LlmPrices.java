@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.OptionalLong;
 
-import dev.fencedqueue.config.LlmConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**

@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.config.LlmConfig;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -43,7 +42,7 @@ public class ResearchProtocolClient {
      * @param jobId the job id, sent along for the LLM's logs
      * @return the LLM's messages in order, at least one of them a summary; fails with {@link LlmException} (or the
      *         transport's exception) when the call cannot be made, answers non-2xx, sends a malformed line, goes
-     *         silent for longer than {@code fq.llm.idle-timeout}, or ends its stream without a summary
+     *         silent for longer than {@code fq.llm.stream.idle-timeout}, or ends its stream without a summary
      */
     public Multi<LlmMessage> research(String query, String jobId) {
         String body;

@@ -59,7 +59,7 @@ public final class ResponseChunks {
      * @param response an ended response object ({@code completed} or {@code incomplete}), as retrieved
      * @param textBefore the start of its text already had (what earlier runs committed), must not be {@code null}
      * @param reasoningBefore the start of its reasoning already had, must not be {@code null}
-     * @param deltaChars characters per text chunk ({@code fq.llm.delta-chars})
+     * @param deltaChars characters per text chunk ({@code fq.llm.stream.delta-chars})
      * @return its reasoning and text past the committed part, as chunks, then its finish reason ({@code stop} for
      *         {@code completed}, else {@code length}) and usage
      */

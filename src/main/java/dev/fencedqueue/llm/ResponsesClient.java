@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.LlmConfig;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpMethod;
@@ -132,15 +131,15 @@ public class ResponsesClient {
      */
     public ObjectNode request(String query) {
         ObjectNode request = json.createObjectNode().put("model", chat.model()).put("background", true)
-                .put("stream", true).put("store", true).put("instructions", config.systemPrompt());
+                .put("stream", true).put("store", true).put("instructions", config.request().systemPrompt());
         request.putArray("input").add(message("user", query));
-        config.tools().ifPresent(tools -> {
+        config.request().tools().ifPresent(tools -> {
             ArrayNode array = request.putArray("tools");
             tools.forEach(type -> array.addObject().put("type", type));
         });
-        config.reasoningSummary().ifPresent(summary -> request.putObject("reasoning").put("summary", summary));
-        config.maxTokens().ifPresent(max -> request.put("max_output_tokens", max));
-        config.temperature().ifPresent(temperature -> request.put("temperature", temperature));
+        config.request().reasoningSummary().ifPresent(summary -> request.putObject("reasoning").put("summary", summary));
+        config.request().maxTokens().ifPresent(max -> request.put("max_output_tokens", max));
+        config.request().temperature().ifPresent(temperature -> request.put("temperature", temperature));
         return request;
     }
 
@@ -165,7 +164,7 @@ public class ResponsesClient {
         } else {
             input.add(message("user", ChatCompletionsClient.CONTINUE_INSTRUCTION));
         }
-        config.maxTokens().ifPresent(max -> request.put("max_output_tokens",
+        config.request().maxTokens().ifPresent(max -> request.put("max_output_tokens",
                 Math.max(1, max - committedTokens)));
         return request;
     }

@@ -86,7 +86,7 @@ final class SseEvents {
         Duration silent = Duration.ofNanos(System.nanoTime() - lastReadNanos);
         if (!idleTimeout.isZero() && !idleTimeout.isNegative() && silent.multipliedBy(4).compareTo(idleTimeout.multipliedBy(3)) >= 0) {
             return server + " sent nothing for " + silent.toMillis() + " ms and the connection was closed "
-                    + "(fq.llm.idle-timeout: " + idleTimeout.toMillis() + " ms)";
+                    + "(fq.llm.stream.idle-timeout: " + idleTimeout.toMillis() + " ms)";
         }
         return server + "'s stream broke: " + Failures.describe(failure);
     }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.bulk.ChunkedProcessors;
 import dev.fencedqueue.bulk.PostgresCursors;
 import dev.fencedqueue.bulk.RedisCursors;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.postgres.Database;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.JobProcessor;

@@ -10,7 +10,7 @@ import java.util.List;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.bulk.PostgresChunkedJob;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.worker.JobContext;
 import jakarta.enterprise.context.ApplicationScoped;
 

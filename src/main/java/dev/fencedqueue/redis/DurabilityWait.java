@@ -3,7 +3,6 @@ package dev.fencedqueue.redis;
 import java.time.Duration;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
@@ -11,9 +10,9 @@ import io.vertx.mutiny.redis.client.Response;
 /**
  * What a write that must be durable waits for before it counts, as the one Redis command sent after it on the same
  * connection: {@code WAIT <replicas> <timeout ms>} (that many replicas have received it), or, with
- * {@code fq.redis.wait-aof}, {@code WAITAOF 1 <replicas> <timeout ms>} (Redis 7.2+: the master and that many replicas
+ * {@code fq.redis.wait.aof}, {@code WAITAOF 1 <replicas> <timeout ms>} (Redis 7.2+: the master and that many replicas
  * have written it to their append-only file and {@code fsync}ed it). Both are described in Redis's command reference.
- * The number of replicas is {@code fq.redis.wait-replicas}, or with {@code auto} what {@link ReplicaTracker} says at the
+ * The number of replicas is {@code fq.redis.wait.replicas}, or with {@code auto} what {@link ReplicaTracker} says at the
  * time of the write: a caller takes it once with {@link #replicas()} and passes it to the other methods.
  */
 final class DurabilityWait {
@@ -27,10 +26,10 @@ final class DurabilityWait {
     private final Duration timeout;
 
     DurabilityWait(RedisKeysConfig config, ReplicaTracker tracker) {
-        this.setting = config.waitReplicas();
+        this.setting = config.waitFor().replicas();
         this.tracker = tracker;
-        this.aof = config.waitAof();
-        this.timeout = config.waitTimeout();
+        this.aof = config.waitFor().aof();
+        this.timeout = config.waitFor().timeout();
     }
 
     /** @return the replicas a write waits for now, 0 or more */
@@ -46,7 +45,7 @@ final class DurabilityWait {
         return replicas == 0 && !aof;
     }
 
-    /** @return the longest the wait may take ({@code fq.redis.wait-timeout}) */
+    /** @return the longest the wait may take ({@code fq.redis.wait.timeout}) */
     Duration timeout() {
         return timeout;
     }
@@ -73,14 +72,14 @@ final class DurabilityWait {
         long local = aof ? reply.get(0).toLong() : 1;
         long acknowledged = aof ? reply.get(1).toLong() : reply.toLong();
         if (local < 1 || acknowledged < replicas) {
-            String asked = setting.auto() ? "the " + replicas + " replica(s) fq.redis.wait-replicas=auto asks for now"
+            String asked = setting.auto() ? "the " + replicas + " replica(s) fq.redis.wait.replicas=auto asks for now"
                     : "the " + replicas + " replica(s) asked for";
             throw new NotReplicatedException(aof
                     ? "the write reached the append-only file of " + (local < 1 ? "no" : "the") + " master and of "
-                            + acknowledged + " of " + asked + " (fq.redis.wait-aof, fq.redis.wait-replicas) within "
-                            + "fq.redis.wait-timeout: a crash or a failover may lose it"
-                    : "the write reached " + acknowledged + " of " + asked + " (fq.redis.wait-replicas) within "
-                            + "fq.redis.wait-timeout: it may not survive a failover");
+                            + acknowledged + " of " + asked + " (fq.redis.wait.aof, fq.redis.wait.replicas) within "
+                            + "fq.redis.wait.timeout: a crash or a failover may lose it"
+                    : "the write reached " + acknowledged + " of " + asked + " (fq.redis.wait.replicas) within "
+                            + "fq.redis.wait.timeout: it may not survive a failover");
         }
     }
 
@@ -91,6 +90,6 @@ final class DurabilityWait {
      */
     NotReplicatedException refused(Throwable error) {
         return new NotReplicatedException("Redis refused " + (aof ? "WAITAOF" : "WAIT") + ": " + Failures.describe(error)
-                + (aof ? " (fq.redis.wait-aof needs Redis 7.2 or later with appendonly yes)" : ""));
+                + (aof ? " (fq.redis.wait.aof needs Redis 7.2 or later with appendonly yes)" : ""));
     }
 }

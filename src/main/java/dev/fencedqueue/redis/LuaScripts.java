@@ -113,7 +113,7 @@ public class LuaScripts {
 
     /**
      * Runs a script call whose writes must reach replicas before they count, as {@link SharedConnection#replicated}
-     * says ({@code fq.redis.wait-replicas}); otherwise as {@link #run(ScriptCall)}.
+     * says ({@code fq.redis.wait.replicas}); otherwise as {@link #run(ScriptCall)}.
      *
      * @param call the script and its arguments, must not be {@code null}
      * @return the script's reply; fails with {@link RedisFullException} when Redis is nearly full

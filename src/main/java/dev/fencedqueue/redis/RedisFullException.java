@@ -3,7 +3,7 @@ package dev.fencedqueue.redis;
 import java.time.Duration;
 
 /**
- * Thrown when Redis has no room for a write: its {@code used_memory} passed {@code fq.redis.max-memory-ratio} of
+ * Thrown when Redis has no room for a write: its {@code used_memory} passed {@code fq.redis.memory.max-ratio} of
  * {@code maxmemory} (checked before a new job is added), or Redis answered a write with its {@code OOM} error. The API
  * maps it to {@code 503} ({@code redis_full}) with {@code Retry-After}: nothing was stored, and the same request may
  * succeed once Redis has room (finished jobs removed, {@code maxmemory} raised).

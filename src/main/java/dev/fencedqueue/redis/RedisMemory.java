@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
 import io.quarkus.runtime.Startup;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;
@@ -18,15 +17,15 @@ import org.jboss.logging.Logger;
 
 /**
  * Guards against a Redis that runs out of memory, and against one that deletes keys when it does. Every
- * {@code fq.redis.memory-check-interval} (1 s) it reads {@code INFO memory} ({@code used_memory}, {@code maxmemory},
+ * {@code fq.redis.memory.check-interval} (1 s) it reads {@code INFO memory} ({@code used_memory}, {@code maxmemory},
  * {@code maxmemory_policy}; {@code INFO} rather than {@code CONFIG GET}, which managed Redis services often disable):
  * <ul>
  * <li>A policy other than {@code noeviction} lets Redis delete a job's hash, its lock or its fencing token under memory
  * pressure, so that an accepted job vanishes or a token goes back (BullMQ warns of the same at start-up). Unless
- * {@code fq.redis.allow-eviction=true}, this instance then runs no workers (they start only once a reading says
+ * {@code fq.redis.memory.allow-eviction=true}, this instance then runs no workers (they start only once a reading says
  * {@code noeviction}, and stop taking jobs when a later one does not) and its {@code redis-memory} readiness check is
  * down, with the reason and the fix in its log.</li>
- * <li>Above {@code fq.redis.max-memory-ratio} of {@code maxmemory}, a new job is refused before it is added
+ * <li>Above {@code fq.redis.memory.max-ratio} of {@code maxmemory}, a new job is refused before it is added
  * ({@link #requireRoom()}, {@code 503 redis_full}) rather than accepted and then failing inside Redis.</li>
  * </ul>
  */
@@ -48,15 +47,11 @@ public class RedisMemory {
     private Boolean workPermitted;
 
     public RedisMemory(SharedConnection redis, RedisKeysConfig config, Vertx vertx) {
-        if (!(config.maxMemoryRatio() > 0 && config.maxMemoryRatio() <= 1)) {
-            throw new IllegalArgumentException("`fq.redis.max-memory-ratio` must be more than 0 and at most 1; got "
-                    + config.maxMemoryRatio());
-        }
         this.redis = redis;
         this.vertx = vertx;
-        this.maxMemoryRatio = config.maxMemoryRatio();
-        this.allowEviction = config.allowEviction();
-        this.timer = vertx.setPeriodic(config.memoryCheckInterval().toMillis(), id -> read());
+        this.maxMemoryRatio = config.memory().maxRatio();
+        this.allowEviction = config.memory().allowEviction();
+        this.timer = vertx.setPeriodic(config.memory().checkInterval().toMillis(), id -> read());
         read();
     }
 
@@ -67,7 +62,7 @@ public class RedisMemory {
 
     /**
      * @return whether the last reading's policy stops this instance's workers: a policy other than {@code noeviction}
-     *         without {@code fq.redis.allow-eviction}; {@code false} before the first reading
+     *         without {@code fq.redis.memory.allow-eviction}; {@code false} before the first reading
      */
     public boolean refusesPolicy() {
         MemoryState now = state;
@@ -77,14 +72,14 @@ public class RedisMemory {
     /**
      * Checks, before a new job is added, that Redis has room for it, as last read (no Redis call).
      *
-     * @throws RedisFullException when Redis's {@code used_memory} is at or above {@code fq.redis.max-memory-ratio} of
+     * @throws RedisFullException when Redis's {@code used_memory} is at or above {@code fq.redis.memory.max-ratio} of
      *         its {@code maxmemory}
      */
     public void requireRoom() {
         MemoryState now = state;
         if (now != null && full(now)) {
             throw new RedisFullException(String.format("Redis is nearly full (%d of its maxmemory %d bytes used, "
-                    + "fq.redis.max-memory-ratio %s): no new job is accepted until it has room", now.usedMemory(),
+                    + "fq.redis.memory.max-ratio %s): no new job is accepted until it has room", now.usedMemory(),
                     now.maxMemory(), maxMemoryRatio));
         }
     }
@@ -123,7 +118,7 @@ public class RedisMemory {
         MemoryState before = state;
         state = now;
         if (full(now) && (before == null || !full(before))) {
-            LOG.warnf("Redis is nearly full (%d of its maxmemory %d bytes used, fq.redis.max-memory-ratio %s): new jobs "
+            LOG.warnf("Redis is nearly full (%d of its maxmemory %d bytes used, fq.redis.memory.max-ratio %s): new jobs "
                     + "are refused (503 redis_full) until it has room", now.usedMemory(), now.maxMemory(), maxMemoryRatio);
         } else if (!full(now) && before != null && full(before)) {
             LOG.infof("Redis has room again (%d of its maxmemory %d bytes used): new jobs are accepted",
@@ -146,13 +141,13 @@ public class RedisMemory {
             }
         } else if (allowEviction) {
             LOG.warnf("Redis's maxmemory-policy is %s: when Redis is full it deletes keys, which may lose an accepted "
-                    + "job or let a fencing token go back; workers run anyway (fq.redis.allow-eviction=true)",
+                    + "job or let a fencing token go back; workers run anyway (fq.redis.memory.allow-eviction=true)",
                     now.policy());
         } else {
             LOG.errorf("Redis's maxmemory-policy is %s: when Redis is full it deletes keys, which may lose an accepted "
                     + "job or let a fencing token go back, so this instance runs no workers and is not ready. Set "
                     + "`maxmemory-policy noeviction` (CONFIG SET maxmemory-policy noeviction, redis.conf, or your "
-                    + "provider's parameter group), or accept the risk with fq.redis.allow-eviction=true", now.policy());
+                    + "provider's parameter group), or accept the risk with fq.redis.memory.allow-eviction=true", now.policy());
         }
     }
 

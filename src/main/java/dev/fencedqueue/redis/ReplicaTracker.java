@@ -2,10 +2,10 @@ package dev.fencedqueue.redis;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.RedisKeysConfig.WaitReplicas;
+import dev.fencedqueue.redis.RedisKeysConfig.WaitReplicas;
 
 /**
- * How many replicas a new job waits for ({@code fq.redis.wait-replicas}): the configured number, or with {@code auto},
+ * How many replicas a new job waits for ({@code fq.redis.wait.replicas}): the configured number, or with {@code auto},
  * one while the master has a replica in sync, and none on a lone Redis. A master that just lost its last replica is not
  * taken for a lone one at once: its replica may have been promoted by a failover the service has not followed yet, and
  * a job accepted on the old master then is lost when Sentinel demotes it. So {@code auto} keeps waiting for one replica
@@ -28,7 +28,7 @@ final class ReplicaTracker {
     private boolean failingOver;
 
     /**
-     * @param setting {@code fq.redis.wait-replicas}
+     * @param setting {@code fq.redis.wait.replicas}
      * @param cluster whether the service runs on a Redis Cluster, where {@code auto} waits for none (the client cannot
      *        send {@code WAIT} to the node that took the write)
      */

@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.RedisKeysConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
@@ -33,7 +32,7 @@ import org.jboss.logging.Logger;
  * connections of their own for a long time, so they come from {@link #client()}, a client separate from
  * Quarkus's default one (same options, its own pool): the default pool is never drained by workers or
  * tailers however many there are. A {@link TopologyWatch} keeps every connection on the master (with Sentinel, it
- * moves them after a failover) and counts the master's replicas for {@code fq.redis.wait-replicas=auto}.
+ * moves them after a failover) and counts the master's replicas for {@code fq.redis.wait.replicas=auto}.
  */
 @ApplicationScoped
 public class SharedConnection {
@@ -66,7 +65,7 @@ public class SharedConnection {
         this.redis = Redis.newInstance(master);
         this.timeout = config.commandTimeout();
         boolean cluster = redisOptions.getType() == RedisClientType.CLUSTER;
-        this.replicas = new ReplicaTracker(config.waitReplicas(), cluster);
+        this.replicas = new ReplicaTracker(config.waitFor().replicas(), cluster);
         this.durability = new DurabilityWait(config, replicas);
         this.lanes = new DurableLanes(redis, context, durability, timeout);
         this.sentinels = redisOptions.getType() == RedisClientType.SENTINEL
@@ -79,11 +78,11 @@ public class SharedConnection {
     }
 
     /**
-     * Runs writes that must be durable before they count ({@code fq.redis.wait-replicas}, {@code fq.redis.wait-aof}):
+     * Runs writes that must be durable before they count ({@code fq.redis.wait.replicas}, {@code fq.redis.wait.aof}):
      * on connections of their own (so that the wait holds up no other command), followed by Redis's {@code WAIT}
      * (that many replicas have every write of the connection) or, with {@code wait-aof}, {@code WAITAOF} (the
      * master's append-only file and that many replicas' have it on disk), which return once that holds or after
-     * {@code fq.redis.wait-timeout}; concurrent writes share those connections and their waits
+     * {@code fq.redis.wait.timeout}; concurrent writes share those connections and their waits
      * ({@link DurableLanes}, group commit). When no replica is waited for ({@code wait-replicas} 0, or {@code auto} on a
      * lone Redis) and {@code wait-aof} is off, the writes go over the shared connection and nothing waits.
      *
@@ -187,7 +186,7 @@ public class SharedConnection {
 
     /**
      * @return what new jobs wait for now, for the readiness check: {@code replicas} (the replicas a new job waits for,
-     *         {@code fq.redis.wait-replicas} or what {@code auto} makes of it) and {@code onlineReplicas} (the replicas
+     *         {@code fq.redis.wait.replicas} or what {@code auto} makes of it) and {@code onlineReplicas} (the replicas
      *         in sync the master had when last asked, about once a second)
      */
     public Map<String, Integer> durability() {

@@ -1,6 +1,6 @@
 package dev.fencedqueue.research;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.llm.ResearchProtocolClient;
 import dev.fencedqueue.tracing.JobTracing;
 import io.quarkus.runtime.Startup;

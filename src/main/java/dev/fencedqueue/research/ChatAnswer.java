@@ -33,9 +33,9 @@ final class ChatAnswer {
     private final AtomicBoolean accounted = new AtomicBoolean();
 
     /**
-     * @param maxChars most characters kept, text and reasoning together ({@code fq.llm.max-response-chars})
-     * @param batchChars publish once this many characters wait ({@code fq.llm.delta-chars})
-     * @param batchNanos ... or once this long passed since the last publication ({@code fq.llm.delta-interval}), ns
+     * @param maxChars most characters kept, text and reasoning together ({@code fq.llm.stream.max-chars})
+     * @param batchChars publish once this many characters wait ({@code fq.llm.stream.delta-chars})
+     * @param batchNanos ... or once this long passed since the last publication ({@code fq.llm.stream.delta-interval}), ns
      * @param now the current {@link System#nanoTime()}
      */
     ChatAnswer(int maxChars, int batchChars, long batchNanos, long now) {
@@ -180,7 +180,7 @@ final class ChatAnswer {
     /**
      * @param model the model asked
      * @return the job's result: {@code text}, {@code reasoning} (when any), {@code finishReason},
-     *         {@code truncated} (cut by {@code length}, {@code content_filter} or {@code fq.llm.max-response-chars}),
+     *         {@code truncated} (cut by {@code length}, {@code content_filter} or {@code fq.llm.stream.max-chars}),
      *         the text and reasoning including what earlier runs committed when this run continued them,
      *         {@code usage} ({@code promptTokens}, {@code completionTokens}, {@code totalTokens}, {@code counted}:
      *         whether the server sent no usage and the completion tokens were counted from the chunks; the completion tokens

@@ -5,7 +5,7 @@ import java.util.function.LongFunction;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.ChatCompletionsClient;
 import dev.fencedqueue.llm.ContinuationProbe;
@@ -18,7 +18,7 @@ import org.jboss.logging.Logger;
 
 /**
  * Opens the chat completion a run of a research job streams: a fresh answer on the job's first run; on a takeover,
- * per {@code fq.llm.resume}, one that continues the answer earlier runs committed. Continuing tries, in order: a
+ * per {@code fq.llm.resume.mode}, one that continues the answer earlier runs committed. Continuing tries, in order: a
  * trailing assistant message (with {@code continue}, or with {@code auto} when {@link ContinuationProbe} found that
  * the model continues one), then an instruction to continue (the seam cleaned by {@link SeamCleaner}), then a fresh
  * answer; a step is skipped when the server refuses it ({@link LlmRefusedException}). Other failures (the server
@@ -74,10 +74,10 @@ public class ChatContinuation {
         if (!takeover) {
             return fresh(query, jobId, null);
         }
-        if (!committed.hasText() || config.resume() == LlmConfig.Resume.RESTART) {
+        if (!committed.hasText() || config.resume().mode() == LlmConfig.ResumeMode.RESTART) {
             return fresh(query, jobId, Takeover.RESTART);
         }
-        Uni<ContinuationStyle> style = config.resume() == LlmConfig.Resume.CONTINUE
+        Uni<ContinuationStyle> style = config.resume().mode() == LlmConfig.ResumeMode.CONTINUE
                 ? Uni.createFrom().item(ContinuationStyle.TRAILING_ASSISTANT)
                 : probe.continuesTrailingAssistant(jobId).map(continues -> continues
                         ? ContinuationStyle.TRAILING_ASSISTANT : ContinuationStyle.INSTRUCTION);

@@ -7,7 +7,7 @@ import java.util.concurrent.CancellationException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.events.AnswerDelta;
 import dev.fencedqueue.llm.ChatChunk;
@@ -25,12 +25,12 @@ import jakarta.enterprise.inject.Typed;
 
 /**
  * A research job in the {@code openai} protocol: asks an OpenAI-compatible server ({@link ChatContinuation}) and
- * publishes the streamed text in batches ({@code fq.llm.delta-interval}, {@code fq.llm.delta-chars}) as fenced
+ * publishes the streamed text in batches ({@code fq.llm.stream.delta-interval}, {@code fq.llm.stream.delta-chars}) as fenced
  * {@code progress} events carrying {@code delta} (and {@code reasoningDelta}), the answer's running
- * {@code completionTokens}, {@code phase: "writing"} and, with {@code fq.llm.max-tokens}, {@code maxTokens} (the
+ * {@code completionTokens}, {@code phase: "writing"} and, with {@code fq.llm.request.max-tokens}, {@code maxTokens} (the
  * {@code percent} counts the tokens against it); the result is {@link ChatAnswer#result}. A run that took the job
  * over and continues the committed answer first announces it ({@link JobContext#resume()}) and then publishes only
- * what follows it. A stream that ends without a finish reason (nor at {@code fq.llm.max-response-chars}) fails the
+ * what follows it. A stream that ends without a finish reason (nor at {@code fq.llm.stream.max-chars}) fails the
  * attempt. When the worker cancels the job (its token went stale, it was aborted, the instance stops), the LLM
  * stream is cancelled and its HTTP connection closed.
  *
@@ -82,7 +82,7 @@ public class ChatResearch implements AnswerProtocol {
     @Override
     public Uni<Object> answer(JobContext context, String query, boolean mayContinue) {
         boolean takeover = mayContinue && context.resumePoint().isPresent();
-        Uni<CommittedAnswer> committed = takeover && config.resume() != LlmConfig.Resume.RESTART
+        Uni<CommittedAnswer> committed = takeover && config.resume().mode() != LlmConfig.ResumeMode.RESTART
                 ? context.committedEvents().map(events -> CommittedAnswer.of(events, json))
                 : Uni.createFrom().item(CommittedAnswer.NONE);
         LlmSpan span = span(context.traceContext());
@@ -176,7 +176,7 @@ public class ChatResearch implements AnswerProtocol {
     private Uni<Object> publishAll(JobContext context, ChatContinuation.Opened opened, LlmSpan span) {
         span.streaming(); // built right before its subscription: from here account() ends the span
         ChatAnswer answer = new ChatAnswer(opened.base(), opened.takeover() == Takeover.REATTACH,
-                config.maxResponseChars(), config.deltaChars(), config.deltaInterval().toNanos(), System.nanoTime());
+                config.stream().maxChars(), config.stream().deltaChars(), config.stream().deltaInterval().toNanos(), System.nanoTime());
         return opened.chunks()
                 .select().first(answer::add) // the size cap: reads no more, which closes the upstream connection
                 .onItem().transformToUniAndConcatenate(chunk -> {
@@ -248,11 +248,11 @@ public class ChatResearch implements AnswerProtocol {
     /**
      * @param details a progress event's details
      * @return them, with {@code phase: "writing"} (the page's one live line of the answer) and, when
-     *         {@code fq.llm.max-tokens} is set, {@code maxTokens} (what {@code percent} counts against)
+     *         {@code fq.llm.request.max-tokens} is set, {@code maxTokens} (what {@code percent} counts against)
      */
     private ObjectNode writing(ObjectNode details) {
         details.put("phase", "writing");
-        config.maxTokens().ifPresent(max -> details.put("maxTokens", max));
+        config.request().maxTokens().ifPresent(max -> details.put("maxTokens", max));
         return details;
     }
 
@@ -267,8 +267,8 @@ public class ChatResearch implements AnswerProtocol {
         return context.progress(percent(total), chunk.activity(), details, opened.checkpoint().apply(chunk.sequence()));
     }
 
-    /** @return the tokens written as a share of {@code fq.llm.max-tokens}, 0 to 99 (the end says 100); 0 without it */
+    /** @return the tokens written as a share of {@code fq.llm.request.max-tokens}, 0 to 99 (the end says 100); 0 without it */
     private int percent(long tokens) {
-        return AnswerDelta.percent(tokens, config.maxTokens().map(Integer::longValue).orElse(null));
+        return AnswerDelta.percent(tokens, config.request().maxTokens().map(Integer::longValue).orElse(null));
     }
 }

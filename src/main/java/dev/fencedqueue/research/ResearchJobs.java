@@ -17,10 +17,10 @@ public final class ResearchJobs {
      *         configured; no job id
      */
     public static JobOptions options(ResearchConfig config) {
-        return JobOptions.defaults().withAttempts(config.attempts())
-                .withBackoff(Backoff.exponential(config.backoffDelay()))
-                .withTimeout(config.jobTimeout())
-                .withRemoveOnComplete(new KeepJobs(config.keepCompletedCount(), config.keepCompletedFor()))
-                .withRemoveOnFail(new KeepJobs(config.keepFailedCount(), config.keepFailedFor()));
+        return JobOptions.defaults().withAttempts(config.attempts().max())
+                .withBackoff(Backoff.exponential(config.attempts().backoffDelay()))
+                .withTimeout(config.attempts().timeout())
+                .withRemoveOnComplete(new KeepJobs(config.removeOnComplete().count(), config.removeOnComplete().age()))
+                .withRemoveOnFail(new KeepJobs(config.removeOnFail().count(), config.removeOnFail().age()));
     }
 }

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.ContinuationStyle;
@@ -42,8 +42,8 @@ import org.jboss.logging.Logger.Level;
  * sequence number, so nothing is generated twice ({@link Takeover#REATTACH}); when the response can no longer be
  * streamed again (OpenAI refuses one more than about 5 minutes old) it is polled until it ends and the text past the
  * committed part is published as deltas. A response that failed, was cancelled, is gone, or stays {@code queued} past
- * {@code fq.llm.queued-timeout} is given up: the answer is continued in a new response (trailing assistant message
- * with {@code fq.llm.resume=continue}, as vLLM reads it; else by instruction, the seam cleaned), or started over.
+ * {@code fq.llm.resume.queued-timeout} is given up: the answer is continued in a new response (trailing assistant message
+ * with {@code fq.llm.resume.mode=continue}, as vLLM reads it; else by instruction, the seam cleaned), or started over.
  * A server that streams responses without sequence numbers (llama.cpp's server) or cannot retrieve them ({@code 404},
  * {@code 405}, {@code 501}) is served too: its events are numbered locally, which serves within one stream, and its
  * responses are not re-attached to: a takeover continues the answer in a new response ({@link ReattachLog} says so
@@ -145,7 +145,7 @@ public class ResponsesResearch implements AnswerProtocol {
     private Uni<Opened> takeOver(JobContext context, String query, CommittedAnswer base, UpstreamResponse response) {
         Optional<ObjectNode> checkpoint = context.committedCheckpoint();
         String earlier = checkpoint.map(UpstreamResponse::id).orElse(null);
-        if (config.resume() == LlmConfig.Resume.RESTART || earlier == null) {
+        if (config.resume().mode() == LlmConfig.ResumeMode.RESTART || earlier == null) {
             return fresh(context, query, Takeover.RESTART, response);
         }
         boolean reattachable = UpstreamResponse.reattachable(checkpoint.get());
@@ -156,7 +156,7 @@ public class ResponsesResearch implements AnswerProtocol {
         // The checkpoint is written with each event that carries text (in the same script): its sequence number is
         // the last one committed, of the response it names.
         long after = UpstreamResponse.sequence(checkpoint.get());
-        // Where the response stands decides: a response still queued is waited for (up to fq.llm.queued-timeout).
+        // Where the response stands decides: a response still queued is waited for (up to fq.llm.resume.queued-timeout).
         // Only the retrieval's refusal (404: gone, 405 or 501: no retrieval) is recovered here, not what follows: a
         // server that refuses everything (a bad key) fails the attempt instead of being asked again and again.
         return poll(context, earlier, System.nanoTime(), false)
@@ -193,7 +193,7 @@ public class ResponsesResearch implements AnswerProtocol {
                         return "completed".equals(status) || "incomplete".equals(status)
                                 ? Uni.createFrom().item(new Opened(Takeover.REATTACH, base,
                                         ResponseChunks.rest(retrieved, base.text(), base.reasoning(),
-                                        config.deltaChars())))
+                                        config.stream().deltaChars())))
                                 : givenUp(context, query, base, response, "it ended " + status);
                     });
                 });
@@ -207,7 +207,7 @@ public class ResponsesResearch implements AnswerProtocol {
         if (!base.hasText()) {
             return fresh(context, query, Takeover.RESTART, response);
         }
-        ContinuationStyle style = config.resume() == LlmConfig.Resume.CONTINUE ? ContinuationStyle.TRAILING_ASSISTANT
+        ContinuationStyle style = config.resume().mode() == LlmConfig.ResumeMode.CONTINUE ? ContinuationStyle.TRAILING_ASSISTANT
                 : ContinuationStyle.INSTRUCTION;
         ObjectNode request = client.continuation(query, base.text(), base.completionTokens(), style);
         return client.create(request, context.jobId()).map(events -> {
@@ -256,8 +256,8 @@ public class ResponsesResearch implements AnswerProtocol {
     }
 
     /**
-     * Retrieves the response every {@code fq.llm.poll-interval} until it left {@code queued} (and, with
-     * {@code toTheEnd}, ended), or stayed {@code queued} past {@code fq.llm.queued-timeout}.
+     * Retrieves the response every {@code fq.llm.resume.poll-interval} until it left {@code queued} (and, with
+     * {@code toTheEnd}, ended), or stayed {@code queued} past {@code fq.llm.resume.queued-timeout}.
      *
      * @return the response object as last retrieved; fails with {@link LlmRefusedException} when it is gone
      */
@@ -265,12 +265,12 @@ public class ResponsesResearch implements AnswerProtocol {
         return client.retrieve(responseId, context.jobId()).chain(response -> {
             String status = response.path("status").asText();
             boolean queued = "queued".equals(status);
-            boolean stuck = queued && System.nanoTime() - queuedSince > config.queuedTimeout().toNanos();
+            boolean stuck = queued && System.nanoTime() - queuedSince > config.resume().queuedTimeout().toNanos();
             if (stuck || !queued && !(toTheEnd && "in_progress".equals(status))) {
                 return Uni.createFrom().item(response);
             }
             long since = queued ? queuedSince : System.nanoTime();
-            return Uni.createFrom().voidItem().onItem().delayIt().by(config.pollInterval())
+            return Uni.createFrom().voidItem().onItem().delayIt().by(config.resume().pollInterval())
                     .chain(() -> poll(context, responseId, since, toTheEnd));
         });
     }

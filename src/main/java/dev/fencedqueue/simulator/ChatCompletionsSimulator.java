@@ -38,11 +38,11 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 /**
  * The built-in simulator's OpenAI-compatible endpoint: {@code POST /simulator/v1/chat/completions} with
  * {@code stream: true} answers, word by word (one {@code chat.completion.chunk} per
- * {@code fq.simulator.token-interval}), a Markdown report on the first user message, or the continuation of an answer
+ * {@code fq.simulator.answer.token-interval}), a Markdown report on the first user message, or the continuation of an answer
  * given as an assistant message ({@link SimulatedCompletion}), then a chunk with
  * {@code finish_reason} ({@code stop}, or {@code length} when {@code max_tokens} cut it), a {@code usage} chunk
  * when {@code stream_options.include_usage} is set, and {@code data: [DONE]}, as OpenAI's streaming format does.
- * Words count as tokens. A trailing assistant message refused ({@code fq.simulator.trailing-assistant=refuse}) gets
+ * Words count as tokens. A trailing assistant message refused ({@code fq.simulator.continuation.trailing-assistant=refuse}) gets
  * {@code 400} with an OpenAI error object. Streams are counted per {@code X-Request-ID} in {@link SimulatorStats}. The
  * provider's limits and outages ({@link SimulatedProvider}) answer first: a request past them gets {@code 429} (or
  * {@code 503}, {@code 500}, a closed connection), an admitted one OpenAI's {@code x-ratelimit-*} headers.
@@ -80,7 +80,7 @@ public class ChatCompletionsSimulator {
         List<String> words;
         try {
             words = SimulatedCompletion.tokens(messages.stream().map(m -> new String[] {m.role(), m.content()}).toList(),
-                    config.answerWords(), config.trailingAssistant(), config.seamRepeatWords(), prompts);
+                    config.answer().words(), config.continuation().trailingAssistant(), config.continuation().repeatWords(), prompts);
         } catch (SimulatedCompletion.Refused refused) {
             throw new WebApplicationException(refused.getMessage(), Response.status(400).type(MediaType.APPLICATION_JSON)
                     .entity(json.createObjectNode().set("error", json.createObjectNode().put("message", refused.getMessage())
@@ -100,7 +100,7 @@ public class ChatCompletionsSimulator {
             admission.headers().forEach(refused::header);
             throw new WebApplicationException(refused.build());
         }
-        Duration interval = config.tokenInterval();
+        Duration interval = config.answer().tokenInterval();
         String id = "chatcmpl-sim-" + UUID.randomUUID();
         // The rate-limit headers go out with the stream's head (written with its first event).
         admission.headers().forEach(connection.response()::putHeader);

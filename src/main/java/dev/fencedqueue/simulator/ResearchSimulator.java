@@ -24,8 +24,8 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 
 /**
  * The built-in research LLM simulator, a real HTTP endpoint of the service: it answers
- * {@code POST /simulator/research} with an SSE stream of {@code fq.simulator.steps} progress events, one
- * per {@code fq.simulator.step-interval} (document collection, analysis, web search, synthesis, report
+ * {@code POST /simulator/research} with an SSE stream of {@code fq.simulator.research.steps} progress events, one
+ * per {@code fq.simulator.research.step-interval} (document collection, analysis, web search, synthesis, report
  * writing), then a summary that mentions the query. Timers, not threads, pace it.
  */
 @Path("/simulator")
@@ -61,8 +61,8 @@ public class ResearchSimulator {
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     @Operation(summary = "Stream a simulated deep-research run as SSE")
     public Multi<Map<String, Object>> research(@Valid @NotNull Request request) {
-        int steps = config.steps();
-        Duration interval = config.stepInterval();
+        int steps = config.research().steps();
+        Duration interval = config.research().stepInterval();
         return Multi.createFrom().deferred(() -> {
             stats.opened(request.jobId());
             Multi<Map<String, Object>> progress = Multi.createFrom().range(1, steps + 1)

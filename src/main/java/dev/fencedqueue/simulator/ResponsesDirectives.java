@@ -10,7 +10,7 @@ import dev.fencedqueue.config.SimulatorConfig.ResponsesStyle;
 
 /**
  * How the simulated Responses API treats one response, as the directives ({@code [sim:<name>]}) in its question (the
- * first user message) and {@code fq.simulator.responses-style} say, so that each behaviour of a real server can be
+ * first user message) and {@code fq.simulator.responses.style} say, so that each behaviour of a real server can be
  * tested with a question.
  *
  * @param comeBack what a client that comes back for a fresh response (not a continuation) meets: {@code gone}
@@ -31,7 +31,7 @@ record ResponsesDirectives(String comeBack, boolean llamaCpp, boolean unfinished
 
     /**
      * @param messages the request's input, {@code [role, text]} pairs
-     * @param style the simulator's {@code fq.simulator.responses-style}
+     * @param style the simulator's {@code fq.simulator.responses.style}
      * @return the directives of the first user message
      */
     static ResponsesDirectives of(List<String[]> messages, ResponsesStyle style) {

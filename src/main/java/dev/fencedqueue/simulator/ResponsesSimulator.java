@@ -25,10 +25,10 @@ import jakarta.enterprise.event.Observes;
 /**
  * The built-in simulator's Responses API in background mode (OpenAI's "Create a model response" with
  * {@code background: true, stream: true, store: true}): {@code POST /simulator/v1/responses} starts a
- * {@link SimulatedResponse} that a timer generates ({@code fq.simulator.token-interval} per word) whether or not a
+ * {@link SimulatedResponse} that a timer generates ({@code fq.simulator.answer.token-interval} per word) whether or not a
  * client reads it, and streams its events; {@code GET /simulator/v1/responses/{id}?stream=true&starting_after=N}
  * re-attaches (events after {@code N}, then live), refused with {@code 400} once the response is older than
- * {@code fq.simulator.restream-window} (OpenAI's "more than 5 minutes old"); {@code GET /simulator/v1/responses/{id}}
+ * {@code fq.simulator.responses.restream-window} (OpenAI's "more than 5 minutes old"); {@code GET /simulator/v1/responses/{id}}
  * returns the response object; {@code POST /simulator/v1/responses/{id}/cancel} cancels it. The question (first user
  * message of {@code input}) is answered as the chat endpoint answers it ({@link SimulatedCompletion}, continuations
  * included). Directives in the question ({@link ResponsesDirectives}) make a fresh response (not a continuation)
@@ -36,7 +36,7 @@ import jakarta.enterprise.event.Observes;
  * {@code [sim:gone]} (404: no longer stored), {@code [sim:failed]}, {@code [sim:cancelled]}, {@code [sim:queued]}
  * (stuck in {@code queued}) and {@code [sim:old]} (refuses to re-stream); {@code [sim:unfinished]} ends every stream of
  * the answer after a few words without its terminal event; {@code [sim:llama-cpp]} (or
- * {@code fq.simulator.responses-style=llama-cpp}) serves the answer as llama.cpp's server does: events without
+ * {@code fq.simulator.responses.style=llama-cpp}) serves the answer as llama.cpp's server does: events without
  * {@code sequence_number}, generation stopped when the stream closes, {@code 404} to retrieving or cancelling it.
  */
 @ApplicationScoped
@@ -100,8 +100,8 @@ public class ResponsesSimulator {
         }
         List<String> tokens;
         try {
-            tokens = SimulatedCompletion.tokens(messages, config.answerWords(), config.trailingAssistant(),
-                    config.seamRepeatWords(), prompts);
+            tokens = SimulatedCompletion.tokens(messages, config.answer().words(), config.continuation().trailingAssistant(),
+                    config.continuation().repeatWords(), prompts);
         } catch (SimulatedCompletion.Refused refused) {
             error(context.response(), 400, refused.getMessage());
             return;
@@ -122,7 +122,7 @@ public class ResponsesSimulator {
                     .end(admission.body());
             return;
         }
-        ResponsesDirectives directed = ResponsesDirectives.of(messages, config.responsesStyle());
+        ResponsesDirectives directed = ResponsesDirectives.of(messages, config.responses().style());
         SimulatedResponse response = new SimulatedResponse(id, model, System.currentTimeMillis(),
                 tokens.subList(0, Math.min(max, tokens.size())), max < tokens.size(), !directed.llamaCpp(), input, json);
         synchronized (responses) {
@@ -142,9 +142,9 @@ public class ResponsesSimulator {
         }
     }
 
-    /** Generates the response's next word after {@code fq.simulator.token-interval}, read anew for each word. */
+    /** Generates the response's next word after {@code fq.simulator.answer.token-interval}, read anew for each word. */
     private void generate(SimulatedResponse response) {
-        vertx.setTimer(Math.max(1, config.tokenInterval().toMillis()), timer -> {
+        vertx.setTimer(Math.max(1, config.answer().tokenInterval().toMillis()), timer -> {
             response.step();
             if (response.running()) {
                 generate(response);
@@ -162,9 +162,9 @@ public class ResponsesSimulator {
             return;
         }
         long age = System.currentTimeMillis() - response.createdAtMillis();
-        if ("old".equals(directives(response.id()).comeBack()) || age > config.restreamWindow().toMillis()) {
+        if ("old".equals(directives(response.id()).comeBack()) || age > config.responses().restreamWindow().toMillis()) {
             error(context.response(), 400, "Response " + response.id() + " cannot be streamed because it is more than "
-                    + config.restreamWindow().toSeconds() + " seconds old.");
+                    + config.responses().restreamWindow().toSeconds() + " seconds old.");
             return;
         }
         String after = context.request().getParam("starting_after");

@@ -30,7 +30,7 @@ final class SimulatedCompletion {
 
     /**
      * @param messages the conversation, {@code [role, content]} pairs in order, at least one
-     * @param answerWords words of a full answer ({@code fq.simulator.answer-words})
+     * @param answerWords words of a full answer ({@code fq.simulator.answer.words})
      * @param trailing what to do with a trailing assistant message
      * @param seamRepeatWords words an instructed continuation repeats first
      * @return the tokens to stream, in order (before {@code max_tokens} applies)

@@ -18,7 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The simulator as a provider's front door: the limits its OpenAI endpoints enforce (requests and tokens per minute,
- * {@code fq.simulator.requests-per-minute} and {@code tokens-per-minute}) and its outages ({@code fq.simulator.outage},
+ * {@code fq.simulator.provider.requests-per-minute} and {@code tokens-per-minute}) and its outages ({@code fq.simulator.provider.outage},
  * {@code PUT /simulator/provider/outage}; {@code PUT /simulator/provider} sets the limits at run time), answered as OpenAI answers them: every admitted request carries
  * {@code x-ratelimit-limit-requests}, {@code x-ratelimit-remaining-requests}, {@code x-ratelimit-reset-requests} and the
  * same for tokens (resets as durations such as {@code 6m0s} or {@code 120ms}); a refused one gets {@code 429} with
@@ -85,9 +85,9 @@ public class SimulatedProvider {
 
     public SimulatedProvider(SimulatorConfig config, ObjectMapper json) {
         this.json = json;
-        this.limits = Limits.of(config.requestsPerMinute().isPresent() ? (long) config.requestsPerMinute().getAsInt()
-                : null, config.tokensPerMinute().isPresent() ? (long) config.tokensPerMinute().getAsInt() : null);
-        config.outage().ifPresent(length -> start(length, config.outageKind()));
+        this.limits = Limits.of(config.provider().requestsPerMinute().isPresent() ? (long) config.provider().requestsPerMinute().getAsInt()
+                : null, config.provider().tokensPerMinute().isPresent() ? (long) config.provider().tokensPerMinute().getAsInt() : null);
+        config.provider().outage().ifPresent(length -> start(length, config.provider().outageKind()));
     }
 
     /**

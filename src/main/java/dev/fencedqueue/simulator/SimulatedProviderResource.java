@@ -71,7 +71,7 @@ public class SimulatedProviderResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @NonBlocking
-    @Operation(summary = "Sets the simulated provider's limits, full, replacing fq.simulator.requests-per-minute and "
+    @Operation(summary = "Sets the simulated provider's limits, full, replacing fq.simulator.provider.requests-per-minute and "
             + "tokens-per-minute", description = "Body: `{\"requestsPerMinute\", \"tokensPerMinute\"}`, each optional "
             + "(absent: no limit). 400 naming the field.")
     public SimulatedProvider.State limit(@Valid @NotNull(message = "the body must be the limits") Limits limits) {

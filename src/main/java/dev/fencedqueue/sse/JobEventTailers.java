@@ -48,7 +48,7 @@ public class JobEventTailers {
         this.json = json;
         this.store = store;
         this.context = vertx.getOrCreateContext();
-        this.keepAlive = config.keepAlive();
+        this.keepAlive = config.sse().keepAlive();
         this.registry = registry;
         this.subscribersGauge = Gauge.builder("fq.sse.subscribers", this, JobEventTailers::subscribers)
                 .description("Live SSE subscribers of job event streams on this instance").register(registry);

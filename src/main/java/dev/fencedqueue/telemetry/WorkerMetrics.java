@@ -62,7 +62,7 @@ public class WorkerMetrics {
                 counter("fq.worker.jobs.cancelled", "job pipelines cancelled (ownership lost, revoked, shutdown)",
                         counters, tags, c -> c.stats().cancelled()),
                 counter("fq.jobs.stalled", "jobs found stalled (lock expired) by this worker's checks: taken back to "
-                        + "wait, or failed past fq.worker.max-stalled-count", counters, tags, c -> c.stats().stalled()),
+                        + "wait, or failed past fq.worker.stalled.max-count", counters, tags, c -> c.stats().stalled()),
                 Gauge.builder("fq.worker.jobs.active", counters, c -> c.stats().active()).tags(tags)
                         .description("jobs running now").register(registry))));
         queues.track(queue);

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.queue.TenantIds;
 import dev.fencedqueue.redis.Replies;

@@ -13,7 +13,6 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.ShutdownMode;
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
 import dev.fencedqueue.queue.Job;

@@ -66,7 +66,7 @@ public interface WorkerListener {
 
     /**
      * The stalled-job check of a queue ran (found jobs or not, succeeded or failed); every worker of the queue runs it
-     * each stalled interval ({@code fq.worker.stalled-interval}).
+     * each stalled interval ({@code fq.worker.stalled.interval}).
      *
      * @param queue the queue, not {@code null}
      * @return completes once what follows is done; the check's result is logged after it

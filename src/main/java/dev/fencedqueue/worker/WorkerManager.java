@@ -18,8 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.ConfigChecks;
-import dev.fencedqueue.config.WorkerConfig;
 import dev.fencedqueue.queue.CostUnit;
 import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.redis.RedisMemory;
@@ -90,7 +88,7 @@ public class WorkerManager {
     }
 
     void start(@Observes @Priority(10) StartupEvent event) {
-        ConfigChecks.check(config);
+        WorkerConfig.check(config.lock());
         if (!config.enabled()) {
             LOG.info("workers are disabled (fq.worker.enabled=false): this instance only serves the API");
             return;
@@ -150,11 +148,11 @@ public class WorkerManager {
         if (!shuttingDown.compareAndSet(false, true) || workers.isEmpty()) {
             return;
         }
-        LOG.infof("shutting down %d worker(s): %s", workers.size(), config.shutdownMode());
+        LOG.infof("shutting down %d worker(s): %s", workers.size(), config.shutdown().mode());
         Uni.join().all(workers.stream().map(this::stop).toList()).andCollectFailures()
                 .onFailure().invoke(failure -> LOG.warnf("a worker did not stop cleanly: %s", Failures.describe(failure)))
                 .onFailure().recoverWithNull()
-                .await().atMost(config.drainTimeout().plus(Duration.ofSeconds(5)));
+                .await().atMost(config.shutdown().drainTimeout().plus(Duration.ofSeconds(5)));
     }
 
     /**

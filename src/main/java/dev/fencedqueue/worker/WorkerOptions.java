@@ -2,8 +2,6 @@ package dev.fencedqueue.worker;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.ShutdownMode;
-import dev.fencedqueue.config.WorkerConfig;
 
 /**
  * Settings of one worker (see {@link WorkerConfig} for their meaning and defaults). Build them with
@@ -67,11 +65,11 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
      */
     public static WorkerOptions from(WorkerConfig config, String workerId) {
         return builder(workerId).concurrency(config.concurrency())
-                .lock(config.lockDuration(), config.lockRenewInterval())
-                .stalledCheck(config.stalledInterval(), config.maxStalledCount())
+                .lock(config.lock().duration(), config.lock().renewInterval())
+                .stalledCheck(config.stalled().interval(), config.stalled().maxCount())
                 .drainDelay(config.drainDelay())
-                .shutdown(config.shutdownMode(), config.drainTimeout())
-                .schedulerMissedAfter(config.schedulerMissedAfter())
+                .shutdown(config.shutdown().mode(), config.shutdown().drainTimeout())
+                .schedulerMissedAfter(config.scheduler().missedAfter())
                 .build();
     }
 

@@ -50,8 +50,8 @@ class AnswerPageTest extends ResearchTestSupport {
     @Test
     void theAnswerAppearsAsItArrivesRenderedAsMarkdownWithItsTokenCount() {
         // A batch of text every 30 characters, never by time: the number of progress events does not depend on pace.
-        settings.adjust("fq.llm.delta-interval", "1h");
-        settings.adjust("fq.llm.delta-chars", "30");
+        settings.adjust("fq.llm.stream.delta-interval", "1h");
+        settings.adjust("fq.llm.stream.delta-chars", "30");
         startResearchWorker("worker-answer");
         String jobId = startJob("streamed answers");
         browser().get(base + "?jobId=" + jobId);
@@ -61,7 +61,7 @@ class AnswerPageTest extends ResearchTestSupport {
         assertThat(text("tokens")).matches("\\d+ tokens");
         assertThat(text("job-question")).as("the question of a linked job, from its status")
                 .isEqualTo("streamed answers");
-        // No fq.llm.max-tokens here: an indeterminate bar, with the tokens, their rate and the time, which move.
+        // No fq.llm.request.max-tokens here: an indeterminate bar, with the tokens, their rate and the time, which move.
         Map<String, Object> first = indicator();
         assertThat(first.get("indeterminate")).isEqualTo(true);
         assertThat((String) first.get("meta")).matches("[\\d,]+ tokens( · [\\d,]+ tokens/s)? · \\d+:\\d\\d");
@@ -92,11 +92,11 @@ class AnswerPageTest extends ResearchTestSupport {
     /** A 2,000-token answer, hundreds of progress events, still makes a handful of activity lines. */
     @Test
     void aLongAnswerKeepsItsActivityToAHandfulOfLines() {
-        settings.adjust("fq.simulator.answer-words", "2000");
-        settings.adjust("fq.simulator.token-interval", "1ms");
+        settings.adjust("fq.simulator.answer.words", "2000");
+        settings.adjust("fq.simulator.answer.token-interval", "1ms");
         // A batch of text every 20 characters, never by time: hundreds of progress events, whatever the pace.
-        settings.adjust("fq.llm.delta-interval", "1h");
-        settings.adjust("fq.llm.delta-chars", "20");
+        settings.adjust("fq.llm.stream.delta-interval", "1h");
+        settings.adjust("fq.llm.stream.delta-chars", "20");
         startResearchWorker("worker-long");
         String jobId = startJob("a long answer");
         browser().get(base + "?jobId=" + jobId);

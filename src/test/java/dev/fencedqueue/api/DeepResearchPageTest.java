@@ -106,7 +106,7 @@ class DeepResearchPageTest extends ResearchTestSupport {
     @Test
     void theSubQuestionsAppearOneByOneWhileThePlanIsWritten() {
         settings.adjust("fq.llm.protocol", "openai");
-        settings.adjust("fq.simulator.token-interval", "150ms");
+        settings.adjust("fq.simulator.answer.token-interval", "150ms");
         startResearchWorker("worker-plan");
         browser().get(base.toString());
         browser().findElement(By.id("query")).sendKeys("How do fencing tokens make distributed locks safe?");

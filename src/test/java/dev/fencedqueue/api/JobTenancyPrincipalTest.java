@@ -6,7 +6,6 @@ import static org.hamcrest.Matchers.equalTo;
 
 import java.util.Map;
 
-import dev.fencedqueue.config.ConfigChecks;
 import dev.fencedqueue.testing.BearerTokens;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
@@ -49,8 +48,8 @@ class JobTenancyPrincipalTest {
 
     @Test
     void theSettingNeedsTokensItCanVerify() {
-        Assertions.assertThatThrownBy(() -> ConfigChecks.checkVerifiableTokens("`fq.tenancy.source=principal`", true,
-                (name, type) -> java.util.Optional.empty())).isInstanceOf(IllegalStateException.class)
+        Assertions.assertThatThrownBy(() -> BearerTokenCheck.check("`fq.tenancy.source=principal`", true,
+                new BearerTokenCheck.Verification(true, false))).isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("`fq.tenancy.source=principal` needs bearer tokens to be verifiable");
     }
 }

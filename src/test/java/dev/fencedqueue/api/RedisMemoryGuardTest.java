@@ -58,7 +58,7 @@ class RedisMemoryGuardTest {
     @Test
     void refusesNewJobsWhileRedisIsNearlyFullAndStoresNothing() {
         long used = usedMemory();
-        long max = (long) (used / 0.95); // 95 % used, above the default fq.redis.max-memory-ratio of 0.9
+        long max = (long) (used / 0.95); // 95 % used, above the default fq.redis.memory.max-ratio of 0.9
         config("maxmemory", Long.toString(max));
         await().atMost(TIMEOUT).untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'redis-memory' }.data.maxMemory", equalTo((int) max)));
@@ -69,7 +69,7 @@ class RedisMemoryGuardTest {
         given().contentType(ContentType.JSON).body(Map.of("query", "a full Redis")).post("/research/start")
                 .then().statusCode(503).contentType(ContentType.JSON).header("Retry-After", "5")
                 .body("error", equalTo("redis_full")).body("message", containsString("nearly full"))
-                .body("message", containsString("fq.redis.max-memory-ratio"));
+                .body("message", containsString("fq.redis.memory.max-ratio"));
         assertThat(researchJobs()).as("jobs in the research queue").isEqualTo(jobsBefore);
 
         config("maxmemory", "0");

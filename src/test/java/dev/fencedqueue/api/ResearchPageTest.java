@@ -211,7 +211,7 @@ class ResearchPageTest extends ResearchTestSupport {
                 .containsExactly("started", "writing");
     }
 
-    /** Publishes answer text as ChatResearch does with {@code fq.llm.max-tokens} 40. */
+    /** Publishes answer text as ChatResearch does with {@code fq.llm.request.max-tokens} 40. */
     private static void writing(JobContext context, String text, int completionTokens) {
         context.progress(completionTokens * 100 / 40, "answering: " + completionTokens + " tokens",
                 com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("delta", text)

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A subscriber that stops reading never holds the others back and never makes the service buffer without
- * bound: once its connection holds {@code fq.events.subscriber-write-queue} bytes unsent and
- * {@code fq.events.subscriber-buffer} events wait behind them, it is disconnected, and it resumes with
+ * bound: once its connection holds {@code fq.events.sse.subscriber-write-queue} bytes unsent and
+ * {@code fq.events.sse.subscriber-buffer} events wait behind them, it is disconnected, and it resumes with
  * {@code Last-Event-ID}, missing nothing and getting nothing twice.
  */
 @QuarkusTest

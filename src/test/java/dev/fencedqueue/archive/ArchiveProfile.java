@@ -16,9 +16,9 @@ public class ArchiveProfile extends WorkersOffProfile {
         return Map.of("fq.archive.grace", "1h",
                 "fq.archive.interval", "250ms",
                 "fq.llm.protocol", "openai",
-                "fq.simulator.answer-words", "300",
-                "fq.simulator.token-interval", "1ms",
-                "fq.llm.delta-interval", "1h",
-                "fq.llm.delta-chars", "40");
+                "fq.simulator.answer.words", "300",
+                "fq.simulator.answer.token-interval", "1ms",
+                "fq.llm.stream.delta-interval", "1h",
+                "fq.llm.stream.delta-chars", "40");
     }
 }

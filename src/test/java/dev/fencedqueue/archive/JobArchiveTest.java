@@ -134,7 +134,7 @@ class JobArchiveTest extends ResearchTestSupport {
 
     @Test
     void aJobTakenOverAndResumedReadsTheSameFromTheArchive() {
-        settings.adjust("fq.simulator.token-interval", "20ms");
+        settings.adjust("fq.simulator.answer.token-interval", "20ms");
         Worker workerA = startResearchWorker("worker-A");
         String jobId = startJob("taken over, then archived");
         await("A has written part of the answer").atMost(Timeouts.TIMEOUT)

@@ -70,7 +70,7 @@ class ArchiveBenchmark extends ResearchTestSupport {
         public Map<String, String> getConfigOverrides() {
             Map<String, String> config = new HashMap<>(super.getConfigOverrides());
             config.putAll(Map.of("fq.archive.grace", "1h", "fq.archive.interval", "1h", "fq.llm.protocol", "openai",
-                    "fq.simulator.answer-words", "2000", "fq.worker.concurrency", "20"));
+                    "fq.simulator.answer.words", "2000", "fq.worker.concurrency", "20"));
             return config;
         }
     }
@@ -97,15 +97,15 @@ class ArchiveBenchmark extends ResearchTestSupport {
                 "\"jobs\": " + JOBS + ", \"loadAvg1m\": " + BenchContext.loadAverage());
         startResearchWorker("bench-archive");
 
-        // 1. While an answer streams: the real pace and the default batching (fq.llm.delta-interval).
-        settings.adjust("fq.simulator.token-interval", "20ms");
+        // 1. While an answer streams: the real pace and the default batching (fq.llm.stream.delta-interval).
+        settings.adjust("fq.simulator.answer.token-interval", "20ms");
         String streamed = finish(startJob("streaming cost"), Duration.ofMinutes(3));
         double perCharacter = (double) redis.streamBytesBeforeItsLastEntry(keys().events(streamed)) / status(streamed).getString("result.text")
                 .length();
         report.record("archive_stream_bytes_per_char", perCharacter, "bytes/char", 1, "\"target\": 2");
 
         // 2. Finished jobs kept for their retention, then moved.
-        settings.adjust("fq.simulator.token-interval", "1ms");
+        settings.adjust("fq.simulator.answer.token-interval", "1ms");
         archiver.round(Duration.ZERO).await().atMost(Duration.ofMinutes(1)); // the job above: out of the baseline
         long before = usedMemory();
         long started = System.nanoTime();
@@ -139,8 +139,8 @@ class ArchiveBenchmark extends ResearchTestSupport {
                 "\"what\": \"pg_column_size of a row: record and events as stored (TOAST-compressed)\"");
 
         // 3. Replay of about 2,000 events, from Redis and from the archive.
-        settings.adjust("fq.llm.delta-interval", "1h");
-        settings.adjust("fq.llm.delta-chars", "1"); // an event per token: 2,000 events
+        settings.adjust("fq.llm.stream.delta-interval", "1h");
+        settings.adjust("fq.llm.stream.delta-chars", "1"); // an event per token: 2,000 events
         List<String> replayed = new ArrayList<>();
         for (int i = 0; i < REPLAYED_JOBS; i++) {
             replayed.add(startJob("replayed " + i));

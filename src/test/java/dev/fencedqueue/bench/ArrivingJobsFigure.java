@@ -15,7 +15,7 @@ import io.restassured.path.json.JsonPath;
  * {@link LlmBudgetBenchmark}'s phase {@code arriving} (issue 53): jobs added as users send them rather than to a paused
  * queue. Twelve research jobs ({@code bench.arriving.jobs}) added one at a time over about a second, by turns through
  * two packaged service processes (chat completions, worker concurrency 10 each,
- * {@code fq.llm.budget.tokens-per-minute} equal to the simulator's limit, {@code fq.llm.max-tokens=400}) against a
+ * {@code fq.llm.budget.tokens-per-minute} equal to the simulator's limit, {@code fq.llm.request.max-tokens=400}) against a
  * third process's simulator limited to 1,500 tokens and 600 requests a minute, answering about 300 words, a token
  * every 5 ms: so each call uses fewer tokens than the {@code max_tokens} the simulator counts, as OpenAI counts them.
  * Its figures: the calls the simulator refused ({@code 429}), and when (s after its first admitted call, whose headers
@@ -40,11 +40,11 @@ final class ArrivingJobsFigure {
 
     /** Measures one run of the phase on fresh processes and a fresh Redis. */
     static void measure(BenchReport report, PackagedApplication application, int run) {
-        Map<String, String> simulator = Map.of("fq.simulator.tokens-per-minute", Integer.toString(TOKENS_PER_MINUTE),
-                "fq.simulator.requests-per-minute", Integer.toString(REQUESTS_PER_MINUTE),
-                "fq.simulator.answer-words", Integer.toString(ANSWER_WORDS), "fq.simulator.token-interval", "5ms");
+        Map<String, String> simulator = Map.of("fq.simulator.provider.tokens-per-minute", Integer.toString(TOKENS_PER_MINUTE),
+                "fq.simulator.provider.requests-per-minute", Integer.toString(REQUESTS_PER_MINUTE),
+                "fq.simulator.answer.words", Integer.toString(ANSWER_WORDS), "fq.simulator.answer.token-interval", "5ms");
         Map<String, String> instance = Map.of("fq.llm.protocol", "openai", "fq.llm.model", "fenced-queue-simulator",
-                "fq.llm.max-tokens", Integer.toString(MAX_TOKENS), "fq.worker.concurrency", "10",
+                "fq.llm.request.max-tokens", Integer.toString(MAX_TOKENS), "fq.worker.concurrency", "10",
                 "fq.llm.budget.tokens-per-minute", Integer.toString(TOKENS_PER_MINUTE));
         String fields = "\"phase\": \"arriving\", \"jobs\": " + JOBS + ", \"loadAvg1m\": " + BenchContext.loadAverage();
         try (LlmFleet fleet = new LlmFleet(application, "arriving-run" + run, simulator, instance);

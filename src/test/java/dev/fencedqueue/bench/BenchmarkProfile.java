@@ -19,7 +19,7 @@ public class BenchmarkProfile implements QuarkusTestProfile {
         return Map.of("fq.worker.enabled", "false",
                 "quarkus.log.category.\"dev.fencedqueue\".level", "INFO",
                 "fq.events.max-stream-length", "100000",
-                "fq.events.keep-alive", "15s",
+                "fq.events.sse.keep-alive", "15s",
                 "fq.metrics.queue-refresh", "5s");
     }
 }

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.config.EventsConfig;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.queue.AbortFollowUp;
 import dev.fencedqueue.queue.JobAdder;
 import dev.fencedqueue.queue.JobQueue;
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * What {@code fq.redis.wait-replicas=auto} (the default) costs against {@code 0}, on a master with one replica: the
+ * What {@code fq.redis.wait.replicas=auto} (the default) costs against {@code 0}, on a master with one replica: the
  * time {@code JobQueue.add} takes (what a {@code POST /research/start} waits before its {@code 202}), one add at a
  * time, and the no-op jobs per second of a worker at concurrency 50 fed by 50 adds in flight. Both settings run in
  * this one JVM against the same Redis pair: the service's own beans ({@code auto}) and a second stack of the same
@@ -101,7 +101,7 @@ class DurabilityBenchmark {
 
     @Test
     void measuresWhatWaitingForAReplicaCosts() {
-        assertThat(config.waitReplicas()).as("the service runs with the default").hasToString("auto");
+        assertThat(config.waitFor().replicas()).as("the service runs with the default").hasToString("auto");
         await("the service sees the replica").atMost(Duration.ofSeconds(30))
                 .until(() -> bench.redis().durability().get("replicas") == 1);
         if (REPLICA_REALTIME) {
@@ -275,49 +275,19 @@ class DurabilityBenchmark {
         return sortedNanos[Math.max(0, index)] / 1e6;
     }
 
-    /** The service's Redis settings with {@code fq.redis.wait-replicas=0}. */
+    /** The service's Redis settings with {@code fq.redis.wait.replicas=0}. */
     private static RedisKeysConfig withoutWait(RedisKeysConfig config) {
-        return new RedisKeysConfig() {
-            @Override
-            public String keyPrefix() {
-                return config.keyPrefix();
-            }
+        return new NoWaitConfig(config.keyPrefix(), config.commandTimeout(),
+                new NoWait(RedisKeysConfig.WaitReplicas.of("0"), false, config.waitFor().timeout()), config.memory());
+    }
 
-            @Override
-            public Duration commandTimeout() {
-                return config.commandTimeout();
-            }
+    /** Named records, not anonymous classes: CDI refuses the constraint annotations inherited by the latter. */
+    private record NoWaitConfig(String keyPrefix, Duration commandTimeout, RedisKeysConfig.Wait waitFor,
+            RedisKeysConfig.Memory memory)
+            implements RedisKeysConfig {
+    }
 
-            @Override
-            public WaitReplicas waitReplicas() {
-                return WaitReplicas.of("0");
-            }
-
-            @Override
-            public boolean waitAof() {
-                return false;
-            }
-
-            @Override
-            public Duration waitTimeout() {
-                return config.waitTimeout();
-            }
-
-            @Override
-            public double maxMemoryRatio() {
-                return config.maxMemoryRatio();
-            }
-
-            @Override
-            public boolean allowEviction() {
-                return config.allowEviction();
-            }
-
-            @Override
-            public Duration memoryCheckInterval() {
-                return config.memoryCheckInterval();
-            }
-        };
+    private record NoWait(RedisKeysConfig.WaitReplicas replicas, boolean aof, Duration timeout) implements RedisKeysConfig.Wait {
     }
 
     /** One setting's queues and its figures of the current round. */

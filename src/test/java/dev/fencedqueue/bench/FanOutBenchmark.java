@@ -13,7 +13,7 @@ import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.ChunkedProcessors;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.PostgresCursors;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.notifications.PostgresNotificationFanOut;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.testing.NotificationRows;

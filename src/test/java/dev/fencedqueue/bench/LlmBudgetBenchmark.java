@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * the paused queue, which is then resumed) over two
  * packaged service processes (chat completions, worker concurrency 10 each, so that every job calls at once) against a
  * third process's simulator limited to {@code bench.llm.tokens-per-minute} (4,400) tokens a minute, answers of
- * {@code bench.llm.answer-words} (400) tokens ({@code fq.llm.max-tokens} as many, so that the simulator counts what
+ * {@code bench.llm.answer-words} (400) tokens ({@code fq.llm.request.max-tokens} as many, so that the simulator counts what
  * OpenAI counts: the prompt and {@code max_tokens}), one token every 20 ms. Each phase ({@code bench.figures}) on fresh
  * processes and a fresh Redis:
  * <ul>
@@ -37,15 +37,15 @@ import org.junit.jupiter.api.Test;
  * <li>{@code no-budget}: no {@code fq.llm.budget.*}: the fleet still pauses together on a {@code 429} and learns the
  * limit from the simulator's {@code x-ratelimit-*} headers (the default): {@code 429}s, retries (calls beyond one per
  * job), failed attempts and jobs;</li>
- * <li>{@code no-fleet}: no budget and {@code fq.llm.unavailable-timeout=0s}: no waiting for the server at all, an
+ * <li>{@code no-fleet}: no budget and {@code fq.llm.outage.timeout=0s}: no waiting for the server at all, an
  * attempt fails as its call does (the queue's 3 attempts and exponential back-off from 5 s apply), the closest to the
  * behaviour before issue 31: the same counts;</li>
  * <li>{@code outage}: as {@code budget}, with an outage of 30 s ({@code 503} without a time to wait) started once 14
- * calls were admitted ({@code bench.outage.after-calls}: the middle of the run in time), with the default {@code fq.llm.fleet-circuit.*} (5 s, doubling up to 1 m): failed jobs
+ * calls were admitted ({@code bench.outage.after-calls}: the middle of the run in time), with the default {@code fq.llm.outage.*} (5 s, doubling up to 1 m): failed jobs
  * (target none), and the time from the simulator's return to the first call it admitted after it and to the first
  * {@code progress} event a job committed after it (its Redis stream entry id: the first tokens as a reader sees
  * them);</li>
- * <li>{@code outage-fast}: the same with {@code fq.llm.fleet-circuit.max-delay=5s};</li>
+ * <li>{@code outage-fast}: the same with {@code fq.llm.outage.probe-max-delay=5s};</li>
  * <li>{@code arriving}: jobs added as users send them, a few a second, answers shorter than their {@code max_tokens}
  * (another shape, {@link ArrivingJobsFigure}).</li>
  * </ul>
@@ -87,10 +87,10 @@ class LlmBudgetBenchmark {
         List<Phase> phases = List.of(
                 new Phase("budget", Map.of("fq.llm.budget.tokens-per-minute", budget), false),
                 new Phase("no-budget", Map.of(), false),
-                new Phase("no-fleet", Map.of("fq.llm.unavailable-timeout", "0s"), false),
+                new Phase("no-fleet", Map.of("fq.llm.outage.timeout", "0s"), false),
                 new Phase("outage", Map.of("fq.llm.budget.tokens-per-minute", budget), true),
                 new Phase("outage-fast", Map.of("fq.llm.budget.tokens-per-minute", budget,
-                        "fq.llm.fleet-circuit.max-delay", "5s"), true));
+                        "fq.llm.outage.probe-max-delay", "5s"), true));
         for (int run = 1; run <= RUNS; run++) {
             for (Phase phase : phases) {
                 if (FIGURES.contains(phase.name())) {
@@ -108,11 +108,11 @@ class LlmBudgetBenchmark {
 
     private void measure(BenchReport report, PackagedApplication application, Phase phase, int run) {
         Map<String, String> instance = new HashMap<>(Map.of("fq.llm.protocol", "openai",
-                "fq.llm.model", "fenced-queue-simulator", "fq.llm.max-tokens", Integer.toString(ANSWER_WORDS),
+                "fq.llm.model", "fenced-queue-simulator", "fq.llm.request.max-tokens", Integer.toString(ANSWER_WORDS),
                 "fq.worker.concurrency", "10"));
         instance.putAll(phase.config());
-        Map<String, String> simulator = Map.of("fq.simulator.tokens-per-minute", Integer.toString(TOKENS_PER_MINUTE),
-                "fq.simulator.answer-words", Integer.toString(ANSWER_WORDS), "fq.simulator.token-interval", "20ms");
+        Map<String, String> simulator = Map.of("fq.simulator.provider.tokens-per-minute", Integer.toString(TOKENS_PER_MINUTE),
+                "fq.simulator.answer.words", Integer.toString(ANSWER_WORDS), "fq.simulator.answer.token-interval", "20ms");
         String prefix = "llm_" + phase.name().replace('-', '_') + "_";
         String fields = "\"phase\": \"" + phase.name() + "\", \"config\": \"" + phase.config() + "\", \"loadAvg1m\": "
                 + BenchContext.loadAverage();

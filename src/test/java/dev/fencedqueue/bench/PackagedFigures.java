@@ -100,8 +100,8 @@ final class PackagedFigures {
                 "fq.worker.id", name,
                 "fq.worker.concurrency", Integer.toString(concurrency),
                 "fq.worker.noop-queue", queue,
-                "fq.simulator.steps", "600",
-                "fq.simulator.step-interval", "1s"));
+                "fq.simulator.research.steps", "600",
+                "fq.simulator.research.step-interval", "1s"));
         config.putAll(extra);
         // -Dbench.process.jvm-options="..." (space-separated; {name} is the launch's name) adds JVM options to a jar's
         // process, to profile it: -XX:StartFlightRecording=dumponexit=true,filename=target/{name}.jfr

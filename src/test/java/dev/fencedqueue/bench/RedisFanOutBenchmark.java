@@ -11,7 +11,7 @@ import dev.fencedqueue.bulk.BulkControl;
 import dev.fencedqueue.bulk.ChunkedProcessors;
 import dev.fencedqueue.bulk.Cursor;
 import dev.fencedqueue.bulk.RedisCursors;
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.notifications.RedisNotificationFanOut;
 import dev.fencedqueue.notifications.RedisNotificationKeys;
 import dev.fencedqueue.queue.JobQueue;

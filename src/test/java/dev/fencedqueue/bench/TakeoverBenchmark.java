@@ -42,9 +42,9 @@ abstract class TakeoverBenchmark extends ResearchTestSupport {
         @Override
         public Map<String, String> getConfigOverrides() {
             Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.putAll(Map.of("fq.simulator.answer-words", Integer.toString(WORDS),
-                    "fq.simulator.token-interval", "10ms", "fq.llm.delta-interval", "250ms",
-                    "fq.worker.max-stalled-count", "5"));
+            config.putAll(Map.of("fq.simulator.answer.words", Integer.toString(WORDS),
+                    "fq.simulator.answer.token-interval", "10ms", "fq.llm.stream.delta-interval", "250ms",
+                    "fq.worker.stalled.max-count", "5"));
             config.putAll(mode());
             return config;
         }
@@ -130,7 +130,7 @@ abstract class TakeoverBenchmark extends ResearchTestSupport {
         public static class Mode extends Profile {
             @Override
             Map<String, String> mode() {
-                return Map.of("fq.llm.protocol", "openai", "fq.llm.resume", "continue");
+                return Map.of("fq.llm.protocol", "openai", "fq.llm.resume.mode", "continue");
             }
         }
 
@@ -148,7 +148,7 @@ abstract class TakeoverBenchmark extends ResearchTestSupport {
         public static class Mode extends Profile {
             @Override
             Map<String, String> mode() {
-                return Map.of("fq.llm.protocol", "openai", "fq.llm.resume", "restart");
+                return Map.of("fq.llm.protocol", "openai", "fq.llm.resume.mode", "restart");
             }
         }
 

@@ -14,7 +14,7 @@ import static org.hamcrest.Matchers.in;
 import java.util.List;
 import java.util.Map;
 
-import dev.fencedqueue.config.BulkConfig;
+import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;

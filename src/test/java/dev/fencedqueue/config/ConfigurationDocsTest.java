@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/configuration.md lists every {@code fq.*} option, with its default: the options are read from the
- * {@code @ConfigMapping} interfaces of this package by reflection (method names as kebab-case paths, nested groups
+ * {@code @ConfigMapping} interfaces of every package by reflection (method names as kebab-case paths, nested groups
  * included), so an option added without its line in the docs fails here, naming it. Plain JUnit: no application starts.
  */
 class ConfigurationDocsTest {
@@ -38,7 +38,7 @@ class ConfigurationDocsTest {
     void docsListEveryOptionOfEveryConfigMapping() throws IOException, URISyntaxException {
         Map<String, String> options = options();
         assertThat(options).as("the @ConfigMapping options found").containsKeys("fq.worker.concurrency",
-                "fq.llm.retry.max-retries", "fq.research.deep.sub-questions", "fq.llm.tools");
+                "fq.llm.retry.max-retries", "fq.research.deep.sub-questions", "fq.llm.request.tools");
         Map<String, Row> documented = documented(Files.readString(DOCS));
 
         List<String> missing = options.keySet().stream().filter(option -> !documented.containsKey(option)).toList();
@@ -66,24 +66,24 @@ class ConfigurationDocsTest {
         assertThat(docs.contains("`responses` (OpenAI's Responses API")).as("fq.llm.protocol names `responses`")
                 .isTrue();
         Map<String, Row> documented = documented(docs);
-        assertThat(documented).containsKeys("fq.llm.tools", "fq.llm.reasoning-summary", "fq.llm.queued-timeout",
-                "fq.llm.poll-interval", "fq.llm.resume");
+        assertThat(documented).containsKeys("fq.llm.request.tools", "fq.llm.request.reasoning-summary", "fq.llm.resume.queued-timeout",
+                "fq.llm.resume.poll-interval", "fq.llm.resume.mode");
     }
 
-    /** @return every option of the mappings of this package, by path, with its default ({@code null}: none) */
+    /** @return every option of the application's mappings, in every package, by path, with its default (null: none) */
     static Map<String, String> options() throws IOException, URISyntaxException {
         Path classes = Path.of(ConfigurationDocsTest.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .resolveSibling("classes").resolve("dev/fencedqueue/config");
+                .resolveSibling("classes");
         Map<String, String> options = new TreeMap<>();
-        try (Stream<Path> files = Files.list(classes)) {
+        try (Stream<Path> files = Files.walk(classes.resolve("dev/fencedqueue"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".class") && !f.getFileName().toString()
                     .contains("$")).toList()) {
-                String name = file.getFileName().toString().replace(".class", "");
+                String name = classes.relativize(file).toString().replace(".class", "").replace('/', '.');
                 Class<?> type;
                 try {
-                    type = Class.forName("dev.fencedqueue.config." + name);
-                } catch (ClassNotFoundException e) {
-                    throw new IllegalStateException(e);
+                    type = Class.forName(name, false, ConfigurationDocsTest.class.getClassLoader());
+                } catch (ClassNotFoundException | LinkageError e) {
+                    continue;
                 }
                 ConfigMapping mapping = type.getAnnotation(ConfigMapping.class);
                 if (mapping != null) {
@@ -104,7 +104,7 @@ class ConfigurationDocsTest {
                     : prefix + "." + (method.isAnnotationPresent(WithName.class)
                             ? method.getAnnotation(WithName.class).value() : kebab(method.getName()));
             Class<?> type = method.getReturnType();
-            if (type.isInterface() && type.getName().startsWith("dev.fencedqueue.config.")) {
+            if (type.isInterface() && type.getName().startsWith("dev.fencedqueue.")) {
                 collect(type, path, options);
             } else {
                 WithDefault value = method.getAnnotation(WithDefault.class);
@@ -129,7 +129,7 @@ class ConfigurationDocsTest {
     /**
      * @param docs the text of docs/configuration.md
      * @return each option its tables name, with its row. A row's first cell may name several: in full
-     *         ({@code `fq.llm.max-tokens` / `fq.llm.temperature`}) or, after the first, by the last part of the path
+     *         ({@code `fq.llm.request.max-tokens` / `fq.llm.request.temperature`}) or, after the first, by the last part of the path
      *         ({@code `fq.llm.retry.max-retries` / `delay` / `max-delay`})
      */
     static Map<String, Row> documented(String docs) {

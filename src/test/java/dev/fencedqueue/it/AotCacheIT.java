@@ -53,7 +53,7 @@ class AotCacheIT {
         assertThat(cache).isNotEmptyFile();
         ServiceProcess warm = fleet.start("warm", application.withJava(java.get()),
                 List.of("-XX:AOTMode=on", "-XX:AOTCache=" + cache, "-Xlog:aot=info"),
-                Map.of("fq.simulator.step-interval", "200ms"), Map.of());
+                Map.of("fq.simulator.research.step-interval", "200ms"), Map.of());
         fleet.awaitReady(warm);
         assertThat(warm.log()).contains("Opened AOT cache " + cache);
 

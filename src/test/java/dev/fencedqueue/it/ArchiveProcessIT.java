@@ -38,7 +38,7 @@ class ArchiveProcessIT {
     private static Map<String, String> config() {
         Map<String, String> config = new HashMap<>(ProcessFleet.SHORT_LOCKS);
         config.putAll(Map.of("fq.archive.grace", "1s", "fq.archive.interval", "200ms", "fq.archive.batch", "5",
-                "fq.simulator.steps", "3", "fq.simulator.step-interval", "20ms"));
+                "fq.simulator.research.steps", "3", "fq.simulator.research.step-interval", "20ms"));
         return config;
     }
 

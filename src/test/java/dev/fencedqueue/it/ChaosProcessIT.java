@@ -55,7 +55,7 @@ class ChaosProcessIT {
 
     @Test
     void killMinus9OfAnInstanceRunningTenJobsHandsEveryOneOverAndEachEndsOnce() {
-        ServiceProcess a = fleet.launch("chaos-A", Map.of("fq.worker.concurrency", "10", "fq.simulator.steps", "150"));
+        ServiceProcess a = fleet.launch("chaos-A", Map.of("fq.worker.concurrency", "10", "fq.simulator.research.steps", "150"));
         List<String> jobs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             jobs.add(start(a, "job " + i));
@@ -64,7 +64,7 @@ class ChaosProcessIT {
             JsonPath status = status(a, id);
             return "active".equals(status.getString("state")) && "chaos-A".equals(status.getString("workerId"));
         }));
-        ServiceProcess b = fleet.launch("chaos-B", Map.of("fq.worker.concurrency", "10", "fq.simulator.steps", "10"));
+        ServiceProcess b = fleet.launch("chaos-B", Map.of("fq.worker.concurrency", "10", "fq.simulator.research.steps", "10"));
 
         long killedAt = System.nanoTime();
         long killedAtMillis = System.currentTimeMillis();
@@ -93,8 +93,8 @@ class ChaosProcessIT {
         // (the test's own stalls only make the freeze longer).
         CuttableProxy link = CuttableProxy.start(vertx, fleet.redisPort());
         try (link) {
-            Map<String, String> slowLocks = Map.of("fq.worker.lock-duration", "8s", "fq.worker.lock-renew-interval", "1s",
-                    "fq.simulator.steps", "30");
+            Map<String, String> slowLocks = Map.of("fq.worker.lock.duration", "8s", "fq.worker.lock.renew-interval", "1s",
+                    "fq.simulator.research.steps", "30");
             ServiceProcess a = fleet.launch("chaos-A", with(slowLocks, "quarkus.redis.hosts", via(link)));
             String jobId = start(a, "a short freeze");
             long token = await().atMost(STEP).until(() -> status(a, jobId), s -> "active".equals(s.getString("state")))
@@ -120,11 +120,11 @@ class ChaosProcessIT {
         CuttableProxy link = CuttableProxy.start(vertx, fleet.redisPort());
         try (link) {
             ServiceProcess a = fleet.launch("chaos-A", Map.of("quarkus.redis.hosts", via(link),
-                    "fq.simulator.steps", "100"));
+                    "fq.simulator.research.steps", "100"));
             String jobId = start(a, "a long freeze");
             long tokenA = await().atMost(STEP).until(() -> status(a, jobId), s -> "active".equals(s.getString("state")))
                     .getLong("fencingToken");
-            ServiceProcess b = fleet.launch("chaos-B", Map.of("fq.simulator.steps", "10"));
+            ServiceProcess b = fleet.launch("chaos-B", Map.of("fq.simulator.research.steps", "10"));
             try (SseClient reader = SseClient.open(b.url("/research/stream/" + jobId))) {
                 await().atMost(STEP).until(() -> reader.events().stream().anyMatch(e -> e.fencingToken() == tokenA
                         && "progress".equals(e.event())));
@@ -157,7 +157,7 @@ class ChaosProcessIT {
         RedisProcess redis = RedisProcess.start(vertx, "--appendonly", "yes", "--appendfsync", "always", "--save", "");
         try (redis) {
             Map<String, String> config = Map.of("quarkus.redis.hosts", redis.uri(), "fq.worker.concurrency", "8",
-                    "fq.simulator.steps", "8", "fq.simulator.step-interval", "100ms");
+                    "fq.simulator.research.steps", "8", "fq.simulator.research.step-interval", "100ms");
             ServiceProcess a = fleet.start("chaos-A", config, Map.of());
             ServiceProcess b = fleet.start("chaos-B", config, Map.of());
             fleet.awaitReady(a, b);
@@ -237,11 +237,11 @@ class ChaosProcessIT {
     @Test
     @Tag(TestForks.ALONE)
     void cpuStarvationOfAnInstanceNeverShowsTwoWritersToAReader() throws Exception {
-        ServiceProcess a = fleet.launch("chaos-A", Map.of("fq.simulator.steps", "100"));
+        ServiceProcess a = fleet.launch("chaos-A", Map.of("fq.simulator.research.steps", "100"));
         String jobId = start(a, "a starved instance");
         long tokenA = await().atMost(STEP).until(() -> status(a, jobId), s -> "active".equals(s.getString("state")))
                 .getLong("fencingToken");
-        ServiceProcess b = fleet.launch("chaos-B", Map.of("fq.simulator.steps", "10"));
+        ServiceProcess b = fleet.launch("chaos-B", Map.of("fq.simulator.research.steps", "10"));
         try (SseClient reader = SseClient.open(b.url("/research/stream/" + jobId))) {
             await().atMost(STEP).until(() -> reader.events().stream().anyMatch(e -> "progress".equals(e.event())));
 

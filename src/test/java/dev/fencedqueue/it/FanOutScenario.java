@@ -30,12 +30,12 @@ abstract class FanOutScenario {
      */
     static Map<String, String> config(Map<String, String> more) {
         Map<String, String> config = new java.util.HashMap<>(Map.of(
-                "fq.worker.lock-duration", "1s",
-                "fq.worker.lock-renew-interval", "300ms",
-                "fq.worker.stalled-interval", "500ms",
+                "fq.worker.lock.duration", "1s",
+                "fq.worker.lock.renew-interval", "300ms",
+                "fq.worker.stalled.interval", "500ms",
                 "fq.worker.drain-delay", "1s",
                 // The job stalls twice on purpose (kill -9, then SIGSTOP): BullMQ's default of one stall would fail it.
-                "fq.worker.max-stalled-count", "3",
+                "fq.worker.stalled.max-count", "3",
                 "fq.admin.password", "admin"));
         config.putAll(more);
         return config;

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Graceful shutdown with real processes: SIGTERM turns readiness DOWN, and the stopping instance either hands its
  * running job back at once (the default), so that another instance resumes it in about a second, or lets it finish
- * first ({@code fq.worker.shutdown-mode=drain}). Locks, stalled checks and the marker's safety-net wake-up are all
+ * first ({@code fq.worker.shutdown.mode=drain}). Locks, stalled checks and the marker's safety-net wake-up are all
  * long (30 s lock renewed every 10 s, 15 s stalled interval, 30 s drain delay), so only the hand-back (and the marker
  * it pushes) can explain a resume within {@link #RESUME_WITHIN}.
  */
@@ -35,20 +35,20 @@ class GracefulShutdownIT {
 
     @RegisterExtension
     final ProcessFleet fleet = new ProcessFleet(Map.of(
-            "fq.worker.lock-duration", "30s",
-            "fq.worker.lock-renew-interval", "10s",
-            "fq.worker.stalled-interval", "15s",
+            "fq.worker.lock.duration", "30s",
+            "fq.worker.lock.renew-interval", "10s",
+            "fq.worker.stalled.interval", "15s",
             "fq.worker.drain-delay", "30s",
-            "fq.simulator.step-interval", "200ms",
+            "fq.simulator.research.step-interval", "200ms",
             "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG"));
 
     @Test
     void sigtermHandsTheRunningJobBackAndAnotherInstanceResumesItAtOnce() {
         // A's research stream lasts a minute: A is mid-stream when it is told to stop. B's stream is short.
-        ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.steps", "300"));
+        ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.research.steps", "300"));
         String jobId = startJob(a, "hand me over on SIGTERM");
         long epochOfA = awaitProgressOf(a, jobId, "proc-A");
-        ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.steps", "10"));
+        ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.research.steps", "10"));
         assertThat(status(b, jobId).getString("workerId")).as("A still runs the job when it is stopped").isEqualTo("proc-A");
 
         long sigtermAtMs;
@@ -111,8 +111,8 @@ class GracefulShutdownIT {
 
     @Test
     void sigtermInDrainModeLetsTheRunningJobFinishBeforeTheInstanceExits() {
-        ServiceProcess a = fleet.launch("drain-A", Map.of("fq.simulator.steps", "15",
-                "fq.worker.shutdown-mode", "drain", "fq.worker.drain-timeout", "20s"));
+        ServiceProcess a = fleet.launch("drain-A", Map.of("fq.simulator.research.steps", "15",
+                "fq.worker.shutdown.mode", "drain", "fq.worker.shutdown.drain-timeout", "20s"));
         String jobId = startJob(a, "let me finish on SIGTERM");
         long epochOfA = awaitProgressOf(a, jobId, "drain-A");
         String statusPath = "/research/status/" + jobId;

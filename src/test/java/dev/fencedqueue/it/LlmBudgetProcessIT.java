@@ -53,14 +53,14 @@ class LlmBudgetProcessIT {
 
     @Test
     void twoProcessesCallsStayWithinTheBudgetTheyShare() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
+        ServiceProcess llm = simulator(Map.of("fq.simulator.provider.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
         // Locks of 10 s rather than the fleet's 1 s: nothing here stops a process, and the provider's calls are
         // counted, which a takeover after a renewal late on a busy machine would repeat (46 calls for 32 jobs,
         // 2026-12-02).
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute",
                 String.valueOf(PROVIDER_LIMIT - 1), "fq.llm.price.input", "2.50", "fq.llm.price.output", "10",
-                "fq.worker.concurrency", String.valueOf(SLOTS), "fq.worker.lock-duration", "10s",
-                "fq.worker.lock-renew-interval", "2s"));
+                "fq.worker.concurrency", String.valueOf(SLOTS), "fq.worker.lock.duration", "10s",
+                "fq.worker.lock.renew-interval", "2s"));
         ServiceProcess a = fleet.start("proc-A", config, ADMIN);
         ServiceProcess b = fleet.start("proc-B", config, ADMIN);
         fleet.awaitReady(llm, a, b);
@@ -86,7 +86,7 @@ class LlmBudgetProcessIT {
 
     @Test
     void theProvidersHeadersBringABudgetSetTooHighDownForTheWholeFleet() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
+        ServiceProcess llm = simulator(Map.of("fq.simulator.provider.requests-per-minute", String.valueOf(PROVIDER_LIMIT)));
         // A budget of 100 a minute, where the provider admits 31.
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.requests-per-minute", "100",
                 "fq.worker.concurrency", String.valueOf(SLOTS)));
@@ -110,7 +110,7 @@ class LlmBudgetProcessIT {
 
     @Test
     void aHeavyTenantDoesNotTakeTheWholeBudgetOfTwoProcesses() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.token-interval", "20ms"));
+        ServiceProcess llm = simulator(Map.of("fq.simulator.answer.token-interval", "20ms"));
         // One call at once for the fleet, one worker slot per process, tenants from X-Tenant-Id.
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
                 "fq.tenancy.source", "header", "fq.worker.concurrency", "1"));
@@ -193,7 +193,7 @@ class LlmBudgetProcessIT {
     /** @return the simulator in a process of its own, answering 20 words a token every 5 ms, as {@code more} says */
     private ServiceProcess simulator(Map<String, String> more) {
         Map<String, String> config = new HashMap<>(Map.of("fq.worker.enabled", "false",
-                "fq.simulator.answer-words", "20", "fq.simulator.token-interval", "5ms"));
+                "fq.simulator.answer.words", "20", "fq.simulator.answer.token-interval", "5ms"));
         config.putAll(more);
         return fleet.start("llm", config, Map.of());
     }

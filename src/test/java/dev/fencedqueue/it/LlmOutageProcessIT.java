@@ -39,7 +39,7 @@ class LlmOutageProcessIT {
 
     @Test
     void aRateLimitOneProcessMeetsPausesTheOthersCalls() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.requests-per-minute",
+        ServiceProcess llm = simulator(Map.of("fq.simulator.provider.requests-per-minute",
                 Integer.toString(REQUESTS_PER_MINUTE)));
         ServiceProcess a = fleet.start("rl-A", config(llm, Map.of()), Map.of());
         ServiceProcess b = fleet.start("rl-B", config(llm, Map.of()), Map.of());
@@ -84,8 +84,8 @@ class LlmOutageProcessIT {
     @Test
     void anOutageLongerThanEveryRetryFailsNoJobAndTheJobsFinishAfterIt() {
         ServiceProcess llm = simulator(Map.of());
-        Map<String, String> config = config(llm, Map.of("fq.llm.fleet-circuit.delay", "500ms",
-                "fq.llm.fleet-circuit.max-delay", "2500ms", "fq.llm.retry.max-retries", "1"));
+        Map<String, String> config = config(llm, Map.of("fq.llm.outage.probe-delay", "500ms",
+                "fq.llm.outage.probe-max-delay", "2500ms", "fq.llm.retry.max-retries", "1"));
         ServiceProcess a = fleet.start("out-A", config, Map.of());
         ServiceProcess b = fleet.start("out-B", config, Map.of());
         fleet.awaitReady(llm, a, b);
@@ -115,7 +115,7 @@ class LlmOutageProcessIT {
 
     @Test
     void aZombiesCallLetsItsPlaceGoSoThatTheRunThatTookItOverCalls() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.answer-words", "100", "fq.simulator.token-interval",
+        ServiceProcess llm = simulator(Map.of("fq.simulator.answer.words", "100", "fq.simulator.answer.token-interval",
                 "100ms"));
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
                 "fq.llm.budget.lease", "10m"));
@@ -149,7 +149,7 @@ class LlmOutageProcessIT {
 
     @Test
     void aCallLongerThanItsLeaseKeepsItsPlaceAndAKilledProcessLetsItsPlaceGoWithinALease() {
-        ServiceProcess llm = simulator(Map.of("fq.simulator.answer-words", "70", "fq.simulator.token-interval",
+        ServiceProcess llm = simulator(Map.of("fq.simulator.answer.words", "70", "fq.simulator.answer.token-interval",
                 "100ms"));
         // A lease of 3 s, renewed every second while a call streams: the calls here stream 7 s.
         Map<String, String> config = config(llm, Map.of("fq.llm.budget.max-concurrent", "1",
@@ -194,7 +194,7 @@ class LlmOutageProcessIT {
 
     private ServiceProcess simulator(Map<String, String> limits) {
         Map<String, String> config = new HashMap<>(Map.of("fq.worker.enabled", "false",
-                "fq.simulator.answer-words", "20", "fq.simulator.token-interval", "5ms"));
+                "fq.simulator.answer.words", "20", "fq.simulator.answer.token-interval", "5ms"));
         config.putAll(limits);
         return fleet.start("llm", config, Map.of());
     }

@@ -48,10 +48,10 @@ class PackagedOperatorIT {
     public static class TimingOutJobs implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("fq.simulator.steps", "40",
-                    "fq.simulator.step-interval", "150ms",
-                    "fq.research.job-timeout", "3s",
-                    "fq.research.attempts", "1");
+            return Map.of("fq.simulator.research.steps", "40",
+                    "fq.simulator.research.step-interval", "150ms",
+                    "fq.research.attempts.timeout", "3s",
+                    "fq.research.attempts.max", "1");
         }
     }
 

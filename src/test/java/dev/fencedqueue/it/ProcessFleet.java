@@ -38,12 +38,12 @@ final class ProcessFleet implements BeforeEachCallback, AfterEachCallback {
      * when a test fails).
      */
     static final Map<String, String> SHORT_LOCKS = Map.of(
-            "fq.worker.lock-duration", "1s",
-            "fq.worker.lock-renew-interval", "300ms",
-            "fq.worker.stalled-interval", "500ms",
-            "fq.worker.max-stalled-count", "5",
+            "fq.worker.lock.duration", "1s",
+            "fq.worker.lock.renew-interval", "300ms",
+            "fq.worker.stalled.interval", "500ms",
+            "fq.worker.stalled.max-count", "5",
             "fq.worker.drain-delay", "1s",
-            "fq.simulator.step-interval", "200ms",
+            "fq.simulator.research.step-interval", "200ms",
             "quarkus.log.category.\"dev.fencedqueue\".level", "DEBUG");
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 

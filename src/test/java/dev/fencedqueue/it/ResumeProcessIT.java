@@ -54,10 +54,10 @@ class ResumeProcessIT {
 
     /** @return the job's id, once completed */
     private String takenOver(String protocol, String question, Consumer<ServiceProcess> stop, String kind) {
-        llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
-                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"), Map.of());
+        llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer.words",
+                Integer.toString(WORDS), "fq.simulator.answer.token-interval", "10ms"), Map.of());
         Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", protocol, "fq.llm.url", llm.url("/simulator"),
-                "fq.llm.model", "fenced-queue-simulator", "fq.llm.delta-interval", "100ms"));
+                "fq.llm.model", "fenced-queue-simulator", "fq.llm.stream.delta-interval", "100ms"));
         ServiceProcess a = fleet.start("proc-A", config, Map.of());
         fleet.awaitReady(llm, a);
         any = llm; // shares the Redis: any instance answers for any job

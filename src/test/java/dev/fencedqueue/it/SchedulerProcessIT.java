@@ -34,7 +34,7 @@ class SchedulerProcessIT {
     @Test
     void twoProcessesProduceOneJobPerTickAndAKilledOneLosesNoneAndDoublesNone() {
         // A tick every 300 ms, below the operator API's sane minimum (1 s), so that many ticks pass quickly.
-        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE, "fq.worker.scheduler-min-every", "100ms");
+        Map<String, String> config = Map.of("fq.worker.noop-queue", QUEUE, "fq.worker.scheduler.min-every", "100ms");
         ServiceProcess a = fleet.start("proc-A", config, ENVIRONMENT);
         ServiceProcess b = fleet.start("proc-B", config, ENVIRONMENT);
         fleet.awaitReady(a, b);

@@ -40,11 +40,11 @@ class StartupChecksIT {
     Stream<DynamicTest> refusesABadConfigurationSayingWhichOptionIsWrong() {
         List<Refusal> refusals = List.of(
                 new Refusal("a lock renew interval that is not shorter than the lock duration", "renew-too-slow",
-                        Map.of("fq.worker.lock-duration", "1s", "fq.worker.lock-renew-interval", "2s"),
-                        "`fq.worker.lock-renew-interval` (PT2S) must be shorter than `fq.worker.lock-duration` (PT1S)"),
+                        Map.of("fq.worker.lock.duration", "1s", "fq.worker.lock.renew-interval", "2s"),
+                        "`fq.worker.lock.renew-interval` (PT2S) must be shorter than `fq.worker.lock.duration` (PT1S)"),
                 new Refusal("a simulator slower than the LLM idle timeout", "silent-simulator",
-                        Map.of("fq.simulator.step-interval", "5s", "fq.llm.idle-timeout", "2s"),
-                        "`fq.simulator.step-interval` (PT5S) must be shorter than `fq.llm.idle-timeout`"),
+                        Map.of("fq.simulator.research.step-interval", "5s", "fq.llm.stream.idle-timeout", "2s"),
+                        "`fq.simulator.research.step-interval` (PT5S) must be shorter than `fq.llm.stream.idle-timeout`"),
                 new Refusal("an OpenAI server without a model", "no-model",
                         Map.of("fq.llm.protocol", "openai", "fq.llm.url", "http://127.0.0.1:9"),
                         "`fq.llm.model` must be set when `fq.llm.protocol` is openai"),
@@ -52,13 +52,13 @@ class StartupChecksIT {
                         "no LLM for research jobs", "`fq.llm.url`", "`fq.simulator.enabled`"),
                 new Refusal("a protocol it does not know", "bad-protocol", Map.of("fq.llm.protocol", "grpc"),
                         "fq.llm.protocol", "grpc"),
-                new Refusal("a duration it cannot read", "bad-duration", Map.of("fq.worker.lock-duration", "soon"),
-                        "fq.worker.lock-duration", "soon"),
+                new Refusal("a duration it cannot read", "bad-duration", Map.of("fq.worker.lock.duration", "soon"),
+                        "fq.worker.lock.duration", "soon"),
                 new Refusal("a negative price", "negative-price",
                         Map.of("fq.llm.price.input", "-1", "fq.llm.price.output", "10"),
                         "fq.llm.price.input must be greater than or equal to 0"),
                 new Refusal("an LLM budget lease shorter than a second", "short-lease",
-                        Map.of("fq.llm.budget.lease", "100ms"), "`fq.llm.budget.lease` must be at least 1s"));
+                        Map.of("fq.llm.budget.lease", "100ms"), "fq.llm.budget.lease must be at least 1s"));
         Map<Refusal, ServiceProcess> started = new LinkedHashMap<>();
         refusals.forEach(refusal -> started.put(refusal, fleet.start(refusal.workerId(), refusal.config(), Map.of())));
 
@@ -72,14 +72,14 @@ class StartupChecksIT {
     @Test
     void runsNoWorkersOnARedisThatMayEvictKeysAndSaysWhy() {
         fleet.redis().call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
-        ServiceProcess service = fleet.start("evicting", Map.of("fq.simulator.step-interval", "50ms"), Map.of());
+        ServiceProcess service = fleet.start("evicting", Map.of("fq.simulator.research.step-interval", "50ms"), Map.of());
 
         await().atMost(EXIT_TIMEOUT).ignoreExceptions().failFast("the service exited", () -> !service.isAlive())
                 .untilAsserted(() -> service.request().get("/q/health/ready").then().statusCode(503)
                         .body("checks.find { it.name == 'redis-memory' }.status", equalTo("DOWN"))
                         .body("checks.find { it.name == 'redis-memory' }.data.policy", equalTo("allkeys-lru")));
         assertThat(service.log()).contains("Redis's maxmemory-policy is allkeys-lru")
-                .contains("maxmemory-policy noeviction").contains("fq.redis.allow-eviction=true");
+                .contains("maxmemory-policy noeviction").contains("fq.redis.memory.allow-eviction=true");
         String jobId = service.request().contentType(ContentType.JSON).body(Map.of("query", "evicting"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
         await("no worker takes the job").during(Duration.ofSeconds(2)).atMost(EXIT_TIMEOUT)
@@ -93,8 +93,8 @@ class StartupChecksIT {
 
     @Test
     void startsWithAGoodConfigurationAndServesItsProbes() {
-        ServiceProcess service = fleet.launch("good", Map.of("fq.worker.lock-duration", "2s",
-                "fq.worker.lock-renew-interval", "500ms"));
+        ServiceProcess service = fleet.launch("good", Map.of("fq.worker.lock.duration", "2s",
+                "fq.worker.lock.renew-interval", "500ms"));
 
         service.request().get("/q/health/live").then().statusCode(200);
         service.request().get("/q/health/ready").then().statusCode(200);

@@ -55,10 +55,10 @@ class TracingProcessIT {
 
     @Test
     void aJobTakenOverByAnotherProcessIsOneTraceWithTwoAttempts() {
-        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer-words",
-                Integer.toString(WORDS), "fq.simulator.token-interval", "10ms"), Map.of());
+        ServiceProcess llm = fleet.start("llm", Map.of("fq.worker.enabled", "false", "fq.simulator.answer.words",
+                Integer.toString(WORDS), "fq.simulator.answer.token-interval", "10ms"), Map.of());
         Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai", "fq.llm.url",
-                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.llm.delta-interval", "100ms",
+                llm.url("/simulator"), "fq.llm.model", "fenced-queue-simulator", "fq.llm.stream.delta-interval", "100ms",
                 "quarkus.otel.sdk.disabled", "false",
                 "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
                 "quarkus.otel.exporter.otlp.traces.endpoint", receiver.endpoint(),

@@ -34,7 +34,7 @@ class ZombieProcessIT {
     void stoppedProcessIsFencedOffAfterAnotherProcessTakesOver() {
         // A's research stream lasts 30 s, far longer than A runs before it is frozen (B's start-up included),
         // so A is mid-stream when it wakes up. B's own stream is short, to keep the test short.
-        ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.steps", "150"));
+        ServiceProcess a = fleet.launch("proc-A", Map.of("fq.simulator.research.steps", "150"));
         String jobId = a.request().contentType(ContentType.JSON).body(Map.of("query", "zombie race across processes"))
                 .post("/research/start").then().statusCode(202).extract().path("jobId");
         long epochOfA = await("A runs the job in its first epoch").atMost(TIMEOUT)
@@ -44,7 +44,7 @@ class ZombieProcessIT {
         assertThat(epochOfA).isPositive();
 
         // B starts only now, so it cannot take the job first; the reader follows B, as a frozen A serves nobody.
-        ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.steps", "20"));
+        ServiceProcess b = fleet.launch("proc-B", Map.of("fq.simulator.research.steps", "20"));
         long epochOfB;
         try (SseClient sse = SseClient.open(b.url("/research/stream/" + jobId))) {
             await("a progress event of A's epoch on B's stream").atMost(TIMEOUT).until(() -> sse.events()

@@ -17,10 +17,9 @@ import java.util.stream.Collectors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.budget.ProviderLimits;
 import dev.fencedqueue.config.SimulatorConfig;
 import dev.fencedqueue.llm.budget.LlmBusyException;
-import dev.fencedqueue.llm.budget.ProviderLimits;
 import dev.fencedqueue.simulator.SimulatorStats;
 import dev.fencedqueue.testing.LocalHttpServer;
 import dev.fencedqueue.testing.LocalHttpServer.Exchange;
@@ -256,7 +255,7 @@ class ChatCompletionsClientTest {
                 .containsExactly("stop");
         ChatChunk.Usage usage = chunks.getItems().get(chunks.getItems().size() - 1).usage();
         assertThat(usage).isNotNull();
-        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length).isEqualTo(simulatorConfig.answerWords());
+        assertThat(usage.completionTokens()).isEqualTo(text.split(" ").length).isEqualTo(simulatorConfig.answer().words());
         assertThat(text).as("stopped for answer-words: at the end of a sentence").endsWith(".");
         await().atMost(TIMEOUT).until(() -> counts(jobId) != null && counts(jobId).completed() == 1);
     }

@@ -22,11 +22,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An LLM server that misbehaves (the connection reset mid-stream, a malformed line, a stall longer
- * than {@code fq.llm.idle-timeout}, a stream that ends without a finish reason or without {@code [DONE]}, a
+ * than {@code fq.llm.stream.idle-timeout}, a stream that ends without a finish reason or without {@code [DONE]}, a
  * {@code 500} and a {@code 429} before the first byte) never leaves a research job stuck in {@code active} nor
  * completes it with a cut answer: each attempt fails, the queue retries it, and the job ends {@code failed} with the
  * reason, its stream with one terminal event. The fleet does not wait for the server here
- * ({@code fq.llm.unavailable-timeout=0s}, a circuit that lets a probe through every 10 ms): that it waits, and that its
+ * ({@code fq.llm.outage.timeout=0s}, a circuit that lets a probe through every 10 ms): that it waits, and that its
  * jobs then finish, {@code LlmOutageTest} shows.
  */
 @QuarkusTest
@@ -42,10 +42,10 @@ class LlmMisbehaviourTest {
     public static class QuickFailures implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("fq.research.attempts", "2", "fq.llm.retry.max-retries", "1", "fq.llm.retry.delay", "50ms",
-                    "fq.llm.idle-timeout", "1s",
-                    "fq.llm.unavailable-timeout", "0s", "fq.llm.fleet-circuit.delay", "10ms",
-                    "fq.llm.fleet-circuit.max-delay", "10ms");
+            return Map.of("fq.research.attempts.max", "2", "fq.llm.retry.max-retries", "1", "fq.llm.retry.delay", "50ms",
+                    "fq.llm.stream.idle-timeout", "1s",
+                    "fq.llm.outage.timeout", "0s", "fq.llm.outage.probe-delay", "10ms",
+                    "fq.llm.outage.probe-max-delay", "10ms");
         }
     }
 
@@ -81,7 +81,7 @@ class LlmMisbehaviourTest {
             }
             if (misbehaviour.equals("stall")) {
                 assertThat(status.getString("failedReason")).as("a stall names the idle timeout")
-                        .contains("and the connection was closed (fq.llm.idle-timeout: 1000 ms)");
+                        .contains("and the connection was closed (fq.llm.stream.idle-timeout: 1000 ms)");
             }
             if (misbehaviour.equals("malformed-line")) {
                 assertThat(status.getString("failedReason")).as("the line, in the product's words")

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * A provider's bad minutes fail no job ({@link LlmBudgetGate}, {@code fq.llm.unavailable-timeout} at its default of 15
+ * A provider's bad minutes fail no job ({@link LlmBudgetGate}, {@code fq.llm.outage.timeout} at its default of 15
  * minutes): through an outage of the simulator of each kind ({@code 503}s, {@code 500}s, connections closed without a
  * response) a research job's call opens the fleet's circuit and its job waits in the queue without counting an
  * attempt, and once the outage ends a probe finds the server back and the job completes; a {@code 429} with
@@ -46,8 +46,8 @@ class LlmOutageTest extends ResearchTestSupport {
         public Map<String, String> getConfigOverrides() {
             Map<String, String> config = new HashMap<>(new OpenAiProtocolProfile().getConfigOverrides());
             config.putAll(Map.of("fq.llm.retry.max-retries", "1", "fq.llm.retry.delay", "50ms",
-                    "fq.llm.fleet-circuit.delay", "300ms", "fq.llm.fleet-circuit.max-delay", "1s",
-                    "fq.research.attempts", "2", "fq.metrics.queue-refresh", "200ms"));
+                    "fq.llm.outage.probe-delay", "300ms", "fq.llm.outage.probe-max-delay", "1s",
+                    "fq.research.attempts.max", "2", "fq.metrics.queue-refresh", "200ms"));
             return config;
         }
     }

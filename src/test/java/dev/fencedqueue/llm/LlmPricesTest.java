@@ -7,8 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.math.BigDecimal;
 import java.util.Optional;
 
-import dev.fencedqueue.config.ConfigChecks;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,13 +36,13 @@ class LlmPricesTest {
 
     @Test
     void onePriceWithoutTheOtherFailsStartup() {
-        assertThatThrownBy(() -> ConfigChecks.check(new Price(Optional.of(BigDecimal.ONE), Optional.empty())))
+        assertThatThrownBy(() -> LlmConfig.Price.check(new Price(Optional.of(BigDecimal.ONE), Optional.empty())))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("`fq.llm.price.output`")
                 .hasMessageContaining("set together");
-        assertThatThrownBy(() -> ConfigChecks.check(new Price(Optional.empty(), Optional.of(BigDecimal.ONE))))
+        assertThatThrownBy(() -> LlmConfig.Price.check(new Price(Optional.empty(), Optional.of(BigDecimal.ONE))))
                 .isInstanceOf(IllegalStateException.class);
-        assertThatCode(() -> ConfigChecks.check(new Price(Optional.empty(), Optional.empty()))).doesNotThrowAnyException();
-        assertThatCode(() -> ConfigChecks.check(new Price(Optional.of(BigDecimal.ONE), Optional.of(BigDecimal.TEN))))
+        assertThatCode(() -> LlmConfig.Price.check(new Price(Optional.empty(), Optional.empty()))).doesNotThrowAnyException();
+        assertThatCode(() -> LlmConfig.Price.check(new Price(Optional.of(BigDecimal.ONE), Optional.of(BigDecimal.TEN))))
                 .doesNotThrowAnyException();
     }
 

@@ -15,7 +15,7 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.simulator.SimulatorStats;
 import dev.fencedqueue.testing.LocalHttpServer;
 import dev.fencedqueue.testing.LocalHttpServer.Exchange;

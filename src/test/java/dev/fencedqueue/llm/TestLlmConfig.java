@@ -3,7 +3,7 @@ package dev.fencedqueue.llm;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 
 /**
  * An {@link LlmConfig} for clients a test builds itself: the service's settings with a few replaced (the URL, the
@@ -24,7 +24,7 @@ final class TestLlmConfig implements LlmConfig {
     TestLlmConfig(LlmConfig base) {
         this.base = base;
         this.protocol = base.protocol();
-        this.idleTimeout = base.idleTimeout();
+        this.idleTimeout = base.stream().idleTimeout();
     }
 
     TestLlmConfig url(String url) {
@@ -65,31 +65,6 @@ final class TestLlmConfig implements LlmConfig {
     }
 
     @Override
-    public Resume resume() {
-        return base.resume();
-    }
-
-    @Override
-    public Optional<java.util.List<String>> tools() {
-        return base.tools();
-    }
-
-    @Override
-    public Optional<String> reasoningSummary() {
-        return base.reasoningSummary();
-    }
-
-    @Override
-    public Duration pollInterval() {
-        return base.pollInterval();
-    }
-
-    @Override
-    public Duration queuedTimeout() {
-        return base.queuedTimeout();
-    }
-
-    @Override
     public Optional<String> url() {
         return url;
     }
@@ -105,53 +80,21 @@ final class TestLlmConfig implements LlmConfig {
     }
 
     @Override
-    public Optional<Integer> maxTokens() {
-        return base.maxTokens();
+    public Request request() {
+        return new RequestSettings(base.request().maxTokens(), Optional.of(0.2), "You are a test.",
+                base.request().tools(), base.request().reasoningSummary());
     }
 
     @Override
-    public Optional<Double> temperature() {
-        return Optional.of(0.2);
+    public Stream stream() {
+        Stream stream = base.stream();
+        return new StreamSettings(stream.deltaInterval(), stream.deltaChars(),
+                maxResponseChars == null ? stream.maxChars() : maxResponseChars, idleTimeout);
     }
 
     @Override
-    public String systemPrompt() {
-        return "You are a test.";
-    }
-
-    @Override
-    public Duration deltaInterval() {
-        return base.deltaInterval();
-    }
-
-    @Override
-    public int deltaChars() {
-        return base.deltaChars();
-    }
-
-    @Override
-    public int maxResponseChars() {
-        return maxResponseChars == null ? base.maxResponseChars() : maxResponseChars;
-    }
-
-    @Override
-    public Duration idleTimeout() {
-        return idleTimeout;
-    }
-
-    @Override
-    public Duration connectTimeout() {
-        return Duration.ofSeconds(2);
-    }
-
-    @Override
-    public Duration openTimeout() {
-        return Duration.ofSeconds(2);
-    }
-
-    @Override
-    public int maxConnections() {
-        return 8;
+    public Http http() {
+        return new HttpSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), 8);
     }
 
     @Override
@@ -160,18 +103,18 @@ final class TestLlmConfig implements LlmConfig {
     }
 
     @Override
+    public Resume resume() {
+        return base.resume();
+    }
+
+    @Override
+    public Outage outage() {
+        return base.outage();
+    }
+
+    @Override
     public Budget budget() {
         return base.budget();
-    }
-
-    @Override
-    public Duration unavailableTimeout() {
-        return base.unavailableTimeout();
-    }
-
-    @Override
-    public FleetCircuit fleetCircuit() {
-        return base.fleetCircuit();
     }
 
     @Override
@@ -181,5 +124,16 @@ final class TestLlmConfig implements LlmConfig {
 
     /** Named records, not anonymous classes: CDI refuses the constraint annotations inherited by the latter. */
     record RetrySettings(int maxRetries, Duration delay, Duration maxDelay) implements Retry {
+    }
+
+    record RequestSettings(Optional<Integer> maxTokens, Optional<Double> temperature, String systemPrompt,
+            Optional<java.util.List<String>> tools, Optional<String> reasoningSummary) implements Request {
+    }
+
+    record StreamSettings(Duration deltaInterval, int deltaChars, int maxChars, Duration idleTimeout)
+            implements Stream {
+    }
+
+    record HttpSettings(Duration connectTimeout, Duration openTimeout, int maxConnections) implements Http {
     }
 }

@@ -20,7 +20,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 /**
- * Group commit of new jobs on a master with one replica in sync ({@code fq.redis.wait-replicas=auto}, the default):
+ * Group commit of new jobs on a master with one replica in sync ({@code fq.redis.wait.replicas=auto}, the default):
  * adds in flight together share Redis's {@code WAIT}s (one confirms every earlier write of its connection), and each
  * add still returns only once the replica has its job (a wait sent after it returned).
  */

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The service on Redis with Sentinel ({@code quarkus.redis.client-type=sentinel}) through a failover.
  * Jobs submitted before, during and right after {@code SENTINEL FAILOVER} all end exactly once: a job is accepted only
- * once the replica has it ({@code fq.redis.wait-replicas=1}), and the service follows the master switch at once
+ * once the replica has it ({@code fq.redis.wait.replicas=1}), and the service follows the master switch at once
  * (it listens for {@code +switch-master} on every Sentinel), so that nothing it writes lands on the old master.
  */
 @QuarkusTest
@@ -42,7 +42,7 @@ class RedisSentinelTest extends ResearchTestSupport {
     public static class ShortJobs extends WorkersOffProfile {
         @Override
         protected Map<String, String> more() {
-            return Map.of("fq.simulator.steps", "3", "fq.simulator.step-interval", "100ms");
+            return Map.of("fq.simulator.research.steps", "3", "fq.simulator.research.step-interval", "100ms");
         }
     }
 

@@ -52,9 +52,9 @@ class SentinelFailoversTest extends ResearchTestSupport {
     public static class ShortJobs extends WorkersOffProfile {
         @Override
         protected Map<String, String> more() {
-            return Map.of("fq.simulator.steps", "3", "fq.simulator.step-interval", "100ms",
-                    "fq.worker.lock-duration", "2s", "fq.worker.lock-renew-interval", "500ms",
-                    "fq.worker.stalled-interval", "1s");
+            return Map.of("fq.simulator.research.steps", "3", "fq.simulator.research.step-interval", "100ms",
+                    "fq.worker.lock.duration", "2s", "fq.worker.lock.renew-interval", "500ms",
+                    "fq.worker.stalled.interval", "1s");
         }
     }
 

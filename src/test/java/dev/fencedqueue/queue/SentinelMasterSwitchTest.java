@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The service follows a Sentinel master switch at once (it listens for {@code +switch-master} on every Sentinel and
- * confirms the master with them), apart from what {@code fq.redis.wait-replicas} adds. The old master here cannot be
+ * confirms the master with them), apart from what {@code fq.redis.wait.replicas} adds. The old master here cannot be
  * demoted and keeps the service's connections, as one cut off from the Sentinels but not from the service would:
  * without following the switch, new jobs keep landing on it (answered {@code 202}, then lost to the new master).
  */

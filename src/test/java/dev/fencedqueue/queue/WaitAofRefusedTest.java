@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * {@code fq.redis.wait-aof} on a Redis that cannot do it (the tests' Redis 7.0 has no
+ * {@code fq.redis.wait.aof} on a Redis that cannot do it (the tests' Redis 7.0 has no
  * {@code WAITAOF}) is a clear misconfiguration, never a silent downgrade: the instance is not ready, saying why, and
  * a new job is answered {@code 503} rather than accepted as durable. Runs where the tests' server has no
  * {@code WAITAOF} ({@link RedisServers}); on one that has it, {@link WaitAofTest} checks the refusal of a server whose
@@ -30,11 +30,11 @@ import org.junit.jupiter.api.condition.EnabledIf;
 @EnabledIf("dev.fencedqueue.testing.RedisServers#lacksWaitAof")
 class WaitAofRefusedTest {
 
-    /** {@code fq.redis.wait-aof} on. */
+    /** {@code fq.redis.wait.aof} on. */
     public static class WaitAof extends WorkersOffProfile {
         @Override
         protected Map<String, String> more() {
-            return Map.of("fq.redis.wait-aof", "true");
+            return Map.of("fq.redis.wait.aof", "true");
         }
     }
 
@@ -49,6 +49,6 @@ class WaitAofRefusedTest {
                 .then().statusCode(503).header("Retry-After", equalTo("1"))
                 .body("error", equalTo("not_replicated"))
                 .body("message", containsString("Redis refused WAITAOF"))
-                .body("message", containsString("fq.redis.wait-aof needs Redis 7.2"));
+                .body("message", containsString("fq.redis.wait.aof needs Redis 7.2"));
     }
 }

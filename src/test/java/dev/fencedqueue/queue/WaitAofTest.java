@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * With {@code fq.redis.wait-aof} and {@code fq.redis.wait-replicas=1}, {@code 202} means the job is
+ * With {@code fq.redis.wait.aof} and {@code fq.redis.wait.replicas=1}, {@code 202} means the job is
  * in the append-only file of the master and of a replica ({@code WAITAOF 1 1}). Needs Redis 7.2 or later (or Valkey),
  * which the default test binary (Redis 7.0) is not: runs when the tests' server ({@link RedisServers}) has
  * {@code WAITAOF}.

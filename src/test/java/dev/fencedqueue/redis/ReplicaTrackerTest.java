@@ -3,10 +3,10 @@ package dev.fencedqueue.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencedqueue.config.RedisKeysConfig.WaitReplicas;
+import dev.fencedqueue.redis.RedisKeysConfig.WaitReplicas;
 import org.junit.jupiter.api.Test;
 
-/** What {@code fq.redis.wait-replicas} makes a new job wait for, {@code auto} above all. */
+/** What {@code fq.redis.wait.replicas} makes a new job wait for, {@code auto} above all. */
 class ReplicaTrackerTest {
 
     private static final long HOLD_MS = WaitReplicas.HOLD_SECONDS * 1000L;
@@ -18,7 +18,7 @@ class ReplicaTrackerTest {
         assertThat(WaitReplicas.of(" AUTO ")).isEqualTo(WaitReplicas.AUTO);
         assertThat(WaitReplicas.of("0")).isEqualTo(new WaitReplicas(false, 0));
         assertThat(WaitReplicas.of("2").count()).isEqualTo(2);
-        assertThatThrownBy(() -> WaitReplicas.of("-1")).hasMessageContaining("`fq.redis.wait-replicas`");
+        assertThatThrownBy(() -> WaitReplicas.of("-1")).hasMessageContaining("`fq.redis.wait.replicas`");
         assertThatThrownBy(() -> WaitReplicas.of("some")).hasMessageContaining("got `some`");
     }
 

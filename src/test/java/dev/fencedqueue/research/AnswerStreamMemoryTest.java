@@ -49,13 +49,13 @@ class AnswerStreamMemoryTest extends ResearchTestSupport {
 
     @Test
     void aStreamedAnswerCostsRedisAtMostTwoBytesPerCharacterWhileItRuns() throws Exception {
-        settings.adjust("fq.simulator.answer-words", "2000");
-        settings.adjust("fq.simulator.token-interval", "1ms");
-        settings.adjust("fq.llm.max-tokens", "4000");
-        // About what the default fq.llm.delta-interval (500 ms) gives of a model at 20 ms a token of 4 characters, by
+        settings.adjust("fq.simulator.answer.words", "2000");
+        settings.adjust("fq.simulator.answer.token-interval", "1ms");
+        settings.adjust("fq.llm.request.max-tokens", "4000");
+        // About what the default fq.llm.stream.delta-interval (500 ms) gives of a model at 20 ms a token of 4 characters, by
         // characters, so that the batches do not depend on this machine's pace.
-        settings.adjust("fq.llm.delta-interval", "1h");
-        settings.adjust("fq.llm.delta-chars", "100");
+        settings.adjust("fq.llm.stream.delta-interval", "1h");
+        settings.adjust("fq.llm.stream.delta-chars", "100");
         startResearchWorker("worker-memory");
         String jobId = startJob("compact streams");
         await().atMost(Duration.ofMinutes(2)).until(() -> "completed".equals(status(jobId).getString("state")));

@@ -13,10 +13,10 @@ public class OpenAiProtocolProfile implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
         return Map.of("fq.llm.protocol", "openai",
-                "fq.llm.max-tokens", "40",
-                "fq.llm.delta-chars", "60",
-                "fq.llm.delta-interval", "10s",
-                "fq.simulator.answer-words", "60",
-                "fq.simulator.token-interval", "5ms");
+                "fq.llm.request.max-tokens", "40",
+                "fq.llm.stream.delta-chars", "60",
+                "fq.llm.stream.delta-interval", "10s",
+                "fq.simulator.answer.words", "60",
+                "fq.simulator.answer.token-interval", "5ms");
     }
 }

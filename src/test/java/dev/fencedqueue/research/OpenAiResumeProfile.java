@@ -8,7 +8,7 @@ import dev.fencedqueue.testing.WorkersOffProfile;
 
 /**
  * No worker of the service's own, OpenAI's protocol to the simulator, and answers long enough (1,500 words at 10 ms,
- * about 15 s) for two takeovers in the middle of one on a slow machine; {@code fq.llm.resume} at its default
+ * about 15 s) for two takeovers in the middle of one on a slow machine; {@code fq.llm.resume.mode} at its default
  * ({@code auto}) and the simulator continuing a trailing assistant message; a job survives five stalls (BullMQ's
  * default of one would fail a job at its second takeover). Subclasses change the simulator's
  * behaviour ({@link #simulator()}).
@@ -21,10 +21,10 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
     @Override
     protected final Map<String, String> more() {
         Map<String, String> config = new HashMap<>(Map.of("fq.llm.protocol", "openai",
-                "fq.simulator.answer-words", Integer.toString(ANSWER_WORDS),
-                "fq.simulator.token-interval", "10ms",
-                "fq.llm.delta-interval", "100ms",
-                "fq.worker.max-stalled-count", "5"));
+                "fq.simulator.answer.words", Integer.toString(ANSWER_WORDS),
+                "fq.simulator.answer.token-interval", "10ms",
+                "fq.llm.stream.delta-interval", "100ms",
+                "fq.worker.stalled.max-count", "5"));
         config.putAll(simulator());
         return config;
     }
@@ -43,7 +43,7 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
     public static class ByInstruction extends OpenAiResumeProfile {
         @Override
         protected Map<String, String> simulator() {
-            return Map.of("fq.simulator.trailing-assistant", "refuse", "fq.simulator.seam-repeat-words", "3",
+            return Map.of("fq.simulator.continuation.trailing-assistant", "refuse", "fq.simulator.continuation.repeat-words", "3",
                     "fq.llm.model", "simulator-refusing-trailing-assistant");
         }
     }
@@ -52,7 +52,7 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
     public static class NoContinuation extends OpenAiResumeProfile {
         @Override
         protected Map<String, String> simulator() {
-            return Map.of("fq.simulator.trailing-assistant", "refuse-all", "fq.llm.model", "simulator-refusing-all");
+            return Map.of("fq.simulator.continuation.trailing-assistant", "refuse-all", "fq.llm.model", "simulator-refusing-all");
         }
     }
 
@@ -63,8 +63,8 @@ public class OpenAiResumeProfile extends WorkersOffProfile {
     public static class Responses extends OpenAiResumeProfile {
         @Override
         protected Map<String, String> simulator() {
-            return Map.of("fq.llm.protocol", "responses", "fq.llm.queued-timeout", "2s",
-                    "fq.llm.poll-interval", "200ms");
+            return Map.of("fq.llm.protocol", "responses", "fq.llm.resume.queued-timeout", "2s",
+                    "fq.llm.resume.poll-interval", "200ms");
         }
     }
 }

@@ -13,8 +13,8 @@ public class OpenAiZombieProfile extends WorkersOffProfile {
     @Override
     protected Map<String, String> more() {
         return Map.of("fq.llm.protocol", "openai",
-                "fq.simulator.answer-words", "400",
-                "fq.simulator.token-interval", "20ms",
-                "fq.llm.delta-interval", "100ms");
+                "fq.simulator.answer.words", "400",
+                "fq.simulator.answer.token-interval", "20ms",
+                "fq.llm.stream.delta-interval", "100ms");
     }
 }

@@ -12,7 +12,7 @@ public final class SimulatorAnswers {
 
     /**
      * @param question the job's query
-     * @param words the simulator's {@code fq.simulator.answer-words}
+     * @param words the simulator's {@code fq.simulator.answer.words}
      * @return the answer's text as one uninterrupted run of the simulator streams it
      */
     public static String uninterrupted(String question, int words) {
@@ -24,7 +24,7 @@ public final class SimulatorAnswers {
      * What the simulated model streams for a conversation (the simulator's own answer, without its pace).
      *
      * @param messages the conversation, {@code [role, content]} pairs in order, at least one
-     * @param words the simulator's {@code fq.simulator.answer-words}
+     * @param words the simulator's {@code fq.simulator.answer.words}
      * @param trailing what the simulated model does with a trailing assistant message
      * @param seamRepeatWords words an instructed continuation repeats first
      * @return the tokens, in order (before {@code max_tokens} applies); throws when the conversation ends with an
@@ -36,7 +36,7 @@ public final class SimulatorAnswers {
     }
 
     /**
-     * @param words the simulator's {@code fq.simulator.answer-words}
+     * @param words the simulator's {@code fq.simulator.answer.words}
      * @return the reasoning summary one uninterrupted Responses run of the simulator streams
      */
     public static String uninterruptedReasoning(int words) {

@@ -12,7 +12,7 @@ import io.vertx.core.Vertx;
  * {@link StubbornMasterSentinelResource}: after a failover it stays a writable master that keeps its clients), its
  * replica, and one Sentinel that the service reaches only through a {@link CuttableProxy}, so that a test can freeze the
  * connections open through it (the service's subscription to {@code +switch-master} among them) while new ones get
- * through. New jobs wait for no replica ({@code fq.redis.wait-replicas=0}), so that only following the master switch
+ * through. New jobs wait for no replica ({@code fq.redis.wait.replicas=0}), so that only following the master switch
  * keeps them off the old master. Tests receive the processes in a {@link Muted} field annotated
  * {@link RedisTestResource.InjectRedis}.
  */
@@ -44,7 +44,7 @@ public class MutedSentinelResource extends RedisProcessesResource<MutedSentinelR
                 "quarkus.redis.hosts", "redis://127.0.0.1:" + muted.proxy().port(),
                 "quarkus.redis.master-name", RedisSentinelResource.MASTER,
                 "quarkus.redis.role", "master",
-                "fq.redis.wait-replicas", "0");
+                "fq.redis.wait.replicas", "0");
     }
 
     @Override

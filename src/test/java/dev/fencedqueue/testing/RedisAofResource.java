@@ -7,7 +7,7 @@ import io.vertx.core.Vertx;
 /**
  * A master with its append-only file on ({@code appendfsync everysec}) and a replica without one, from the tests' binary
  * ({@link RedisServers}; {@code WAITAOF} needs Redis 7.2+ or Valkey, see {@link RedisServers#hasWaitAof()}); points the service at the master with
- * {@code fq.redis.wait-aof=true} and {@code fq.redis.wait-replicas=1}, so that a new job is accepted only once both
+ * {@code fq.redis.wait.aof=true} and {@code fq.redis.wait.replicas=1}, so that a new job is accepted only once both
  * append-only files have it. Always stops both processes. Tests receive them in a {@link Pair} field annotated
  * {@link RedisTestResource.InjectRedis}.
  */
@@ -29,9 +29,9 @@ public class RedisAofResource extends RedisProcessesResource<RedisAofResource.Pa
     @Override
     protected Map<String, String> config(Pair pair) {
         return Map.of("quarkus.redis.hosts", pair.master().uri(),
-                "fq.redis.wait-aof", "true",
-                "fq.redis.wait-replicas", "1",
-                "fq.redis.wait-timeout", "2s"); // everysec: up to a second to the next fsync
+                "fq.redis.wait.aof", "true",
+                "fq.redis.wait.replicas", "1",
+                "fq.redis.wait.timeout", "2s"); // everysec: up to a second to the next fsync
     }
 
     /**

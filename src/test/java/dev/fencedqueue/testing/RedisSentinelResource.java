@@ -14,7 +14,7 @@ import io.vertx.core.Vertx;
  * Redis with Sentinel for a Quarkus test run, from the same static {@code redis-server} binary as the other tests
  * ({@link RedisProcess}): one master, one replica and three Sentinels (quorum 2, a master is down after 1 s). Points the
  * service at the Sentinels ({@code quarkus.redis.client-type=sentinel}, master set {@value #MASTER}) and makes a new job
- * wait for the replica before it is accepted ({@code fq.redis.wait-replicas=1}); always stops every process. Tests
+ * wait for the replica before it is accepted ({@code fq.redis.wait.replicas=1}); always stops every process. Tests
  * receive the processes in a {@link Topology} field annotated {@link RedisTestResource.InjectRedis}.
  */
 public class RedisSentinelResource extends RedisProcessesResource<RedisSentinelResource.Topology> {
@@ -49,8 +49,8 @@ public class RedisSentinelResource extends RedisProcessesResource<RedisSentinelR
                         .collect(Collectors.joining(",")),
                 "quarkus.redis.master-name", MASTER,
                 "quarkus.redis.role", "master",
-                "fq.redis.wait-replicas", "1",
-                "fq.redis.wait-timeout", "500ms");
+                "fq.redis.wait.replicas", "1",
+                "fq.redis.wait.timeout", "500ms");
     }
 
     /** @return the master's {@code redis-server} options */

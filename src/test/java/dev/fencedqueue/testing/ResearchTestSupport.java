@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.research.ResearchProcessor;
 import dev.fencedqueue.worker.JobContext;
 import dev.fencedqueue.worker.JobProcessor;
@@ -74,8 +74,8 @@ public abstract class ResearchTestSupport {
      * on at the new pace from its next word, so call it once the takeover is done.
      */
     protected void simulatorAtFullSpeed() {
-        settings.adjust("fq.simulator.token-interval", "1ms");
-        settings.adjust("fq.simulator.step-interval", "10ms");
+        settings.adjust("fq.simulator.answer.token-interval", "1ms");
+        settings.adjust("fq.simulator.research.step-interval", "10ms");
     }
 
     /** @return a worker of the research queue running {@code processor}, configured as the service's, not started */

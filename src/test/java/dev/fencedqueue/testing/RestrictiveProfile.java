@@ -16,10 +16,10 @@ public class RestrictiveProfile extends WorkersOffProfile {
     @Override
     protected Map<String, String> more() {
         return Map.of("fq.simulator.enabled", "false",
-                "fq.events.subscriber-buffer", "16",
-                "fq.events.subscriber-write-queue", "4K",
-                "fq.research.start-rate-limit", Integer.toString(STARTS),
-                "fq.research.start-rate-limit-window", "5s",
+                "fq.events.sse.subscriber-buffer", "16",
+                "fq.events.sse.subscriber-write-queue", "4K",
+                "fq.research.start-rate-limit.max", Integer.toString(STARTS),
+                "fq.research.start-rate-limit.window", "5s",
                 "quarkus.http.proxy.proxy-address-forwarding", "true",
                 "quarkus.http.proxy.allow-x-forwarded", "true");
     }

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.tenancy.FairDispatchSync;
 import dev.fencedqueue.worker.JobProcessor;
@@ -30,12 +30,13 @@ public class RuntimeProfileExtension implements BeforeAllCallback, AfterAllCallb
      * The settings of {@code fq.llm.*} that are read per call, not when the client is built at startup; the protocol,
      * chosen once at startup, is followed per call in the tests ({@link SwitchableConfig}).
      */
-    private static final Set<String> LLM = Set.of("protocol", "model", "api-key", "system-prompt", "max-tokens",
-            "temperature", "delta-interval", "delta-chars", "max-response-chars", "resume", "tools",
-            "reasoning-summary", "poll-interval", "queued-timeout", "price.input", "price.output");
+    private static final Set<String> LLM = Set.of("protocol", "model", "api-key", "request.system-prompt",
+            "request.max-tokens", "request.temperature", "stream.delta-interval", "stream.delta-chars",
+            "stream.max-chars", "resume.mode", "request.tools", "request.reasoning-summary", "resume.poll-interval",
+            "resume.queued-timeout", "price.input", "price.output");
     /** The settings of {@code fq.worker.*} that the workers a test creates read ({@link WorkerOptions#from}). */
-    private static final Set<String> WORKER = Set.of("lock-duration", "lock-renew-interval", "stalled-interval",
-            "max-stalled-count", "concurrency", "drain-delay");
+    private static final Set<String> WORKER = Set.of("lock.duration", "lock.renew-interval", "stalled.interval",
+            "stalled.max-count", "concurrency", "drain-delay");
     /** The settings of {@code fq.bulk.*} that are read per request or per job. */
     private static final Set<String> BULK = Set.of("single-flight", "single-flight-retry", "chunk-size");
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace

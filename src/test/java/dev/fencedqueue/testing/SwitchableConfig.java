@@ -11,11 +11,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.bulk.BulkConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.config.SimulatorConfig;
-import dev.fencedqueue.config.TenancyConfig;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.api.TenancyConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.llm.ChatChunk;
 import dev.fencedqueue.llm.LlmSpan;
 import dev.fencedqueue.research.AnswerProtocol;

@@ -14,8 +14,8 @@ public class WorkersOffProfile implements QuarkusTestProfile {
     @Override
     public final Map<String, String> getConfigOverrides() {
         Map<String, String> config = new HashMap<>(Map.of("fq.worker.enabled", "false",
-                "fq.simulator.steps", "30",
-                "fq.simulator.step-interval", "200ms"));
+                "fq.simulator.research.steps", "30",
+                "fq.simulator.research.step-interval", "200ms"));
         config.putAll(more());
         return config;
     }

@@ -41,7 +41,7 @@ public class AdminEventsResource {
     public AdminEventsResource(Queues queues, ObjectMapper json, EventsConfig events) {
         this.queues = queues;
         this.json = json;
-        this.keepAlive = events.keepAlive();
+        this.keepAlive = events.sse().keepAlive();
     }
 
     @GET

@@ -6,7 +6,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencedqueue.api.InvalidParameterException;
-import dev.fencedqueue.config.WorkerConfig;
+import dev.fencedqueue.worker.WorkerConfig;
 import dev.fencedqueue.queue.scheduler.JobSchedulerView;
 import dev.fencedqueue.queue.scheduler.JobSchedulers;
 import dev.fencedqueue.worker.WorkerManager;
@@ -45,7 +45,7 @@ public class AdminSchedulersResource {
         this.schedulers = schedulers;
         this.workers = workers;
         this.checks = checks;
-        this.minEvery = config.schedulerMinEvery();
+        this.minEvery = config.scheduler().minEvery();
     }
 
     @PUT
@@ -53,7 +53,7 @@ public class AdminSchedulersResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Creates or changes a job scheduler", description = "Body: exactly one of `pattern` (cron, 5 "
             + "or 6 fields, read in `tz`, an IANA time zone, default UTC; one that never matches a date is refused) or "
-            + "`every` (ms, at least fq.worker.scheduler-min-every, 1 s by default); optional `startDate`, `endDate` "
+            + "`every` (ms, at least fq.worker.scheduler.min-every, 1 s by default); optional `startDate`, `endDate` "
             + "(ISO-8601 with an offset), `limit` (ticks), `missed` (`run-once` | `skip`, default), `overlap` (`skip` | "
             + "`refuse`, default); `template`: `{\"queue\", \"name\", \"data\", \"options\"}`, its queue served by "
             + "this service and its data checked as the endpoint that adds such jobs checks it. Each tick produces "
@@ -69,7 +69,7 @@ public class AdminSchedulersResource {
         JsonNode every = body == null ? null : body.get("every");
         if (every != null && every.isIntegralNumber() && every.asLong() >= 1 && every.asLong() < minEvery.toMillis()) {
             throw new InvalidParameterException("every", "`every` must be at least " + minEvery.toMillis() + " ms ("
-                    + "fq.worker.scheduler-min-every): each tick adds a job, a shorter interval floods the queue; was "
+                    + "fq.worker.scheduler.min-every): each tick adds a job, a shorter interval floods the queue; was "
                     + every.asLong());
         }
         try {

@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
-import dev.fencedqueue.config.BulkConfig;
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.bulk.BulkConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.config.ResearchConfig;
 import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.JobQueue;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The tokens an LLM call counts against the provider's tokens per minute, as OpenAI's limits count them and the
- * simulator does ({@code fq.simulator.tokens-per-minute}): a request counts its prompt and its most answer tokens
+ * simulator does ({@code fq.simulator.provider.tokens-per-minute}): a request counts its prompt and its most answer tokens
  * ({@code max_tokens}) when the provider admits it, and the tokens of the answer it did not use are not given back
  * (OpenAI's "Rate limits" guide: the limit is computed from {@code max_tokens} and the request's estimated tokens, as
  * the request arrives). The fleet's budget reserves {@link #reserved} before the call and settles it with
@@ -19,7 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * @param promptEstimate the prompt's tokens, estimated before the call: a token per 4 characters of the request body
  * @param maxAnswer the request's most answer tokens ({@code max_tokens}, {@code max_completion_tokens} or
  *        {@code max_output_tokens}), -1 when it sets none
- * @param answerEstimate the answer tokens to reserve when the request sets no most ({@code fq.llm.max-tokens}, else
+ * @param answerEstimate the answer tokens to reserve when the request sets no most ({@code fq.llm.request.max-tokens}, else
  *        {@code fq.llm.budget.answer-tokens}), 0 or more
  */
 record CallTokens(long promptEstimate, long maxAnswer, long answerEstimate) {

@@ -2,7 +2,7 @@ package dev.fencedqueue.llm.budget;
 
 import java.time.Duration;
 
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.redis.LuaScripts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
@@ -43,7 +43,7 @@ public class LlmBudget {
      * @param lease how long the lease holds unless renewed ({@link #renew}): a lease that runs out (its instance died)
      *        frees its place, its tokens stay spent
      * @param unavailableTimeout how long the fleet waits for a server that refuses or fails every call
-     *        ({@code fq.llm.unavailable-timeout}): past it, a call that would wait for it is told {@code unavailable}
+     *        ({@code fq.llm.outage.timeout}): past it, a call that would wait for it is told {@code unavailable}
      * @param jobId the job the call is for, or {@code null} for none (the call then waits behind the line without
      *        joining it)
      * @return whether the call may start, or how long to wait and why

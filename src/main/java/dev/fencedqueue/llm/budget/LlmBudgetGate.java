@@ -15,7 +15,7 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.LlmConfig;
+import dev.fencedqueue.llm.LlmConfig;
 import dev.fencedqueue.llm.CallGate;
 import dev.fencedqueue.llm.LlmExchange;
 import dev.fencedqueue.llm.LlmException;
@@ -41,7 +41,7 @@ import org.jboss.logging.Logger;
  * is spent in the order the queue, fair dispatch included, chooses. Before the call:
  * <ul>
  * <li>the call reserves a request, its tokens (its prompt's, about a token per 4 characters of the request, and the
- * request's {@code max_tokens}, else {@code fq.llm.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place
+ * request's {@code max_tokens}, else {@code fq.llm.request.max-tokens}, else {@code fq.llm.budget.answer-tokens}) and a place
  * among the calls at once ({@code fq.llm.budget.*}; without limits, nothing);</li>
  * <li>it waits while the server asked the fleet to wait, or while the fleet's circuit is open (one call probes the
  * server when the circuit's interval comes).</li>
@@ -57,10 +57,10 @@ import org.jboss.logging.Logger;
  * <li>a {@code 429}, or a {@code 503} with a time to wait ({@link LlmBusyException}), pauses the whole fleet's calls
  * for that long, and the job waits as long;</li>
  * <li>a server found down after the connector's own retries (refused or reset connections, no headers within
- * {@code fq.llm.open-timeout}, {@code 5xx}) opens the fleet's circuit
- * ({@code fq.llm.fleet-circuit.*}), and the job waits for its next probe.</li>
+ * {@code fq.llm.http.open-timeout}, {@code 5xx}) opens the fleet's circuit
+ * ({@code fq.llm.outage.*}), and the job waits for its next probe.</li>
  * </ul>
- * Once the server has refused or failed every call for {@code fq.llm.unavailable-timeout} since its last success,
+ * Once the server has refused or failed every call for {@code fq.llm.outage.timeout} since its last success,
  * attempts fail as their calls do (the queue's retries and back-off then apply). When Redis cannot be reached the
  * call goes on without the budget and fails as it does.
  */
@@ -83,7 +83,7 @@ public class LlmBudgetGate implements CallGate {
     private final long answerTokens;
     private final String model;
     private final Duration unavailableTimeout;
-    private final LlmConfig.FleetCircuit circuit;
+    private final LlmConfig.Outage circuit;
     private final Set<BudgetKey> seen = ConcurrentHashMap.newKeySet();
     private final LlmBudgetMetrics metrics;
     private final ObjectMapper json;
@@ -98,10 +98,10 @@ public class LlmBudgetGate implements CallGate {
         this.limits = new BudgetLimits(settings.requestsPerMinute().orElse(0), settings.tokensPerMinute().orElse(0),
                 settings.maxConcurrent().orElse(0));
         this.lease = settings.lease();
-        this.answerTokens = config.maxTokens().orElse(settings.answerTokens());
+        this.answerTokens = config.request().maxTokens().orElse(settings.answerTokens());
         this.model = config.model().orElse("");
-        this.unavailableTimeout = config.unavailableTimeout();
-        this.circuit = config.fleetCircuit();
+        this.unavailableTimeout = config.outage().timeout();
+        this.circuit = config.outage();
         this.json = json;
     }
 
@@ -201,7 +201,7 @@ public class LlmBudgetGate implements CallGate {
         }
         if (DOWN.stream().anyMatch(type -> type.isInstance(failure))
                 && !(failure instanceof LlmUnavailableException refusal && refusal.status() == 429)) {
-            return budget.open(key, leaseId, circuit.delay(), circuit.maxDelay())
+            return budget.open(key, leaseId, circuit.probeDelay(), circuit.probeMaxDelay())
                     .onFailure().recoverWithNull()
                     .chain(outage -> waitOrFail(key, outage, failure, "down"));
         }
@@ -229,7 +229,7 @@ public class LlmBudgetGate implements CallGate {
         String of = key.model().isEmpty() ? key.endpoint() : key.model() + " at " + key.endpoint();
         if (reservation.reason().equals("unavailable")) {
             return new LlmException("the LLM server for " + of + " has refused or failed every call for longer than "
-                    + "fq.llm.unavailable-timeout (" + unavailableTimeout + "), and its circuit is open: the attempt "
+                    + "fq.llm.outage.timeout (" + unavailableTimeout + "), and its circuit is open: the attempt "
                     + "fails");
         }
         long wait = reservation.waitMillis();

@@ -11,7 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Runs a {@link SchedulerTicker} beside every worker while it runs ({@link WorkerListener}): each worker of a queue
  * turns the queue's due scheduler ticks into jobs, each tick still one job fleet-wide. A tick later than the worker's
- * {@code fq.worker.scheduler-missed-after} counts as missed.
+ * {@code fq.worker.scheduler.missed-after} counts as missed.
  */
 @ApplicationScoped
 public class SchedulerTickers implements WorkerListener {

@@ -84,7 +84,7 @@ class AdminConsoleTest {
     @Test
     void opensOnTheQueueWithWorkAndAJobsDetailHasItsOwnAddressThatAReloadOpensAgain() {
         // A research job that runs for a minute: the fan-out queue (listed as chunked) has nothing to do.
-        settings.adjust("fq.simulator.steps", "400");
+        settings.adjust("fq.simulator.research.steps", "400");
         String jobId = startResearch("How do fencing tokens stop a paused worker's writes?");
         String other = startResearch("Compare Redis Streams with Kafka for a job's events");
         await("the research jobs run").atMost(TIMEOUT).until(() -> "active".equals(status(jobId))

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.fencedqueue.config.RedisKeysConfig;
+import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.research.OpenAiProtocolProfile;
 import dev.fencedqueue.testing.QueueInspector;
 import dev.fencedqueue.testing.RedisTestResource;
@@ -129,8 +129,8 @@ class LlmBudgetGateTest extends ResearchTestSupport {
     @Test
     void jobsAddedAsTheyComeMeetNoRefusalOnceTheProvidersHeadersWereRead() {
         // Each request sets max_tokens 200, which the provider counts and does not give back; the answers use 10.
-        settings.adjust("fq.llm.max-tokens", "200");
-        settings.adjust("fq.simulator.answer-words", "10");
+        settings.adjust("fq.llm.request.max-tokens", "200");
+        settings.adjust("fq.simulator.answer.words", "10");
         given().contentType(ContentType.JSON).body(Map.of("tokensPerMinute", PROVIDER_TOKENS)).put("/simulator/provider")
                 .then().statusCode(200);
         JsonPath before = provider();

@@ -270,7 +270,7 @@ class LlmBudgetTest {
         budget.open(key, "first", Duration.ofSeconds(60), Duration.ofSeconds(60)).await().atMost(TIMEOUT);
         assertThat(budget.reserve(key, limits, 10, "patient", LEASE, UNAVAILABLE, null).await().atMost(TIMEOUT)
                 .reason())
-                .as("within fq.llm.unavailable-timeout: wait").isEqualTo("open");
+                .as("within fq.llm.outage.timeout: wait").isEqualTo("open");
         Reservation impatient = budget.reserve(key, limits, 10, "impatient", LEASE, Duration.ZERO, null)
                 .await().atMost(TIMEOUT);
         assertThat(impatient.reason()).as("past it: the attempt fails").isEqualTo("unavailable");

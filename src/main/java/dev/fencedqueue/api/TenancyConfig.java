@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.api;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;

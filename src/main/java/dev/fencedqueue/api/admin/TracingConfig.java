@@ -1,8 +1,9 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.api.admin;
 
 import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
+import jakarta.validation.constraints.Pattern;
 
 /**
  * Links to traces ({@code fq.tracing.*}). Tracing itself is OpenTelemetry's, set with {@code quarkus.otel.*} (off
@@ -17,9 +18,10 @@ public interface TracingConfig {
     /**
      * The URL of one trace in the trace UI the traces go to, with {@value #TRACE_ID} where the trace id (32 hex
      * digits) goes, for example {@code https://jaeger.example.com/trace/{traceId}}; the operator console links a job's
-     * detail to its trace with it. Absent: no links.
+     * detail to its trace with it. Absent: no links; one without {@value #TRACE_ID} stops start-up.
      */
-    Optional<String> uiUrl();
+    Optional<@Pattern(regexp = ".*\\{traceId}.*", message = "must hold \\{traceId\\} where the trace id goes")
+            String> uiUrl();
 
     /**
      * @param traceId a trace id, or {@code null}

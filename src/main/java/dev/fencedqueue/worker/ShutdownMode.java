@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.worker;
 
 /** What a worker does with its running jobs when it stops. */
 public enum ShutdownMode {

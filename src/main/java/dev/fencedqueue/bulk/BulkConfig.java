@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.bulk;
 
 import java.time.Duration;
 
