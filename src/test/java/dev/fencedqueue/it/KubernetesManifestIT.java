@@ -74,7 +74,7 @@ class KubernetesManifestIT {
 
     @Test
     void gracePeriodOutlastsTheDrainTimeoutAndTheShutdownDelay() throws IOException {
-        Duration drainTimeout = DurationConverter.parseDuration(defaultOf(WorkerConfig.class, "drainTimeout"));
+        Duration drainTimeout = DurationConverter.parseDuration(defaultOf(WorkerConfig.Shutdown.class, "drainTimeout"));
         Duration shutdownDelay = DurationConverter.parseDuration(
                 applicationProperties().getProperty("%prod.quarkus.shutdown.delay"));
         long grace = deployment().path("spec").path("template").path("spec").path("terminationGracePeriodSeconds")
