@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.CostUnit;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.LuaScripts;

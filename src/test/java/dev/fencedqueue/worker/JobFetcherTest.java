@@ -10,7 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScripts;

@@ -13,8 +13,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
 
-import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
