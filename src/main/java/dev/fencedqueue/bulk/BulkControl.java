@@ -5,7 +5,7 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.JobFinishedException;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.Queues;

@@ -3,7 +3,6 @@ package dev.fencedqueue.queue;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.SharedConnection;

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.events.JobEventStore;
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.redis.SharedConnection;
 import io.micrometer.core.instrument.Counter;

@@ -2,7 +2,7 @@ package dev.fencedqueue.sse;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import io.vertx.core.buffer.Buffer;
 
 /**

@@ -6,8 +6,7 @@ import java.util.List;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.CostUnit;
-import dev.fencedqueue.queue.QueueContexts;
-import dev.fencedqueue.tenancy.Tenants;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.worker.JobProcessor;
 import dev.fencedqueue.worker.WorkerManager;
@@ -39,14 +38,14 @@ public class FairDispatchSync {
 
     private final Tenants tenants;
     private final WorkerManager workers;
-    private final QueueContexts contexts;
+    private final Queues queues;
     private final SharedConnection redis;
     private volatile long timer = -1;
 
-    public FairDispatchSync(Tenants tenants, WorkerManager workers, QueueContexts contexts, SharedConnection redis) {
+    public FairDispatchSync(Tenants tenants, WorkerManager workers, Queues queues, SharedConnection redis) {
         this.tenants = tenants;
         this.workers = workers;
-        this.contexts = contexts;
+        this.queues = queues;
         this.redis = redis;
     }
 
@@ -77,7 +76,7 @@ public class FairDispatchSync {
     public Uni<Void> syncCostUnits() {
         List<Uni<Response>> writes = new ArrayList<>();
         workers.costUnits().forEach((queue, unit) -> {
-            String meta = contexts.keys(queue).meta();
+            String meta = queues.keys(queue).meta();
             writes.add(redis.send(unit == CostUnit.SLOT_TIME ? Request.cmd(Command.HDEL).arg(meta).arg("costUnit")
                     : Request.cmd(Command.HSET).arg(meta).arg("costUnit").arg(unit.value())));
         });

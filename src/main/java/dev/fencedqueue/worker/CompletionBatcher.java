@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.RedisFailures;
 import dev.fencedqueue.worker.WorkerScripts.MoveToCompletedArgs;
@@ -49,8 +49,8 @@ final class CompletionBatcher {
     private record Pending(ActiveJob job, String returnValue, String event, int fetch, Written written) {
     }
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
     private final WorkerOptions options;
     private final Executor onContext;
     /** The script's KEYS and the ARGV that are the same in every call, built once (not per call). */
@@ -59,14 +59,23 @@ final class CompletionBatcher {
     private final String queueEvents;
     private List<Pending> pending = new ArrayList<>();
 
-    CompletionBatcher(QueueContext ctx, WorkerOptions options, Executor onContext) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
+     * @param options the worker's options
+     * @param onContext runs a task on the worker's context
+     */
+    CompletionBatcher(QueueKeys keys, LuaScripts scripts, int maxStreamLength, int maxQueueEvents,
+            WorkerOptions options, Executor onContext) {
+        this.keys = keys;
+        this.scripts = scripts;
         this.options = options;
         this.onContext = onContext;
         this.scriptKeys = MoveToCompletedArgs.keysOf(keys);
-        this.streamLength = ctx.streamLengthArg();
-        this.queueEvents = ctx.queueEventsArg();
+        this.streamLength = Integer.toString(maxStreamLength);
+        this.queueEvents = Integer.toString(maxQueueEvents);
     }
 
     /**
@@ -104,13 +113,13 @@ final class CompletionBatcher {
         String lockPrefix = JobFetcher.lockPrefix();
         MoveToCompletedArgs call = new MoveToCompletedArgs(scriptKeys, keys.prefix(), streamLength, queueEvents,
                 new NextJobs(options.workerId(), fetch, lockPrefix, options.lockDuration()), jobs);
-        ctx.scripts().run(call, reply -> {
+        scripts.run(call, reply -> {
             if (reply.succeeded()) {
                 onContext.execute(() -> deliver(batch, reply.result(), lockPrefix));
             } else if (RedisFailures.isConnectionFailure(reply.cause())) {
                 // Sent again (the script's finish record makes that safe) while Redis is unreachable, for up to the
                 // lock duration (back-off from 100 ms to 2 s)
-                Reconnect.finishing(ctx.scripts().run(call), RedisFailures::isConnectionFailure, options.lockDuration())
+                Reconnect.finishing(scripts.run(call), RedisFailures::isConnectionFailure, options.lockDuration())
                         .subscribe().with(retried -> onContext.execute(() -> deliver(batch, retried, lockPrefix)),
                                 failure -> failed(batch, failure));
             } else {

@@ -7,8 +7,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.worker.WorkerScripts.MoveToActiveArgs;
 import dev.fencedqueue.worker.WorkerScripts.NextJobs;
@@ -48,8 +48,10 @@ final class JobFetcher {
         void run(Activation.Activated job, long sentAt);
     }
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
     private final WorkerOptions options;
     private final Vertx vertx;
     private final Executor onContext;
@@ -72,10 +74,24 @@ final class JobFetcher {
     private long delayedDue = Long.MAX_VALUE;
     private long limiterTimer = -1;
 
-    JobFetcher(QueueContext ctx, WorkerOptions options, Vertx vertx, Executor onContext, MarkerWaiter markerWaiter,
-            Slots slots, Runner runner) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
+     * @param options the worker's options
+     * @param vertx the Vert.x of the worker's context, for timers
+     * @param onContext runs a task on the worker's context
+     * @param markerWaiter the worker's blocking pop on the queue's marker
+     * @param slots the worker's slots
+     * @param runner starts an activated job
+     */
+    JobFetcher(QueueKeys keys, LuaScripts scripts, int maxStreamLength, int maxQueueEvents, WorkerOptions options,
+            Vertx vertx, Executor onContext, MarkerWaiter markerWaiter, Slots slots, Runner runner) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.maxStreamLength = maxStreamLength;
+        this.maxQueueEvents = maxQueueEvents;
         this.options = options;
         this.vertx = vertx;
         this.onContext = onContext;
@@ -168,8 +184,8 @@ final class JobFetcher {
         activating = true;
         long sentAt = System.nanoTime();
         String lockPrefix = lockPrefix();
-        ctx.scripts().run(new MoveToActiveArgs(ctx, new NextJobs(options.workerId(), wanted, lockPrefix,
-                        options.lockDuration())))
+        NextJobs next = new NextJobs(options.workerId(), wanted, lockPrefix, options.lockDuration());
+        scripts.run(new MoveToActiveArgs(keys, next, maxStreamLength, maxQueueEvents))
                 .emitOn(onContext)
                 .subscribe().with(reply -> {
                     slots.unreserve(wanted);

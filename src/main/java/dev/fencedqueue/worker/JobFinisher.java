@@ -7,11 +7,12 @@ import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.StoredEvent;
 import dev.fencedqueue.queue.Backoff;
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.RedisFailures;
 import dev.fencedqueue.worker.WorkerScripts.HandBackJobArgs;
@@ -42,19 +43,36 @@ final class JobFinisher {
     record Outcome(long code, Activation next) {
     }
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final ObjectMapper json;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
     private final JobProcessor processor;
     private final WorkerOptions options;
     private final CompletionBatcher batcher;
     private final Executor onContext;
 
-    JobFinisher(QueueContext ctx, JobProcessor processor, WorkerOptions options, Executor onContext) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     * @param json Jackson, which writes a job's result and reads its backoff option
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
+     * @param processor the worker's processor, whose custom backoff hook a retry may ask
+     * @param options the worker's options
+     * @param onContext runs a task on the worker's context
+     */
+    JobFinisher(QueueKeys keys, LuaScripts scripts, ObjectMapper json, int maxStreamLength, int maxQueueEvents,
+            JobProcessor processor, WorkerOptions options, Executor onContext) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.json = json;
+        this.maxStreamLength = maxStreamLength;
+        this.maxQueueEvents = maxQueueEvents;
         this.processor = processor;
         this.options = options;
-        this.batcher = new CompletionBatcher(ctx, options, onContext);
+        this.batcher = new CompletionBatcher(keys, scripts, maxStreamLength, maxQueueEvents, options, onContext);
         this.onContext = onContext;
     }
 
@@ -72,7 +90,7 @@ final class JobFinisher {
     void complete(ActiveJob job, Object result, int fetch, String lockPrefix, CompletionBatcher.Written written) {
         String returnValue;
         try {
-            returnValue = result == null ? "null" : ctx.json().writeValueAsString(result);
+            returnValue = result == null ? "null" : json.writeValueAsString(result);
         } catch (JsonProcessingException e) {
             fail(job, new UnrecoverableJobException("result cannot be serialized to JSON: " + e.getOriginalMessage()),
                     fetch, lockPrefix).emitOn(onContext).subscribe().with(
@@ -94,7 +112,8 @@ final class JobFinisher {
     Uni<Outcome> fail(ActiveJob job, Throwable failure, int fetch, String lockPrefix) {
         long retryDelay = retryDelay(job, failure);
         NextJobs next = new NextJobs(options.workerId(), fetch, lockPrefix, options.lockDuration());
-        return finish(new MoveToFailedArgs(ctx, job, reason(failure), retryDelay, next));
+        return finish(new MoveToFailedArgs(keys, job, reason(failure), retryDelay, next, maxStreamLength,
+                maxQueueEvents));
     }
 
     /**
@@ -106,11 +125,12 @@ final class JobFinisher {
      * @return 0 when handed back, negative when the worker no longer owned it
      */
     Uni<Long> handBack(ActiveJob job, Duration delay) {
-        return retrying(ctx.scripts().run(new HandBackJobArgs(ctx, job, delay)).map(reply -> reply.toLong()), options);
+        return retrying(scripts.run(new HandBackJobArgs(keys, job, delay, maxQueueEvents)).map(reply -> reply.toLong()),
+                options);
     }
 
     private Uni<Outcome> finish(MoveToFailedArgs call) {
-        return retrying(ctx.scripts().run(call)
+        return retrying(scripts.run(call)
                 .map(reply -> new Outcome(reply.get(0).toLong(), Activation.parse(reply, 1, keys.queue(),
                         call.next().lockPrefix(), options.workerId()))), options);
     }
@@ -159,7 +179,7 @@ final class JobFinisher {
 
     private Backoff backoff(ActiveJob job) {
         try {
-            JsonNode node = ctx.json().readTree(job.job().options()).path("backoff");
+            JsonNode node = json.readTree(job.job().options()).path("backoff");
             if (node.isMissingNode()) {
                 return Backoff.NONE;
             }

@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.redis.Reconnect;
 import dev.fencedqueue.redis.SharedConnection;
 import io.smallrye.mutiny.Uni;
@@ -32,13 +32,17 @@ public class RevocationListener {
     private static final Logger LOG = Logger.getLogger(RevocationListener.class);
 
     private final SharedConnection redis;
-    private final QueueContexts contexts;
+    private final Queues queues;
     private final Map<String, Set<Worker>> workers = new ConcurrentHashMap<>();
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
 
-    public RevocationListener(SharedConnection redis, QueueContexts contexts) {
+    /**
+     * @param redis the shared connection, whose client opens the subscribed connections
+     * @param queues the registry of queues: each queue's revoked channel
+     */
+    public RevocationListener(SharedConnection redis, Queues queues) {
         this.redis = redis;
-        this.contexts = contexts;
+        this.queues = queues;
     }
 
     /**
@@ -110,7 +114,7 @@ public class RevocationListener {
 
         Subscription(String queue) {
             this.queue = queue;
-            this.channel = contexts.keys(queue).revokedChannel();
+            this.channel = queues.keys(queue).revokedChannel();
         }
 
         void open() {

@@ -6,8 +6,8 @@ import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 import dev.fencedqueue.Failures;
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.worker.WorkerScripts.StalledJobsArgs;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
@@ -20,29 +20,39 @@ final class StalledJobChecker {
 
     private static final Logger LOG = Logger.getLogger(StalledJobChecker.class);
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final LuaScripts scripts;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
     private final WorkerOptions options;
     private final Function<QueueKeys, Uni<Void>> afterCheck;
     private final IntConsumer onStalled;
 
     /**
+     * @param keys the queue's key layout
+     * @param scripts the script registry
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
+     * @param options the worker's options: how often the check runs, how often a job may stall
      * @param afterCheck run after each check, before its result is logged: what follows it for the features beside
      *        the worker (flows sweep the queue)
      * @param onStalled told how many jobs each check found stalled (when it found some)
      */
-    StalledJobChecker(QueueContext ctx, WorkerOptions options, Function<QueueKeys, Uni<Void>> afterCheck,
-            IntConsumer onStalled) {
-        this.onStalled = onStalled;
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    StalledJobChecker(QueueKeys keys, LuaScripts scripts, int maxStreamLength, int maxQueueEvents,
+            WorkerOptions options, Function<QueueKeys, Uni<Void>> afterCheck, IntConsumer onStalled) {
+        this.keys = keys;
+        this.scripts = scripts;
+        this.maxStreamLength = maxStreamLength;
+        this.maxQueueEvents = maxQueueEvents;
         this.options = options;
         this.afterCheck = afterCheck;
+        this.onStalled = onStalled;
     }
 
     /** @return the jobs found stalled, by id, with where they went: {@code waiting} or {@code failed} */
     Uni<Map<String, String>> check() {
-        return ctx.scripts().run(new StalledJobsArgs(ctx, options.maxStalledCount(), options.stalledInterval()))
+        return scripts.run(new StalledJobsArgs(keys, options.maxStalledCount(), options.stalledInterval(),
+                        maxStreamLength, maxQueueEvents))
                 .map(reply -> {
                     Map<String, String> stalled = new LinkedHashMap<>();
                     for (int i = 0; i + 1 < reply.size(); i += 2) {

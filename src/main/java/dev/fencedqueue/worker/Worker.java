@@ -16,12 +16,15 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.events.CommittedEvents;
 import dev.fencedqueue.events.FencedAppend;
 import dev.fencedqueue.queue.Job;
-import dev.fencedqueue.queue.QueueContext;
+import dev.fencedqueue.queue.JobArchive;
 import dev.fencedqueue.queue.QueueException;
 import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.telemetry.AttemptSpan;
 import dev.fencedqueue.telemetry.WorkerCounters;
 import dev.fencedqueue.telemetry.WorkerStats;
+import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -54,8 +57,10 @@ public final class Worker {
 
     private static final Logger LOG = Logger.getLogger(Worker.class);
 
-    private final QueueContext ctx;
     private final QueueKeys keys;
+    private final JobTracing tracing;
+    /** How long a Redis command may take ({@link SharedConnection#timeout()}). */
+    private final Duration commandTimeout;
     private final JobProcessor processor;
     private final ExecutorService blockingExecutor;
     private final WorkerOptions options;
@@ -85,35 +90,53 @@ public final class Worker {
     private long stalledTimer = -1;
 
     /**
-     * {@code ctx}: the queue it runs; {@code blockingExecutor}: where a blocking processor's attempts run, {@code null}
-     * for one that does not block; {@code hooks}: what the features beside it do as it starts and stops, as its jobs
-     * end and after its stalled-job checks; {@code children}: what its jobs use of flows.
+     * @param keys the key layout of the queue it runs
+     * @param processor the processor whose jobs it runs
+     * @param blockingExecutor where a blocking processor's attempts run, {@code null} for one that does not block
+     * @param options its options
+     * @param hooks what the features beside it do as it starts and stops, as its jobs end and after its stalled-job
+     *        checks
+     * @param children what its jobs use of flows
+     * @param scripts the script registry
+     * @param redis the shared connection, on whose event loop the worker lives
+     * @param json Jackson: a job's data, result and options
+     * @param tracing the spans of jobs
+     * @param archive where finished jobs go once Redis no longer keeps them ({@link JobArchive#NONE} when nowhere),
+     *        which a run reads what it continues from
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
      */
-    Worker(QueueContext ctx, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
-            Hooks hooks, ChildJobs children, ObjectMapper json, Vertx vertx) {
-        this.ctx = ctx;
-        this.keys = ctx.keys();
+    Worker(QueueKeys keys, JobProcessor processor, ExecutorService blockingExecutor, WorkerOptions options,
+            Hooks hooks, ChildJobs children, LuaScripts scripts, SharedConnection redis, ObjectMapper json,
+            JobTracing tracing, JobArchive archive, int maxStreamLength, int maxQueueEvents) {
+        this.keys = keys;
+        this.tracing = tracing;
+        this.commandTimeout = redis.timeout();
         this.processor = processor;
         this.blockingExecutor = blockingExecutor;
         this.options = options;
         this.json = json;
-        this.vertx = vertx;
-        this.context = ctx.redis().context(); // the shared connection's event loop: no thread hop per command
+        this.context = redis.context(); // the shared connection's event loop: no thread hop per command
+        this.vertx = context.owner();
         this.onContext = command -> context.runOnContext(ignored -> command.run());
-        this.markerWaiter = new MarkerWaiter(ctx.redis().client(), keys.marker(), MarkerWaiter.connectionName(keys.queue(), options),
-                options.drainDelay(), ctx.redis().timeout());
-        this.lockRenewer = new LockRenewer(keys, ctx.scripts(), options.lockDuration().toMillis());
+        this.markerWaiter = new MarkerWaiter(redis.client(), keys.marker(),
+                MarkerWaiter.connectionName(keys.queue(), options), options.drainDelay(), redis.timeout());
+        this.lockRenewer = new LockRenewer(keys, scripts, options.lockDuration().toMillis());
         this.hooks = hooks;
         this.active = new ActiveJobs(options.concurrency());
         this.counters = new WorkerCounters(options.workerId(), active::size, LOG);
-        this.stalledJobChecker = new StalledJobChecker(ctx, options, hooks.stalledChecked(), counters::stalled);
-        JobFinisher finisher = new JobFinisher(ctx, processor, options, onContext);
-        this.fetcher = new JobFetcher(ctx, options, vertx, onContext, markerWaiter, active, this::run);
+        this.stalledJobChecker = new StalledJobChecker(keys, scripts, maxStreamLength, maxQueueEvents, options,
+                hooks.stalledChecked(), counters::stalled);
+        JobFinisher finisher = new JobFinisher(keys, scripts, json, maxStreamLength, maxQueueEvents, processor, options,
+                onContext);
+        this.fetcher = new JobFetcher(keys, scripts, maxStreamLength, maxQueueEvents, options, vertx, onContext,
+                markerWaiter, active, this::run);
         this.ending = new JobEnding(options.workerId(), active, counters, finisher, fetcher, onContext, hooks.ended(),
-                keys, ctx.redis(), () -> stopping);
-        this.host = new AttemptHost(options.workerId(), new FencedAppend(keys, ctx.scripts(), ctx.json(),
-                ctx.maxStreamLength(), ctx.maxQueueEvents()), new CommittedEvents(keys, ctx.redis(), ctx.archive(),
-                ctx.json()), children, keys, onContext, ctx.tracing(), this::ownershipLost);
+                keys, redis, () -> stopping);
+        this.host = new AttemptHost(options.workerId(),
+                new FencedAppend(keys, scripts, json, maxStreamLength, maxQueueEvents),
+                new CommittedEvents(keys, redis, archive, json), children, keys, onContext, tracing,
+                this::ownershipLost);
     }
 
     /** @return this worker's id */
@@ -260,7 +283,7 @@ public final class Worker {
         }).chain(idle -> Uni.createFrom().completionStage(idle).ifNoItem().after(drainTimeout).recoverWithItem((Void) null));
         return drained.chain(() -> onContext(ending::handBackAll)).chain(handedBack -> handedBack)
                 .chain(() -> onContext(active::whenIdle)).chain(idle -> Uni.createFrom().completionStage(idle)
-                        .ifNoItem().after(ctx.redis().timeout()).recoverWithItem((Void) null))
+                        .ifNoItem().after(commandTimeout).recoverWithItem((Void) null))
                 .chain(() -> onContext(() -> {
                     running = false;
                     updateAccepting();
@@ -302,7 +325,7 @@ public final class Worker {
 
     private void run(Activation.Activated activated, long sentAt) {
         ActiveJob running = new ActiveJob(activated, sentAt + options.lockDuration().toNanos(),
-                AttemptSpan.start(ctx.tracing(), activated.job(), activated.resumePoint(), options.workerId()));
+                AttemptSpan.start(tracing, activated.job(), activated.resumePoint(), options.workerId()));
         active.add(running);
         counters.started(running.job());
         WorkerJobContext jobContext = new WorkerJobContext(host, running, json);

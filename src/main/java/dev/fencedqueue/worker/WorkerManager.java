@@ -19,9 +19,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.CostUnit;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.EventsConfig;
+import dev.fencedqueue.queue.JobArchive;
+import dev.fencedqueue.queue.Queues;
+import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.RedisMemory;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.telemetry.WorkerMetrics;
+import dev.fencedqueue.tracing.JobTracing;
 import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -29,7 +34,6 @@ import io.quarkus.runtime.StartupEvent;
 import io.quarkus.virtual.threads.VirtualThreads;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
-import io.vertx.core.Vertx;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -50,12 +54,17 @@ public class WorkerManager {
     private static final Logger LOG = Logger.getLogger(WorkerManager.class);
 
     private final WorkerConfig config;
-    private final QueueContexts contexts;
+    private final Queues queues;
+    private final LuaScripts scripts;
+    private final SharedConnection redis;
+    private final ObjectMapper json;
+    private final JobTracing tracing;
+    private final JobArchive archive;
+    private final int maxStreamLength;
+    private final int maxQueueEvents;
     private final WorkerListener listener;
     private final Worker.Hooks hooks;
     private final ChildJobs children;
-    private final ObjectMapper json;
-    private final Vertx vertx;
     private final RevocationListener revocations;
     private final WorkerMetrics metrics;
     private final Instance<JobProcessor> processors;
@@ -68,17 +77,40 @@ public class WorkerManager {
     private final Set<Worker> heldBack = ConcurrentHashMap.newKeySet();
     private boolean workPermitted;
 
-    public WorkerManager(WorkerConfig config, QueueContexts contexts, @All List<WorkerListener> listeners,
-            ChildJobs children, ObjectMapper json, Vertx vertx, RevocationListener revocations, WorkerMetrics metrics,
-            Instance<JobProcessor> processors,
+    /**
+     * @param config the workers' options ({@code fq.worker.*})
+     * @param queues the registry of queues: the key layout of each worker's queue
+     * @param scripts the script registry
+     * @param redis the shared connection, on whose event loop the workers live
+     * @param json Jackson
+     * @param tracing the spans of jobs ({@link JobTracing#noop()} while tracing is off)
+     * @param archive where finished jobs go once Redis no longer keeps them ({@link JobArchive#NONE} for nowhere)
+     * @param events the stream bounds ({@code fq.events.*})
+     * @param listeners the features told about every worker created here
+     * @param children what the workers' jobs do with their children (flows)
+     * @param revocations delivers revoke notices to the workers
+     * @param metrics publishes the workers' counters
+     * @param processors the {@link JobProcessor} beans, one worker each at startup
+     * @param virtualThreads where blocking processors run on a JDK 21+
+     * @param memory tells whether Redis's policy permits work
+     */
+    public WorkerManager(WorkerConfig config, Queues queues, LuaScripts scripts, SharedConnection redis,
+            ObjectMapper json, JobTracing tracing, JobArchive archive, EventsConfig events,
+            @All List<WorkerListener> listeners, ChildJobs children, RevocationListener revocations,
+            WorkerMetrics metrics, Instance<JobProcessor> processors,
             @VirtualThreads Instance<ExecutorService> virtualThreads, RedisMemory memory) {
         this.config = config;
-        this.contexts = contexts;
+        this.queues = queues;
+        this.scripts = scripts;
+        this.redis = redis;
+        this.json = json;
+        this.tracing = tracing;
+        this.archive = archive;
+        this.maxStreamLength = events.maxStreamLength();
+        this.maxQueueEvents = events.queueStreamMaxLength();
         this.listener = WorkerListener.all(listeners);
         this.hooks = new Worker.Hooks(listener::started, listener::stopping, listener::ended, listener::stalledChecked);
         this.children = children;
-        this.json = json;
-        this.vertx = vertx;
         this.revocations = revocations;
         this.metrics = metrics;
         this.processors = processors;
@@ -164,8 +196,9 @@ public class WorkerManager {
      * @return the worker; call {@link Worker#start()} to start it and {@link #stop(Worker)} to stop it
      */
     public Worker create(JobProcessor processor, WorkerOptions options) {
-        Worker worker = new Worker(contexts.context(processor.queue()), processor,
-                processor.isBlocking() ? blockingExecutor() : null, options, hooks, children, json, vertx);
+        Worker worker = new Worker(queues.keys(processor.queue()), processor,
+                processor.isBlocking() ? blockingExecutor() : null, options, hooks, children, scripts, redis, json,
+                tracing, archive, maxStreamLength, maxQueueEvents);
         revocations.register(worker);
         metrics.bind(worker.queue(), worker.id(), worker.counters());
         listener.created(worker);

@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 
-import dev.fencedqueue.queue.QueueContext;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.ScriptCall;
@@ -43,10 +42,13 @@ final class WorkerScripts {
      * order: the queue's key prefix, the most jobs to activate, their lock token prefix, the lock duration (ms), the
      * worker id, and the job and queue event streams' maximum lengths (entries).
      *
-     * @param ctx the queue
+     * @param queue the queue's key layout
      * @param next the jobs to activate: how many (the worker's free slots), for which worker, under which lock
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
      */
-    record MoveToActiveArgs(QueueContext ctx, NextJobs next) implements ScriptCall {
+    record MoveToActiveArgs(QueueKeys queue, NextJobs next, int maxStreamLength, int maxQueueEvents)
+            implements ScriptCall {
 
         @Override
         public LuaScript script() {
@@ -55,15 +57,14 @@ final class WorkerScripts {
 
         @Override
         public List<String> keys() {
-            QueueKeys keys = ctx.keys();
-            return List.of(keys.waitList(), keys.active(), keys.prioritized(), keys.delayed(), keys.marker(),
-                    keys.meta(), keys.events());
+            return List.of(queue.waitList(), queue.active(), queue.prioritized(), queue.delayed(), queue.marker(),
+                    queue.meta(), queue.events());
         }
 
         @Override
         public List<String> args() {
-            return List.of(ctx.keys().prefix(), Integer.toString(next.count()), next.lockPrefix(),
-                    next.lockDurationArg(), next.workerId(), ctx.streamLengthArg(), ctx.queueEventsArg());
+            return List.of(queue.prefix(), Integer.toString(next.count()), next.lockPrefix(), next.lockDurationArg(),
+                    next.workerId(), Integer.toString(maxStreamLength), Integer.toString(maxQueueEvents));
         }
     }
 
@@ -162,14 +163,16 @@ final class WorkerScripts {
      * its fencing token, the reason, the retry delay (ms; -1 fails for good), the job and queue event streams' maximum
      * lengths (entries), the worker id, the next jobs' count, their lock token prefix and the lock duration (ms).
      *
-     * @param ctx the queue
+     * @param queue the queue's key layout
      * @param job the attempt that failed
      * @param reason why it failed (text)
      * @param retryDelayMs how long until the next attempt, ms; -1 to fail the job for good
      * @param next the worker's next jobs to activate in the same call
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
      */
-    record MoveToFailedArgs(QueueContext ctx, ActiveJob job, String reason, long retryDelayMs, NextJobs next)
-            implements ScriptCall {
+    record MoveToFailedArgs(QueueKeys queue, ActiveJob job, String reason, long retryDelayMs, NextJobs next,
+            int maxStreamLength, int maxQueueEvents) implements ScriptCall {
 
         @Override
         public LuaScript script() {
@@ -178,17 +181,16 @@ final class WorkerScripts {
 
         @Override
         public List<String> keys() {
-            QueueKeys keys = ctx.keys();
             String id = job.id();
-            return List.of(keys.active(), keys.waitList(), keys.delayed(), keys.prioritized(), keys.failed(),
-                    keys.marker(), keys.meta(), keys.job(id), keys.events(id), keys.events());
+            return List.of(queue.active(), queue.waitList(), queue.delayed(), queue.prioritized(), queue.failed(),
+                    queue.marker(), queue.meta(), queue.job(id), queue.events(id), queue.events());
         }
 
         @Override
         public List<String> args() {
-            return List.of(ctx.keys().prefix(), job.id(), job.lockToken(), Long.toString(job.fencingToken()), reason,
-                    Long.toString(retryDelayMs), ctx.streamLengthArg(), ctx.queueEventsArg(), next.workerId(),
-                    Integer.toString(next.count()), next.lockPrefix(), next.lockDurationArg());
+            return List.of(queue.prefix(), job.id(), job.lockToken(), Long.toString(job.fencingToken()), reason,
+                    Long.toString(retryDelayMs), Integer.toString(maxStreamLength), Integer.toString(maxQueueEvents),
+                    next.workerId(), Integer.toString(next.count()), next.lockPrefix(), next.lockDurationArg());
         }
     }
 
@@ -197,11 +199,12 @@ final class WorkerScripts {
      * ARGV in order: the job id, its lock token, its fencing token, the queue event stream's maximum length (entries)
      * and how long the queue's dispatch is held (ms, 0 for not held).
      *
-     * @param ctx the queue
+     * @param queue the queue's key layout
      * @param job the attempt that hands its job back
      * @param hold how long the queue's dispatch is held, fleet-wide; zero (or negative) for not held
+     * @param maxQueueEvents the queue event stream's maximum length, entries
      */
-    record HandBackJobArgs(QueueContext ctx, ActiveJob job, Duration hold) implements ScriptCall {
+    record HandBackJobArgs(QueueKeys queue, ActiveJob job, Duration hold, int maxQueueEvents) implements ScriptCall {
 
         @Override
         public LuaScript script() {
@@ -210,15 +213,14 @@ final class WorkerScripts {
 
         @Override
         public List<String> keys() {
-            QueueKeys keys = ctx.keys();
-            return List.of(keys.active(), keys.waitList(), keys.prioritized(), keys.marker(), keys.meta(),
-                    keys.job(job.id()), keys.events());
+            return List.of(queue.active(), queue.waitList(), queue.prioritized(), queue.marker(), queue.meta(),
+                    queue.job(job.id()), queue.events());
         }
 
         @Override
         public List<String> args() {
-            return List.of(job.id(), job.lockToken(), Long.toString(job.fencingToken()), ctx.queueEventsArg(),
-                    Long.toString(Math.max(0, hold.toMillis())));
+            return List.of(job.id(), job.lockToken(), Long.toString(job.fencingToken()),
+                    Integer.toString(maxQueueEvents), Long.toString(Math.max(0, hold.toMillis())));
         }
     }
 
@@ -227,11 +229,14 @@ final class WorkerScripts {
      * prefix, the most times a job may stall, the stalled interval (ms), the job event stream's maximum length
      * (entries), the revoked channel and the queue event stream's maximum length (entries).
      *
-     * @param ctx the queue
+     * @param queue the queue's key layout
      * @param maxStalledCount the most times a job may stall: one that stalls more often fails
      * @param stalledInterval how often the check runs (its rounds are no closer than this)
+     * @param maxStreamLength the job event stream's maximum length, entries
+     * @param maxQueueEvents the queue event stream's maximum length, entries
      */
-    record StalledJobsArgs(QueueContext ctx, int maxStalledCount, Duration stalledInterval) implements ScriptCall {
+    record StalledJobsArgs(QueueKeys queue, int maxStalledCount, Duration stalledInterval, int maxStreamLength,
+            int maxQueueEvents) implements ScriptCall {
 
         @Override
         public LuaScript script() {
@@ -240,16 +245,14 @@ final class WorkerScripts {
 
         @Override
         public List<String> keys() {
-            QueueKeys keys = ctx.keys();
-            return List.of(keys.stalled(), keys.waitList(), keys.active(), keys.prioritized(), keys.failed(),
-                    keys.stalledCheck(), keys.marker(), keys.meta(), keys.events());
+            return List.of(queue.stalled(), queue.waitList(), queue.active(), queue.prioritized(), queue.failed(),
+                    queue.stalledCheck(), queue.marker(), queue.meta(), queue.events());
         }
 
         @Override
         public List<String> args() {
-            QueueKeys keys = ctx.keys();
-            return List.of(keys.prefix(), Integer.toString(maxStalledCount), Long.toString(stalledInterval.toMillis()),
-                    ctx.streamLengthArg(), keys.revokedChannel(), ctx.queueEventsArg());
+            return List.of(queue.prefix(), Integer.toString(maxStalledCount), Long.toString(stalledInterval.toMillis()),
+                    Integer.toString(maxStreamLength), queue.revokedChannel(), Integer.toString(maxQueueEvents));
         }
     }
 }

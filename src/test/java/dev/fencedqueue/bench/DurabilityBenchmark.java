@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.queue.AbortFollowUp;
 import dev.fencedqueue.queue.JobAdder;

@@ -10,6 +10,7 @@ import dev.fencedqueue.api.TenancyConfig;
 import dev.fencedqueue.api.admin.TracingConfig;
 import dev.fencedqueue.bulk.BulkConfig;
 import dev.fencedqueue.llm.LlmConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.redis.RedisKeysConfig;
 import dev.fencedqueue.worker.WorkerConfig;
 import io.quarkus.runtime.configuration.DurationConverter;

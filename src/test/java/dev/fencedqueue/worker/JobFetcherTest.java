@@ -10,9 +10,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.JobOptions;
-import dev.fencedqueue.queue.QueueContext;
-import dev.fencedqueue.queue.QueueContexts;
+import dev.fencedqueue.queue.QueueKeys;
+import dev.fencedqueue.redis.LuaScripts;
+import dev.fencedqueue.redis.SharedConnection;
 import dev.fencedqueue.testing.QueueTestSupport;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;
@@ -40,26 +42,32 @@ class JobFetcherTest extends QueueTestSupport {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Inject
-    QueueContexts contexts;
+    LuaScripts scripts;
+
+    @Inject
+    SharedConnection shared;
+
+    @Inject
+    EventsConfig events;
 
     @Inject
     Vertx vertx;
 
     @Test
     void aFailedMarkerWaitStartsNoSecondActivationWhileOneIsInFlight() {
-        QueueContext ctx = contexts.context(queue.name());
-        Context context = ctx.redis().context();
+        QueueKeys keys = queue.keys();
+        Context context = shared.context();
         Executor onContext = command -> context.runOnContext(ignored -> command.run());
         WorkerOptions options = TestWorkers.options("w-fetch").concurrency(2).build();
         String name = MarkerWaiter.connectionName(queue.name(), options);
-        MarkerWaiter waiter = new MarkerWaiter(ctx.redis().client(), ctx.keys().marker(), name, options.drainDelay(),
-                ctx.redis().timeout());
+        MarkerWaiter waiter = new MarkerWaiter(shared.client(), keys.marker(), name, options.drainDelay(),
+                shared.timeout());
         CountingSlots slots = new CountingSlots(options.concurrency());
         List<String> started = new CopyOnWriteArrayList<>();
-        JobFetcher fetcher = new JobFetcher(ctx, options, vertx, onContext, waiter, slots,
-                (job, sentAt) -> started.add(job.job().id()));
+        JobFetcher fetcher = new JobFetcher(keys, scripts, events.maxStreamLength(), events.queueStreamMaxLength(),
+                options, vertx, onContext, waiter, slots, (job, sentAt) -> started.add(job.job().id()));
         // Commands of this test go over a connection of their own: the shared one carries the held activation.
-        Redis control = ctx.redis().client();
+        Redis control = shared.client();
         try {
             onContext.execute(fetcher::requestFetch);
             await("blocked on the marker").atMost(TIMEOUT).until(() -> blockedClientId(control, name) != null);

@@ -14,11 +14,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
 
 import dev.fencedqueue.events.JobEvent;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.QueueContexts;
 import dev.fencedqueue.queue.flow.FlowRelay;
 import dev.fencedqueue.redis.LuaScript;
 import dev.fencedqueue.redis.LuaScripts;
@@ -48,7 +48,7 @@ class StalledJobCheckTest extends QueueTestSupport {
     private static final String STALLED_REASON = "job stalled more than allowable limit";
 
     @Inject
-    QueueContexts contexts;
+    EventsConfig events;
 
     @Inject
     LuaScripts scripts;
@@ -156,10 +156,8 @@ class StalledJobCheckTest extends QueueTestSupport {
         JobQueue other = redis.freshQueue();
         WorkerOptions every3s = TestWorkers.options("checker")
                 .stalledCheck(Duration.ofSeconds(3), 1).drainDelay(Duration.ofSeconds(2)).build();
-        StalledJobChecker checkerA = new StalledJobChecker(contexts.context(other.name()), every3s,
-                relay::stalledChecked, NOT_COUNTED);
-        StalledJobChecker checkerB = new StalledJobChecker(contexts.context(other.name()), every3s,
-                relay::stalledChecked, NOT_COUNTED);
+        StalledJobChecker checkerA = checker(other, every3s);
+        StalledJobChecker checkerB = checker(other, every3s);
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
 
@@ -185,8 +183,8 @@ class StalledJobCheckTest extends QueueTestSupport {
     void aJobWhoseLockExpiredIsTakenAtTheFirstCheckAfterIt() {
         // One phase: a dead worker's job is taken over within the lock duration and one stalled interval, not two.
         JobQueue other = redis.freshQueue();
-        StalledJobChecker checker = new StalledJobChecker(contexts.context(other.name()), TestWorkers.options("checker")
-                .drainDelay(Duration.ofSeconds(2)).build(), relay::stalledChecked, NOT_COUNTED);
+        StalledJobChecker checker = checker(other,
+                TestWorkers.options("checker").drainDelay(Duration.ofSeconds(2)).build());
         String jobId = other.add("job", null, JobOptions.defaults()).await().atMost(TIMEOUT).jobId();
         activateWithShortLock(other);
         await().atMost(TIMEOUT).until(() -> redis.lockExpired(other, jobId));
@@ -202,6 +200,12 @@ class StalledJobCheckTest extends QueueTestSupport {
                         other.keys().marker(), other.keys().meta(), other.keys().events()),
                 List.of(other.keys().prefix(), "1", UUID.randomUUID().toString(), "50", "checker", "100", "100"))
                 .await().atMost(TIMEOUT);
+    }
+
+    /** @return a stalled-job checker of the queue, as a worker with these options would run it */
+    private StalledJobChecker checker(JobQueue other, WorkerOptions options) {
+        return new StalledJobChecker(other.keys(), scripts, events.maxStreamLength(), events.queueStreamMaxLength(),
+                options, relay::stalledChecked, NOT_COUNTED);
     }
 
     private static Map<String, String> check(StalledJobChecker checker) {

@@ -5,7 +5,7 @@ import java.time.Duration;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.events.StreamIds;
 import dev.fencedqueue.sse.StreamMessage;
 import dev.fencedqueue.queue.QueueEvent;

@@ -6,7 +6,7 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.fencedqueue.config.EventsConfig;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.AddJobArgs;
 import dev.fencedqueue.queue.AddResult;
 import dev.fencedqueue.queue.JobAdder;

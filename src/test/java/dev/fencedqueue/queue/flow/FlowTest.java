@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.fencedqueue.config.EventsConfig;
 import dev.fencedqueue.queue.AddJobArgs;
+import dev.fencedqueue.queue.EventsConfig;
 import dev.fencedqueue.queue.FlowJob;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobAdder;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.config;
+package dev.fencedqueue.queue;
 
 import java.time.Duration;
 
