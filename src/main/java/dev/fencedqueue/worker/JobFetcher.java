@@ -10,6 +10,7 @@ import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;
 import dev.fencedqueue.redis.LuaScripts;
 import dev.fencedqueue.redis.Reconnect;
+import dev.fencedqueue.redis.RedisClock;
 import dev.fencedqueue.worker.WorkerScripts.MoveToActiveArgs;
 import dev.fencedqueue.worker.WorkerScripts.NextJobs;
 import io.vertx.core.Vertx;

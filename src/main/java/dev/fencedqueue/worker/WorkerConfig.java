@@ -3,6 +3,7 @@ package dev.fencedqueue.worker;
 import java.time.Duration;
 import java.util.Optional;
 
+import dev.fencedqueue.worker.WorkerOptions.ShutdownMode;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;

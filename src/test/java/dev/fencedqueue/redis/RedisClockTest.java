@@ -1,4 +1,4 @@
-package dev.fencedqueue.worker;
+package dev.fencedqueue.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
