@@ -25,7 +25,7 @@ import dev.fencedqueue.telemetry.AttemptSpan;
 import dev.fencedqueue.telemetry.WorkerCounters;
 import dev.fencedqueue.telemetry.WorkerStats;
 import dev.fencedqueue.tracing.JobTracing;
-import dev.fencedqueue.worker.WorkerOptions.ShutdownMode;
+import dev.fencedqueue.worker.WorkerConfig.ShutdownMode;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;

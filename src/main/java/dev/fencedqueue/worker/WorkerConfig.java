@@ -3,7 +3,6 @@ package dev.fencedqueue.worker;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.fencedqueue.worker.WorkerOptions.ShutdownMode;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
@@ -154,5 +153,16 @@ public interface WorkerConfig {
             throw new IllegalStateException("`fq.worker.lock.renew-interval` (" + lock.renewInterval()
                     + ") must be shorter than `fq.worker.lock.duration` (" + lock.duration() + ")");
         }
+    }
+
+    /** What a worker does with its running jobs when it stops. */
+    enum ShutdownMode {
+        /**
+         * Cancel the running jobs (their LLM calls close) and hand them back to the queue at once, without
+         * counting an attempt, so that another instance resumes them in about a second.
+         */
+        HAND_BACK,
+        /** Let the running jobs finish for up to the drain timeout, then hand back those still running. */
+        DRAIN
     }
 }

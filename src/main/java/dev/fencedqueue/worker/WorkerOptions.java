@@ -2,6 +2,7 @@ package dev.fencedqueue.worker;
 
 import java.time.Duration;
 
+import dev.fencedqueue.worker.WorkerConfig.ShutdownMode;
 
 /**
  * Settings of one worker (see {@link WorkerConfig} for their meaning and defaults). Build them with
@@ -156,16 +157,5 @@ public record WorkerOptions(String workerId, int concurrency, Duration lockDurat
             return new WorkerOptions(workerId, concurrency, lockDuration, lockRenewInterval, stalledInterval,
                     maxStalledCount, drainDelay, shutdownMode, drainTimeout, schedulerMissedAfter);
         }
-    }
-
-    /** What a worker does with its running jobs when it stops. */
-    public enum ShutdownMode {
-        /**
-         * Cancel the running jobs (their LLM calls close) and hand them back to the queue at once, without
-         * counting an attempt, so that another instance resumes them in about a second.
-         */
-        HAND_BACK,
-        /** Let the running jobs finish for up to the drain timeout, then hand back those still running. */
-        DRAIN
     }
 }

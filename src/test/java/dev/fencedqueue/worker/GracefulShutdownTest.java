@@ -4,7 +4,7 @@ import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.fencedqueue.worker.WorkerOptions.ShutdownMode;
+import dev.fencedqueue.worker.WorkerConfig.ShutdownMode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
