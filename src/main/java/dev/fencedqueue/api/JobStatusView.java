@@ -13,7 +13,7 @@ import dev.fencedqueue.queue.JobKey;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.llm.LlmPrices;
-import dev.fencedqueue.queue.flow.FlowReader;
+import dev.fencedqueue.flow.FlowReader;
 import dev.fencedqueue.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 

@@ -13,7 +13,7 @@ import dev.fencedqueue.events.JobHistory;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.flow.FlowReader;
+import dev.fencedqueue.flow.FlowReader;
 import dev.fencedqueue.research.ResearchJobs;
 import dev.fencedqueue.research.ResearchRequest;
 import io.quarkus.security.identity.CurrentIdentityAssociation;

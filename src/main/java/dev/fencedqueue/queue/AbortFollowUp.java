@@ -5,7 +5,7 @@ import io.smallrye.mutiny.Uni;
 /**
  * What follows the abort of a job beyond its own queue: a flow's parent aborts its children that have not ended, and
  * a child's ending is delivered to its parent. {@link JobQueue#abort} calls it once the job is aborted; flows
- * ({@code dev.fencedqueue.queue.flow}) implement it, so that this package does not depend on them.
+ * ({@code dev.fencedqueue.flow}) implement it, so that this package does not depend on them.
  */
 public interface AbortFollowUp {
 

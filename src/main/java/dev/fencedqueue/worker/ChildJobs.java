@@ -10,7 +10,7 @@ import io.smallrye.mutiny.Uni;
 /**
  * The children of a running job (a flow's parent, BullMQ's parent and child jobs), as its {@link JobContext} reaches
  * them: {@link JobContext#addChildren}, {@link JobContext#moveToWaitingChildren}, {@link JobContext#childrenValues},
- * {@link JobContext#failedChildren}. Flows implement it ({@code queue.flow.Flows}, a CDI bean), so that this package
+ * {@link JobContext#failedChildren}. Flows implement it ({@code flow.Flows}, a CDI bean), so that this package
  * does not depend on them. The worker sends each write from its lane and fences it as every write of the attempt.
  */
 public interface ChildJobs {

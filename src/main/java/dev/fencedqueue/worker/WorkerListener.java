@@ -8,8 +8,8 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * What runs beside a worker and its jobs for features this package does not know: flows deliver a child's ending to
- * its parent and sweep after each stalled-job check ({@code queue.flow.FlowRelay}), job schedulers produce a queue's
- * due ticks while a worker of it runs ({@code queue.scheduler.SchedulerTickers}), tenancy adds up the slot time a
+ * its parent and sweep after each stalled-job check ({@code flow.FlowRelay}), job schedulers produce a queue's
+ * due ticks while a worker of it runs ({@code scheduler.SchedulerTickers}), tenancy adds up the slot time a
  * worker's attempts held ({@code tenancy.TenantSlotTime}). The worker manager tells every CDI bean that implements
  * it about every worker it creates; the implementations depend on this package, never the reverse (as
  * {@link dev.fencedqueue.queue.AbortFollowUp} does for {@code queue}). Every method has a default that does nothing;

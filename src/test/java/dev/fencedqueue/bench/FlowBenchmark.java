@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import dev.fencedqueue.queue.JobOptions;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.FlowJob;
-import dev.fencedqueue.queue.flow.FlowProducer;
+import dev.fencedqueue.flow.FlowProducer;
 import dev.fencedqueue.testing.RedisTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Job;
 import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
-import dev.fencedqueue.queue.scheduler.JobSchedulers;
+import dev.fencedqueue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.worker.Worker;
 import io.quarkus.test.common.TestResourceScope;

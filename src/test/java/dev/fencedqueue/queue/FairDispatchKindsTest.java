@@ -11,8 +11,8 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.FlowJob;
-import dev.fencedqueue.queue.flow.FlowProducer;
-import dev.fencedqueue.queue.scheduler.JobSchedulers;
+import dev.fencedqueue.flow.FlowProducer;
+import dev.fencedqueue.scheduler.JobSchedulers;
 import dev.fencedqueue.testing.ProbeProcessor;
 import dev.fencedqueue.testing.RedisTestResource;
 import dev.fencedqueue.testing.TestWorkers;

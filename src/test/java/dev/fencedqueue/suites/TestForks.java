@@ -35,7 +35,7 @@ public final class TestForks {
     public static final String LLM_AND_STREAMS =
             "dev\\.fencedqueue\\.(research|llm|simulator)\\."
             + "(?!SimulatorOffTest|CostAccountingTest)\\w*Test"
-            + "|dev\\.fencedqueue\\.(events|llm\\.budget|queue\\.scheduler|queue\\.flow)\\..*Test"
+            + "|dev\\.fencedqueue\\.(events|llm\\.budget|scheduler|flow)\\..*Test"
             + "|dev\\.fencedqueue\\.queue\\.(Retention|QueueEvents|Maintenance)Test"
             + "|dev\\.fencedqueue\\.api\\.(ManySubscribers|RedisMemoryGuard)Test";
 

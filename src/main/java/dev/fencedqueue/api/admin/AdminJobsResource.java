@@ -21,7 +21,7 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobState;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.Queues;
-import dev.fencedqueue.queue.flow.FlowReader;
+import dev.fencedqueue.flow.FlowReader;
 import dev.fencedqueue.redis.SharedConnection;
 import io.quarkus.resteasy.reactive.jackson.CustomDeserialization;
 import io.smallrye.mutiny.Uni;

@@ -14,8 +14,8 @@ import dev.fencedqueue.queue.JobQueue;
 import dev.fencedqueue.queue.JobStateConflictException;
 import dev.fencedqueue.queue.Queues;
 import dev.fencedqueue.queue.FlowJob;
-import dev.fencedqueue.queue.flow.FlowNode;
-import dev.fencedqueue.queue.flow.FlowReader;
+import dev.fencedqueue.flow.FlowNode;
+import dev.fencedqueue.flow.FlowReader;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 

@@ -1,6 +1,6 @@
 package dev.fencedqueue.api.admin;
 
-import dev.fencedqueue.queue.flow.FlowNode;
+import dev.fencedqueue.flow.FlowNode;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;

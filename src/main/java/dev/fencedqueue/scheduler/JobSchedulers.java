@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.scheduler;
+package dev.fencedqueue.scheduler;
 
 import java.util.ArrayList;
 import java.util.List;

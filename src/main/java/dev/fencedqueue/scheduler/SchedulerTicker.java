@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.scheduler;
+package dev.fencedqueue.scheduler;
 
 import dev.fencedqueue.Failures;
 import dev.fencedqueue.queue.QueueKeys;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.scheduler;
+package dev.fencedqueue.scheduler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencedqueue.queue.Queues;

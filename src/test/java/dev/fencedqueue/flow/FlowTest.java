@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.flow;
+package dev.fencedqueue.flow;
 
 import static dev.fencedqueue.testing.Timeouts.TIMEOUT;
 import static dev.fencedqueue.worker.WorkerTestAccess.freeze;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.scheduler;
+package dev.fencedqueue.scheduler;
 
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.scheduler;
+package dev.fencedqueue.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

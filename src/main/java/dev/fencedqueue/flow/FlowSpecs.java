@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.flow;
+package dev.fencedqueue.flow;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.flow;
+package dev.fencedqueue.flow;
 
 import java.util.HashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.fencedqueue.queue.flow;
+package dev.fencedqueue.flow;
 
 /**
  * What {@link FlowProducer#add} did.
